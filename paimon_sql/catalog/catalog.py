@@ -1,0 +1,205 @@
+"""The filesystem catalog: ``<warehouse>/<db>.db/<table>/`` as Apache Paimon lays it out."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+import pyarrow as pa
+
+from paimon_sql.catalog.identifier import Identifier
+from paimon_sql.errors import (
+    AlreadyExistsError,
+    DatabaseNotFoundError,
+    TableNotFoundError,
+    ValidationError,
+)
+from paimon_sql.fs.file_io import FileIO, basename, join
+from paimon_sql.meta.schema import TableSchema
+from paimon_sql.meta.schema_manager import SchemaManager
+from paimon_sql.options import validate_options
+from paimon_sql.table.table import Table
+from paimon_sql.types import fields_from_arrow_schema
+
+DB_SUFFIX = ".db"
+_NAME_RE = re.compile(r"^[^/\\$.\s][^/\\$]*$")
+
+
+def _check_name(kind: str, name: str) -> None:
+    if not _NAME_RE.match(name) or name.endswith(DB_SUFFIX) and kind == "Database":
+        raise ValidationError(f"Invalid {kind.lower()} name {name!r}")
+
+
+class Catalog:
+    """A warehouse of Paimon databases and tables on any pyarrow filesystem (local path or URI)."""
+
+    def __init__(self, warehouse: str, options: Mapping[str, str] | None = None) -> None:
+        self.file_io, self.warehouse = FileIO.for_uri(str(warehouse))
+        self.options = dict(options or {})
+        self.file_io.mkdirs(self.warehouse)
+
+    # -- databases -------------------------------------------------------------------------------
+    def database_path(self, name: str) -> str:
+        return join(self.warehouse, name + DB_SUFFIX)
+
+    def list_databases(self) -> list[str]:
+        return sorted(
+            basename(s.path)[: -len(DB_SUFFIX)]
+            for s in self.file_io.list_status(self.warehouse)
+            if s.is_dir and s.path.endswith(DB_SUFFIX)
+        )
+
+    def database_exists(self, name: str) -> bool:
+        return self.file_io.is_dir(self.database_path(name))
+
+    def create_database(self, name: str, ignore_if_exists: bool = False) -> None:
+        _check_name("Database", name)
+        if self.database_exists(name):
+            if ignore_if_exists:
+                return
+            raise AlreadyExistsError(f"Database {name} already exists")
+        self.file_io.mkdirs(self.database_path(name))
+
+    def drop_database(self, name: str, ignore_if_not_exists: bool = False, cascade: bool = False) -> None:
+        if not self.database_exists(name):
+            if ignore_if_not_exists:
+                return
+            raise DatabaseNotFoundError(f"Database {name} does not exist")
+        tables = self.list_tables(name)
+        if tables and not cascade:
+            raise ValidationError(f"Database {name} is not empty (tables: {tables}); use cascade=True")
+        self.file_io.delete_dir(self.database_path(name))
+
+    # -- tables ----------------------------------------------------------------------------------
+    def table_path(self, ident: Identifier) -> str:
+        return join(self.database_path(ident.database), ident.table)
+
+    def _require_db(self, name: str) -> None:
+        if not self.database_exists(name):
+            raise DatabaseNotFoundError(f"Database {name} does not exist")
+
+    def list_tables(self, database: str) -> list[str]:
+        self._require_db(database)
+        out = []
+        for s in self.file_io.list_status(self.database_path(database)):
+            if s.is_dir and self.file_io.list_names(join(s.path, "schema")):
+                if SchemaManager(self.file_io, s.path).schema_ids():
+                    out.append(basename(s.path))
+        return sorted(out)
+
+    def table_exists(self, identifier: str | Identifier) -> bool:
+        ident = Identifier.parse(identifier)
+        return bool(SchemaManager(self.file_io, self.table_path(ident)).schema_ids())
+
+    def get_table(self, identifier: str | Identifier) -> Table:
+        ident = Identifier.parse(identifier)
+        ident.check_not_system()
+        path = self.table_path(ident)
+        schema = SchemaManager(self.file_io, path, ident.full_name).latest()
+        if schema is None:
+            if not self.database_exists(ident.database):
+                raise DatabaseNotFoundError(
+                    f"Database {ident.database} does not exist (looking up table {ident.full_name})"
+                )
+            raise TableNotFoundError(f"Table {ident.full_name} does not exist")
+        return Table(self.file_io, path, ident.full_name, schema)
+
+    def create_table(
+        self,
+        identifier: str | Identifier,
+        schema: pa.Schema,
+        primary_keys: Sequence[str] | None = None,
+        partition_keys: Sequence[str] | None = None,
+        options: Mapping[str, str] | None = None,
+        comment: str | None = None,
+        ignore_if_exists: bool = False,
+    ) -> Table:
+        ident = Identifier.parse(identifier)
+        ident.check_not_system()
+        _check_name("Table", ident.table)
+        self._require_db(ident.database)
+        if self.table_exists(ident):
+            if ignore_if_exists:
+                return self.get_table(ident)
+            raise AlreadyExistsError(f"Table {ident.full_name} already exists")
+        table_schema = build_schema(ident.full_name, schema, primary_keys, partition_keys, options, comment)
+        path = self.table_path(ident)
+        SchemaManager(self.file_io, path, ident.full_name).commit(table_schema)
+        return Table(self.file_io, path, ident.full_name, table_schema)
+
+    def drop_table(self, identifier: str | Identifier, ignore_if_not_exists: bool = False) -> None:
+        ident = Identifier.parse(identifier)
+        if not self.table_exists(ident):
+            if ignore_if_not_exists:
+                return
+            raise TableNotFoundError(f"Table {ident.full_name} does not exist")
+        self.file_io.delete_dir(self.table_path(ident))
+
+    def rename_table(self, source: str | Identifier, target: str | Identifier) -> None:
+        src, dst = Identifier.parse(source), Identifier.parse(target)
+        if not self.table_exists(src):
+            raise TableNotFoundError(f"Table {src.full_name} does not exist")
+        self._require_db(dst.database)
+        _check_name("Table", dst.table)
+        if self.table_exists(dst) or self.file_io.exists(self.table_path(dst)):
+            raise AlreadyExistsError(f"Table {dst.full_name} already exists")
+        self.file_io.rename(self.table_path(src), self.table_path(dst))
+
+
+def build_schema(
+    name: str,
+    schema: pa.Schema,
+    primary_keys: Sequence[str] | None,
+    partition_keys: Sequence[str] | None,
+    options: Mapping[str, str] | None,
+    comment: str | None,
+) -> TableSchema:
+    """The first schema of a new table; validates keys and options (errors name the table)."""
+    if not isinstance(schema, pa.Schema):
+        raise ValidationError(f"Schema of table {name} must be a pyarrow.Schema, got {type(schema).__name__}")
+    if len(schema) == 0:
+        raise ValidationError(f"Table {name} needs at least one column")
+    names = list(schema.names)
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise ValidationError(f"Table {name} has duplicate columns {sorted(dup)}")
+    opts = {str(k): str(v) for k, v in (options or {}).items()}
+    pks = list(primary_keys or [k.strip() for k in opts.pop("primary-key", "").split(",") if k.strip()])
+    parts = list(partition_keys or [k.strip() for k in opts.pop("partition", "").split(",") if k.strip()])
+    for kind, cols in (("primary key", pks), ("partition", parts)):
+        missing = [c for c in cols if c not in names]
+        if missing:
+            raise ValidationError(f"The {kind} columns {missing} of table {name} are not columns of its schema {names}")
+    if pks and not [k for k in pks if k not in parts]:
+        raise ValidationError(f"Primary key {pks} of table {name} must not consist of partition columns only")
+    if pks and parts and not set(parts) <= set(pks):
+        raise ValidationError(
+            f"Primary key {pks} of table {name} must include all partition columns {parts}"
+        )
+    validate_options(opts, name)
+    bucket_key = opts.get("bucket-key")
+    if bucket_key:
+        bks = [k.strip() for k in bucket_key.split(",")]
+        bad = [k for k in bks if k not in names or k in parts]
+        if bad:
+            raise ValidationError(f"Invalid 'bucket-key' {bucket_key!r} of table {name}: {bad} must be non-partition columns")
+        if pks and not set(bks) <= set(pks):
+            raise ValidationError(f"'bucket-key' {bucket_key!r} of table {name} must be part of the primary key {pks}")
+    if opts.get("bucket") not in (None, "-1") and not pks and not bucket_key and int(opts["bucket"]) > 0:
+        raise ValidationError(f"Append table {name} with bucket={opts['bucket']} needs a 'bucket-key' option")
+    fields, highest = fields_from_arrow_schema(schema, 0)
+    fixed = []
+    for f in fields:
+        if f.name in pks and f.type.nullable:
+            f = type(f)(f.id, f.name, f.type.copy(False), f.description)
+        fixed.append(f)
+    return TableSchema(
+        id=0,
+        fields=tuple(fixed),
+        highest_field_id=highest,
+        partition_keys=tuple(parts),
+        primary_keys=tuple(pks),
+        options=opts,
+        comment=comment,
+        time_millis=TableSchema.now_ms(),
+    )

@@ -1,0 +1,125 @@
+"""DataFileMeta: what a manifest says about one data file (``_FILE`` of a manifest entry)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from paimon_sql.meta.avro_schema import RECORD_NS, opt, req, simple_stats_record
+from paimon_sql.meta.simple_stats import SimpleStats
+
+# FileSource: where a file came from.
+FILE_SOURCE_APPEND = 0
+FILE_SOURCE_COMPACT = 1
+
+
+def data_file_meta_avro_schema(name: str = RECORD_NS + "__FILE") -> dict[str, Any]:
+    return {
+        "type": "record",
+        "name": name,
+        "fields": [
+            req("_FILE_NAME", "string"),
+            req("_FILE_SIZE", "long"),
+            req("_ROW_COUNT", "long"),
+            req("_MIN_KEY", "bytes"),
+            req("_MAX_KEY", "bytes"),
+            req("_KEY_STATS", simple_stats_record(name + "__KEY_STATS")),
+            req("_VALUE_STATS", simple_stats_record(name + "__VALUE_STATS")),
+            req("_MIN_SEQUENCE_NUMBER", "long"),
+            req("_MAX_SEQUENCE_NUMBER", "long"),
+            req("_SCHEMA_ID", "long"),
+            req("_LEVEL", "int"),
+            req("_EXTRA_FILES", {"type": "array", "items": "string"}),
+            opt("_CREATION_TIME", {"type": "long", "logicalType": "timestamp-millis"}),
+            opt("_DELETE_ROW_COUNT", "long"),
+            opt("_EMBEDDED_FILE_INDEX", "bytes"),
+            opt("_FILE_SOURCE", "int"),
+            opt("_VALUE_STATS_COLS", {"type": "array", "items": "string"}),
+            opt("_EXTERNAL_PATH", "string"),
+            opt("_FIRST_ROW_ID", "long"),
+            opt("_WRITE_COLS", {"type": "array", "items": "string"}),
+        ],
+    }
+
+
+@dataclass(frozen=True)
+class DataFileMeta:
+    file_name: str
+    file_size: int
+    row_count: int
+    min_key: bytes
+    max_key: bytes
+    key_stats: SimpleStats
+    value_stats: SimpleStats
+    min_sequence_number: int
+    max_sequence_number: int
+    schema_id: int
+    level: int
+    extra_files: tuple[str, ...] = ()
+    creation_time_ms: int | None = None
+    delete_row_count: int | None = None
+    embedded_file_index: bytes | None = None
+    file_source: int | None = None
+    value_stats_cols: tuple[str, ...] | None = None
+    external_path: str | None = None
+    first_row_id: int | None = None
+    write_cols: tuple[str, ...] | None = None
+
+    @property
+    def add_row_count(self) -> int:
+        return self.row_count - (self.delete_row_count or 0)
+
+    def to_avro(self) -> dict[str, Any]:
+        return {
+            "_FILE_NAME": self.file_name,
+            "_FILE_SIZE": self.file_size,
+            "_ROW_COUNT": self.row_count,
+            "_MIN_KEY": self.min_key,
+            "_MAX_KEY": self.max_key,
+            "_KEY_STATS": self.key_stats.to_avro(),
+            "_VALUE_STATS": self.value_stats.to_avro(),
+            "_MIN_SEQUENCE_NUMBER": self.min_sequence_number,
+            "_MAX_SEQUENCE_NUMBER": self.max_sequence_number,
+            "_SCHEMA_ID": self.schema_id,
+            "_LEVEL": self.level,
+            "_EXTRA_FILES": list(self.extra_files),
+            "_CREATION_TIME": self.creation_time_ms,
+            "_DELETE_ROW_COUNT": self.delete_row_count,
+            "_EMBEDDED_FILE_INDEX": self.embedded_file_index,
+            "_FILE_SOURCE": self.file_source,
+            "_VALUE_STATS_COLS": list(self.value_stats_cols) if self.value_stats_cols is not None else None,
+            "_EXTERNAL_PATH": self.external_path,
+            "_FIRST_ROW_ID": self.first_row_id,
+            "_WRITE_COLS": list(self.write_cols) if self.write_cols is not None else None,
+        }
+
+    @staticmethod
+    def from_avro(rec: dict[str, Any]) -> DataFileMeta:
+        ct = rec.get("_CREATION_TIME")
+        if ct is not None and not isinstance(ct, int):
+            ct = int(ct.timestamp() * 1000)  # fastavro decodes timestamp-millis to datetime
+        vsc = rec.get("_VALUE_STATS_COLS")
+        wc = rec.get("_WRITE_COLS")
+        efi = rec.get("_EMBEDDED_FILE_INDEX")
+        return DataFileMeta(
+            file_name=rec["_FILE_NAME"],
+            file_size=int(rec["_FILE_SIZE"]),
+            row_count=int(rec["_ROW_COUNT"]),
+            min_key=bytes(rec["_MIN_KEY"]),
+            max_key=bytes(rec["_MAX_KEY"]),
+            key_stats=SimpleStats.from_avro(rec["_KEY_STATS"]),
+            value_stats=SimpleStats.from_avro(rec["_VALUE_STATS"]),
+            min_sequence_number=int(rec["_MIN_SEQUENCE_NUMBER"]),
+            max_sequence_number=int(rec["_MAX_SEQUENCE_NUMBER"]),
+            schema_id=int(rec["_SCHEMA_ID"]),
+            level=int(rec["_LEVEL"]),
+            extra_files=tuple(rec.get("_EXTRA_FILES") or ()),
+            creation_time_ms=ct,
+            delete_row_count=rec.get("_DELETE_ROW_COUNT"),
+            embedded_file_index=bytes(efi) if efi is not None else None,
+            file_source=rec.get("_FILE_SOURCE"),
+            value_stats_cols=tuple(vsc) if vsc is not None else None,
+            external_path=rec.get("_EXTERNAL_PATH"),
+            first_row_id=rec.get("_FIRST_ROW_ID"),
+            write_cols=tuple(wc) if wc is not None else None,
+        )

@@ -1,0 +1,89 @@
+"""FileStore: everything the scan and write layers need to know about one table (or branch).
+
+It bundles the table's storage paths, its schema, its typed options and its metadata managers.
+It is cheap to build and immutable in spirit: a new schema means a new FileStore.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from paimon_sql.format.partition_path import partition_path
+from paimon_sql.fs.file_io import FileIO, join
+from paimon_sql.meta.manifest_store import ManifestStore
+from paimon_sql.meta.schema import TableSchema
+from paimon_sql.meta.schema_manager import SchemaManager
+from paimon_sql.meta.snapshot_manager import SnapshotManager
+from paimon_sql.meta.tag_manager import TagManager
+from paimon_sql.options import CoreOptions
+from paimon_sql.types import DataField, DataType
+
+
+@dataclass
+class FileStore:
+    file_io: FileIO
+    path: str
+    name: str  # "db.table" (for messages)
+    schema: TableSchema
+    options: CoreOptions = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.options = CoreOptions(self.schema.options)
+
+    # -- structure -------------------------------------------------------------------------------
+    @property
+    def has_primary_key(self) -> bool:
+        return bool(self.schema.primary_keys)
+
+    @cached_property
+    def partition_fields(self) -> list[DataField]:
+        return self.schema.fields_of(list(self.schema.partition_keys))
+
+    @cached_property
+    def partition_types(self) -> list[DataType]:
+        return [f.type for f in self.partition_fields]
+
+    @cached_property
+    def key_fields(self) -> list[DataField]:
+        return self.schema.fields_of(self.schema.trimmed_primary_keys) if self.has_primary_key else []
+
+    @cached_property
+    def bucket_key_fields(self) -> list[DataField]:
+        return self.schema.fields_of(self.schema.bucket_keys)
+
+    # -- managers --------------------------------------------------------------------------------
+    @cached_property
+    def snapshots(self) -> SnapshotManager:
+        return SnapshotManager(self.file_io, self.path, self.name)
+
+    @cached_property
+    def schemas(self) -> SchemaManager:
+        return SchemaManager(self.file_io, self.path, self.name)
+
+    @cached_property
+    def tags(self) -> TagManager:
+        return TagManager(self.file_io, self.path, self.name)
+
+    @cached_property
+    def manifests(self) -> ManifestStore:
+        return ManifestStore(
+            self.file_io, self.path, self.partition_types,
+            self.options.manifest_format, self.options.manifest_compression,
+        )
+
+    # -- paths -----------------------------------------------------------------------------------
+    def bucket_dir(self, partition_values: list[object], bucket: int) -> str:
+        rel = partition_path(
+            [f.name for f in self.partition_fields], partition_values, self.partition_types,
+            self.options.partition_default_name, self.options.partition_legacy_name,
+        )
+        return join(self.path, rel, f"bucket-{bucket}") if rel else join(self.path, f"bucket-{bucket}")
+
+    def data_file_path(self, bucket_dir: str, file_name: str, external_path: str | None = None) -> str:
+        if external_path:
+            return external_path
+        return join(bucket_dir, file_name)
+
+    def index_file_path(self, file_name: str) -> str:
+        return join(self.path, "index", file_name)

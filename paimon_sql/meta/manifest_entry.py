@@ -1,0 +1,83 @@
+"""ManifestEntry: one ADD or DELETE of a data file in a manifest file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from paimon_sql.meta.avro_schema import RECORD_NS, req
+from paimon_sql.meta.data_file_meta import DataFileMeta, data_file_meta_avro_schema
+
+KIND_ADD = 0
+KIND_DELETE = 1
+VERSION = 2
+
+MANIFEST_ENTRY_AVRO_SCHEMA: dict[str, Any] = {
+    "type": "record",
+    "name": RECORD_NS,
+    "fields": [
+        req("_VERSION", "int"),
+        req("_KIND", "int"),
+        req("_PARTITION", "bytes"),
+        req("_BUCKET", "int"),
+        req("_TOTAL_BUCKETS", "int"),
+        req("_FILE", data_file_meta_avro_schema()),
+    ],
+}
+
+# (partition, bucket, level, file name, extra files, embedded index, external path): how Paimon
+# matches a DELETE entry with the ADD it cancels (FileEntry.Identifier).
+Identifier = tuple[bytes, int, int, str, tuple[str, ...], bytes | None, str | None]
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    kind: int
+    partition: bytes
+    bucket: int
+    total_buckets: int
+    file: DataFileMeta
+
+    @property
+    def identifier(self) -> Identifier:
+        f = self.file
+        return (
+            self.partition, self.bucket, f.level, f.file_name, f.extra_files,
+            f.embedded_file_index, f.external_path,
+        )
+
+    def to_avro(self) -> dict[str, Any]:
+        return {
+            "_VERSION": VERSION,
+            "_KIND": self.kind,
+            "_PARTITION": self.partition,
+            "_BUCKET": self.bucket,
+            "_TOTAL_BUCKETS": self.total_buckets,
+            "_FILE": self.file.to_avro(),
+        }
+
+    @staticmethod
+    def from_avro(rec: dict[str, Any]) -> ManifestEntry:
+        return ManifestEntry(
+            kind=int(rec["_KIND"]),
+            partition=bytes(rec["_PARTITION"]),
+            bucket=int(rec["_BUCKET"]),
+            total_buckets=int(rec["_TOTAL_BUCKETS"]),
+            file=DataFileMeta.from_avro(rec["_FILE"]),
+        )
+
+
+def merge_entries(entries: list[ManifestEntry]) -> list[ManifestEntry]:
+    """Applies DELETE entries to earlier ADDs (in order) and returns the surviving entries.
+
+    A DELETE whose ADD is not in ``entries`` is kept (it cancels a file of an earlier manifest)."""
+    live: dict[Identifier, ManifestEntry] = {}
+    for e in entries:
+        ident = e.identifier
+        if e.kind == KIND_ADD:
+            live[ident] = e
+        elif ident in live and live[ident].kind == KIND_ADD:
+            del live[ident]
+        else:
+            live[ident] = e
+    return list(live.values())

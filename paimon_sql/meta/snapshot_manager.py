@@ -1,0 +1,102 @@
+"""Snapshots of one table (or branch): listing, reading, hints, and the exclusive commit of a new one."""
+
+from __future__ import annotations
+
+import re
+
+from paimon_sql.errors import NotFoundError
+from paimon_sql.fs.file_io import FileIO, join
+from paimon_sql.meta.snapshot import Snapshot
+
+SNAPSHOT_PREFIX = "snapshot-"
+_SNAPSHOT_RE = re.compile(r"^snapshot-(\d+)$")
+
+
+class SnapshotManager:
+    def __init__(self, file_io: FileIO, table_path: str, table_name: str = "") -> None:
+        self.file_io = file_io
+        self.table_path = table_path
+        self.dir = join(table_path, "snapshot")
+        self.table_name = table_name or table_path
+
+    def path(self, snapshot_id: int) -> str:
+        return join(self.dir, f"{SNAPSHOT_PREFIX}{snapshot_id}")
+
+    def snapshot_ids(self) -> list[int]:
+        ids = []
+        for name in self.file_io.list_names(self.dir):
+            m = _SNAPSHOT_RE.match(name)
+            if m:
+                ids.append(int(m.group(1)))
+        return sorted(ids)
+
+    def _read_hint(self, name: str) -> int | None:
+        try:
+            text = self.file_io.read_text(join(self.dir, name)).strip()
+            return int(text)
+        except (NotFoundError, ValueError):
+            return None
+
+    def latest_id(self) -> int | None:
+        """The newest snapshot id. The LATEST hint may be stale or missing: it is only a start."""
+        hint = self._read_hint("LATEST")
+        if hint is not None and self.file_io.exists(self.path(hint)):
+            nxt = hint + 1
+            while self.file_io.exists(self.path(nxt)):
+                nxt += 1
+            return nxt - 1
+        ids = self.snapshot_ids()
+        return ids[-1] if ids else None
+
+    def earliest_id(self) -> int | None:
+        hint = self._read_hint("EARLIEST")
+        if hint is not None and self.file_io.exists(self.path(hint)):
+            prev = hint - 1
+            while prev > 0 and self.file_io.exists(self.path(prev)):
+                prev -= 1
+            return prev + 1
+        ids = self.snapshot_ids()
+        return ids[0] if ids else None
+
+    def exists(self, snapshot_id: int) -> bool:
+        return self.file_io.exists(self.path(snapshot_id))
+
+    def snapshot(self, snapshot_id: int) -> Snapshot:
+        p = self.path(snapshot_id)
+        try:
+            text = self.file_io.read_text(p)
+        except NotFoundError as e:
+            raise NotFoundError(f"Snapshot {snapshot_id} of table {self.table_name} does not exist") from e
+        return Snapshot.from_json(text, p)
+
+    def latest(self) -> Snapshot | None:
+        sid = self.latest_id()
+        return self.snapshot(sid) if sid is not None else None
+
+    def snapshot_at_or_before(self, timestamp_ms: int) -> Snapshot | None:
+        """The latest snapshot committed at or before ``timestamp_ms`` (Paimon's time travel rule)."""
+        best: Snapshot | None = None
+        for sid in self.snapshot_ids():
+            s = self.snapshot(sid)
+            if s.time_millis <= timestamp_ms:
+                best = s
+            else:
+                break
+        return best
+
+    def try_commit(self, snapshot: Snapshot) -> bool:
+        """Creates ``snapshot-<id>`` exclusively; False if another writer won that id."""
+        ok = self.file_io.try_create_exclusive(self.path(snapshot.id), snapshot.to_json().encode())
+        if ok:
+            self.write_hints(snapshot.id)
+        return ok
+
+    def write_hints(self, latest_id: int) -> None:
+        try:
+            self.file_io.overwrite_atomic(join(self.dir, "LATEST"), str(latest_id).encode())
+            if self._read_hint("EARLIEST") is None:
+                earliest = self.earliest_id()
+                if earliest is not None:
+                    self.file_io.overwrite_atomic(join(self.dir, "EARLIEST"), str(earliest).encode())
+        except OSError:
+            pass  # hints are best effort: readers fall back to listing

@@ -1,0 +1,144 @@
+"""Schema evolution: a new schema version from the current one plus changes."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+
+import pyarrow as pa
+
+from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.schema import TableSchema
+from paimon_sql.options import validate_options
+from paimon_sql.types import (
+    BigIntType,
+    DataType,
+    DecimalType,
+    DoubleType,
+    FloatType,
+    IntType,
+    SmallIntType,
+    TinyIntType,
+    fields_from_arrow_schema,
+    from_arrow_type,
+)
+
+_INT_ORDER = [TinyIntType, SmallIntType, IntType, BigIntType]
+
+
+def is_safe_widening(old: DataType, new: DataType) -> bool:
+    """Type changes every old value survives unchanged (Paimon allows more with explicit casts)."""
+    if type(old) is type(new) and old.copy(True) == new.copy(True):
+        return True
+    if type(old) in _INT_ORDER and type(new) in _INT_ORDER:
+        return _INT_ORDER.index(type(old)) <= _INT_ORDER.index(type(new))
+    if type(old) in _INT_ORDER and isinstance(new, (FloatType, DoubleType, DecimalType)):
+        return not isinstance(new, FloatType) or type(old) in (TinyIntType, SmallIntType)
+    if isinstance(old, FloatType) and isinstance(new, DoubleType):
+        return True
+    if isinstance(old, DecimalType) and isinstance(new, DecimalType):
+        return new.scale >= old.scale and new.precision - new.scale >= old.precision - old.scale
+    from paimon_sql.types import VarCharType
+
+    if isinstance(old, VarCharType) and isinstance(new, VarCharType):
+        return new.length >= old.length
+    return False
+
+
+def alter_schema(
+    store: FileStore,
+    add_columns: pa.Schema | Sequence[pa.Field] | None = None,
+    drop_columns: Sequence[str] | None = None,
+    rename_columns: Mapping[str, str] | None = None,
+    change_types: Mapping[str, pa.DataType] | None = None,
+    set_options: Mapping[str, str] | None = None,
+    remove_options: Sequence[str] | None = None,
+    comment: str | None = None,
+) -> TableSchema:
+    schema = store.schema
+    table = store.name
+    fields = list(schema.fields)
+    names = [f.name for f in fields]
+    protected = set(schema.primary_keys) | set(schema.partition_keys)
+    highest = schema.highest_field_id
+    options = dict(schema.options)
+
+    for name in drop_columns or ():
+        if name not in names:
+            raise ValidationError(f"Cannot drop column {name!r} of table {table}: it does not exist")
+        if name in protected:
+            raise ValidationError(f"Cannot drop column {name!r} of table {table}: it is a primary key or partition column")
+        fields = [f for f in fields if f.name != name]
+        names = [f.name for f in fields]
+    if not fields:
+        raise ValidationError(f"Cannot drop all columns of table {table}")
+
+    for old, new in (rename_columns or {}).items():
+        if old not in names:
+            raise ValidationError(f"Cannot rename column {old!r} of table {table}: it does not exist")
+        if new in names:
+            raise ValidationError(f"Cannot rename column {old!r} of table {table} to {new!r}: that name exists")
+        if old in protected:
+            raise UnsupportedError(f"Renaming primary key or partition column {old!r} of table {table} is not supported")
+        fields = [dataclasses.replace(f, name=new) if f.name == old else f for f in fields]
+        names = [f.name for f in fields]
+
+    for name, arrow_type in (change_types or {}).items():
+        if name not in names:
+            raise ValidationError(f"Cannot change the type of column {name!r} of table {table}: it does not exist")
+        i = names.index(name)
+        old_t = fields[i].type
+        new_t = from_arrow_type(arrow_type, old_t.nullable)
+        if not is_safe_widening(old_t, new_t):
+            raise ValidationError(
+                f"Cannot change column {name!r} of table {table} from {old_t.to_string()} to "
+                f"{new_t.to_string()}: only widening changes are supported"
+            )
+        if name in protected and old_t != new_t:
+            raise UnsupportedError(f"Changing the type of key/partition column {name!r} of table {table} is not supported")
+        fields[i] = dataclasses.replace(fields[i], type=new_t)
+
+    if add_columns:
+        add_schema = add_columns if isinstance(add_columns, pa.Schema) else pa.schema(list(add_columns))
+        for f in add_schema:
+            if f.name in names:
+                raise ValidationError(f"Cannot add column {f.name!r} to table {table}: it exists")
+            if not f.nullable:
+                raise ValidationError(f"Cannot add NOT NULL column {f.name!r} to table {table}: existing rows have no value")
+        new_fields, highest = fields_from_arrow_schema(add_schema, highest + 1)
+        highest = max(highest, schema.highest_field_id)
+        fields += new_fields
+        names = [f.name for f in fields]
+
+    if set_options:
+        set_opts = {str(k): str(v) for k, v in set_options.items()}
+        validate_options({**options, **set_opts}, table)
+        if "bucket" in set_opts and set_opts["bucket"] != options.get("bucket", "-1"):
+            if store.snapshots.latest_id() is not None:
+                raise UnsupportedError(
+                    f"Changing 'bucket' of table {table} that has data is not supported (it needs a rescale)"
+                )
+        for k in ("primary-key", "partition"):
+            if k in set_opts and set_opts[k] != options.get(k):
+                raise ValidationError(f"Option {k!r} of table {table} cannot be changed")
+        options.update(set_opts)
+    for k in remove_options or ():
+        if k == "bucket":
+            raise ValidationError(f"Option 'bucket' of table {table} cannot be removed")
+        options.pop(k, None)
+    validate_options(options, table)
+
+    return TableSchema(
+        id=schema.id + 1,
+        fields=tuple(fields),
+        highest_field_id=highest,
+        partition_keys=schema.partition_keys,
+        primary_keys=schema.primary_keys,
+        options=options,
+        comment=comment if comment is not None else schema.comment,
+        time_millis=TableSchema.now_ms(),
+    )
+
+
+

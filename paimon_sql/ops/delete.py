@@ -1,0 +1,76 @@
+"""DELETE WHERE: primary-key tables get -D records; append tables are rewritten (copy on write)."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+
+from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.manifest_entry import KIND_ADD, KIND_DELETE, ManifestEntry
+from paimon_sql.predicate import Predicate, parse_predicate, to_arrow_expression
+from paimon_sql.scan.planner import plan
+from paimon_sql.scan.reader import read_data_file, read_split
+from paimon_sql.write.commit import CommitRequest, commit
+from paimon_sql.write.file_writer import FileNamer, append_arrow_schema, write_data_file
+from paimon_sql.write.table_write import TableWrite
+
+DELETE_KIND = 3
+
+
+def delete_where(store: FileStore, predicate: str | Predicate) -> int | None:
+    pred = parse_predicate(predicate, list(store.schema.fields)) if isinstance(predicate, str) else predicate
+    base = store.snapshots.latest()
+    if base is None:
+        return None
+    splits = plan(store, base, pred)
+    fields = list(store.schema.fields)
+    if store.has_primary_key:
+        rows = [read_split(store, s, fields, pred) for s in splits]
+        rows = [r for r in rows if r.num_rows]
+        if not rows:
+            return None
+        writer = TableWrite(store, base)
+        try:
+            writer.write(pa.concat_tables(rows), kind=DELETE_KIND)
+            changes = writer.prepare_commit()
+            snap = commit(store, CommitRequest("APPEND", tuple(changes.entries), tuple(changes.index_entries)))
+        except BaseException:
+            writer.abort()
+            raise
+        return snap.id
+    # append table: rewrite every file holding a matching row
+    expr = to_arrow_expression(pred)
+    entries: list[ManifestEntry] = []
+    written: list[str] = []
+    try:
+        for s in splits:
+            namer = FileNamer(store.options.data_file_prefix, store.options.file_format)
+            for f in s.files:
+                data = read_data_file(store, s, f, fields)
+                mask = pc.fill_null(_eval(data, expr), False)
+                if not pc.any(mask).as_py():
+                    continue
+                keep = data.filter(pc.invert(mask))
+                entries.append(ManifestEntry(KIND_DELETE, s.partition, s.bucket, s.total_buckets, f))
+                if keep.num_rows:
+                    meta, path = write_data_file(
+                        store, s.bucket_dir, namer, keep.cast(append_arrow_schema(store)), f.min_sequence_number,
+                        f.min_sequence_number + keep.num_rows - 1, level=f.level,
+                    )
+                    written.append(path)
+                    entries.append(ManifestEntry(KIND_ADD, s.partition, s.bucket, s.total_buckets, meta))
+        if not entries:
+            return None
+        snap = commit(store, CommitRequest("OVERWRITE", tuple(entries)))
+        return snap.id
+    except BaseException:
+        for p in written:
+            store.file_io.delete_quietly(p)
+        raise
+
+
+def _eval(table: pa.Table, expr: pc.Expression) -> pa.ChunkedArray:
+    """Evaluates a boolean expression for every row (aligned with the table)."""
+    return ds.dataset(table).to_table(columns={"m": expr}).column("m")
+

@@ -1,0 +1,104 @@
+"""Planning a batch scan: snapshot → manifests → live files → pruned → splits per (partition, bucket)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from paimon_sql.format.binary_row import decode_row, decode_rows
+from paimon_sql.fs.file_io import join
+from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.index_file_meta import INDEX_TYPE_DELETION_VECTORS
+from paimon_sql.meta.manifest_entry import ManifestEntry
+from paimon_sql.meta.manifest_file_meta import ManifestFileMeta
+from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.predicate import ColumnStats, Predicate, might_match, partition_only
+from paimon_sql.scan.split import DataSplit, DeletionFile
+
+
+def _manifest_might_match(store: FileStore, metas: list[ManifestFileMeta], pred: Predicate) -> list[bool]:
+    names = [f.name for f in store.partition_fields]
+    mins = decode_rows([m.partition_stats.min_values for m in metas], store.partition_types)
+    maxs = decode_rows([m.partition_stats.max_values for m in metas], store.partition_types)
+    stats = {n: ColumnStats(mins[i], maxs[i], None) for i, n in enumerate(names)}
+    mask = might_match(pred, stats, np.full(len(metas), 1, dtype=np.int64))
+    return [bool(x) for x in mask]
+
+
+def live_entries(store: FileStore, snapshot: Snapshot, partition_pred: Predicate | None) -> list[ManifestEntry]:
+    metas = store.manifests.data_manifests(snapshot)
+    if partition_pred is not None and metas and store.partition_fields:
+        keep = _manifest_might_match(store, metas, partition_pred)
+        # a DELETE in a pruned manifest can only cancel an ADD of the same partition, so pruning
+        # whole manifests by partition range is safe
+        metas = [m for m, k in zip(metas, keep) if k]
+    entries = store.manifests.live_entries(snapshot, metas)
+    if partition_pred is not None and entries and store.partition_fields:
+        parts = sorted({e.partition for e in entries})
+        cols = decode_rows(parts, store.partition_types)
+        names = [f.name for f in store.partition_fields]
+        stats = {n: ColumnStats(cols[i], cols[i], np.asarray(cols[i].is_null(), dtype=np.int64))
+                 for i, n in enumerate(names)}
+        mask = might_match(partition_pred, stats, np.ones(len(parts), dtype=np.int64))
+        ok = {p for p, m in zip(parts, mask) if m}
+        entries = [e for e in entries if e.partition in ok]
+    return entries
+
+
+def plan(store: FileStore, snapshot: Snapshot, predicate: Predicate | None = None) -> list[DataSplit]:
+    """Splits of ``snapshot`` that may hold rows matching ``predicate``."""
+    part_pred = partition_only(predicate, list(store.schema.partition_keys)) if predicate is not None else None
+    entries = live_entries(store, snapshot, part_pred)
+
+    skip_level0 = store.has_primary_key and (
+        store.options.deletion_vectors_enabled or store.options.merge_engine == "first-row"
+    )
+    if skip_level0:
+        entries = [e for e in entries if e.file.level > 0]
+
+    dv_index: dict[tuple[bytes, int], dict[str, DeletionFile]] = defaultdict(dict)
+    for ie in store.manifests.index_entries(snapshot):
+        f = ie.index_file
+        if f.index_type != INDEX_TYPE_DELETION_VECTORS or not f.dv_ranges:
+            continue
+        path = f.external_path or store.index_file_path(f.file_name)
+        for data_file, r in f.dv_ranges.items():
+            dv_index[(ie.partition, ie.bucket)][data_file] = DeletionFile(path, r.offset, r.length, r.cardinality)
+
+    groups: dict[tuple[bytes, int], list[ManifestEntry]] = defaultdict(list)
+    for e in entries:
+        groups[(e.partition, e.bucket)].append(e)
+
+    splits = []
+    part_cache: dict[bytes, tuple[object, ...]] = {}
+    for (partition, bucket), es in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        if partition not in part_cache:
+            part_cache[partition] = tuple(decode_row(partition, store.partition_types))
+        pvals = part_cache[partition]
+        files = tuple(sorted((e.file for e in es), key=lambda f: (f.level, f.min_sequence_number)))
+        bucket_dir = store.bucket_dir(list(pvals), bucket)
+        raw = not store.has_primary_key or skip_level0 or _non_overlapping_single_run(files)
+        splits.append(
+            DataSplit(
+                snapshot_id=snapshot.id,
+                partition=partition,
+                partition_values=pvals,
+                bucket=bucket,
+                total_buckets=es[0].total_buckets,
+                bucket_dir=bucket_dir,
+                files=files,
+                deletion_files=dv_index.get((partition, bucket), {}),
+                raw_convertible=raw,
+            )
+        )
+    return splits
+
+
+def _non_overlapping_single_run(files: tuple[object, ...]) -> bool:
+    # One file: keys are unique inside a file, so no merge is needed.
+    return len(files) == 1
+
+
+def data_file_path(store: FileStore, split: DataSplit, file_name: str, external_path: str | None) -> str:
+    return external_path or join(split.bucket_dir, file_name)

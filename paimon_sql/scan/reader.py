@@ -1,0 +1,146 @@
+"""Reading splits into Arrow: schema evolution by field id, deletion vectors, merge-on-read, filters."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_sql.format import deletion_vector
+from paimon_sql.format.data_files import read_file
+from paimon_sql.fs.file_io import join
+from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec, merge_engine
+from paimon_sql.meta.data_file_meta import DataFileMeta
+from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.schema import TableSchema
+from paimon_sql.predicate import Predicate, to_arrow_expression
+from paimon_sql.scan.split import DataSplit, DeletionFile
+from paimon_sql.types import DataField, to_arrow_field, to_arrow_type
+
+KEY_PREFIX = "_KEY_"
+
+
+def output_schema(fields: Sequence[DataField]) -> pa.Schema:
+    return pa.schema([to_arrow_field(f) for f in fields])
+
+
+def _file_format(store: FileStore, f: DataFileMeta) -> str:
+    name = f.file_name.lower()
+    for fmt in ("parquet", "orc", "avro"):
+        if name.endswith("." + fmt) or f".{fmt}." in name:
+            return fmt
+    return store.options.file_format
+
+
+def _cast(arr: pa.ChunkedArray | pa.Array, field: DataField) -> pa.ChunkedArray | pa.Array:
+    target = to_arrow_type(field.type)
+    if arr.type.equals(target):
+        return arr
+    if pa.types.is_timestamp(arr.type) and pa.types.is_timestamp(target):
+        return pc.cast(arr, target, safe=False)
+    return pc.cast(arr, target)
+
+
+def read_data_file(
+    store: FileStore,
+    split: DataSplit,
+    f: DataFileMeta,
+    fields: Sequence[DataField],
+    system_columns: Sequence[str] = (),
+    key_fields: Sequence[DataField] = (),
+) -> pa.Table:
+    """Reads one data file as the current schema's ``fields`` (mapped by field id), plus the given
+    system columns (``_SEQUENCE_NUMBER``, ``_VALUE_KIND``) and ``_KEY_<name>`` columns."""
+    file_schema: TableSchema = (
+        store.schema if f.schema_id == store.schema.id else store.schemas.schema(f.schema_id)
+    )
+    by_id = file_schema.field_by_id()
+    wanted: list[tuple[str, str | None, DataField | None]] = []  # (out name, file column, field)
+    for kf in key_fields:
+        old = by_id.get(kf.id)
+        wanted.append((KEY_PREFIX + kf.name, KEY_PREFIX + old.name if old else None, kf))
+    for s in system_columns:
+        wanted.append((s, s, None))
+    for fld in fields:
+        prev = by_id.get(fld.id)
+        wanted.append((fld.name, prev.name if prev else None, fld))
+    file_cols = sorted({c for _, c, _ in wanted if c is not None})
+    path = join(split.bucket_dir, f.file_name) if not f.external_path else f.external_path
+    table = read_file(store.file_io, path, _file_format(store, f), file_cols)
+    n = table.num_rows if file_cols else f.row_count
+    arrays, names = [], []
+    for out, col, target in wanted:
+        if col is None:
+            assert target is not None
+            arrays.append(pa.nulls(n, to_arrow_type(target.type)))
+        else:
+            arr = table.column(col)
+            arrays.append(_cast(arr, target) if target is not None else arr)
+        names.append(out)
+    out_table = pa.Table.from_arrays(arrays, names=names)
+    dv = split.deletion_files.get(f.file_name)
+    if dv is not None:
+        out_table = apply_deletion_vector(store, out_table, dv)
+    return out_table
+
+
+def apply_deletion_vector(store: FileStore, table: pa.Table, dv: DeletionFile) -> pa.Table:
+    with store.file_io.open_input_file(dv.path) as fh:
+        fh.seek(dv.offset)
+        data = fh.read(dv.length + 8 if dv.length else 0)
+    deleted = deletion_vector.deserialize(data, dv.path)
+    if deleted.size == 0:
+        return table
+    keep = np.ones(table.num_rows, dtype=bool)
+    deleted = deleted[deleted < table.num_rows]
+    keep[deleted] = False
+    return table.filter(pa.array(keep))
+
+
+def _value_fields_for_merge(store: FileStore, fields: Sequence[DataField]) -> list[DataField]:
+    names = {f.name for f in fields}
+    extra = [store.schema.field(n) for n in store.options.sequence_fields if n not in names]
+    return list(fields) + extra
+
+
+def read_split(
+    store: FileStore, split: DataSplit, fields: Sequence[DataField], predicate: Predicate | None = None
+) -> pa.Table:
+    """All live rows of ``split`` as a table of ``fields`` (filtered by ``predicate`` if given)."""
+    schema = output_schema(fields)
+    if not store.has_primary_key:
+        parts = [read_data_file(store, split, f, fields) for f in split.files]
+    elif split.raw_convertible:
+        parts = [
+            _drop_retract_rows(read_data_file(store, split, f, fields, (KIND,))).drop_columns([KIND])
+            for f in split.files
+        ]
+    else:
+        value_fields = _value_fields_for_merge(store, fields)
+        key_fields = store.key_fields
+        runs = [read_data_file(store, split, f, value_fields, (SEQ, KIND), key_fields) for f in split.files]
+        merged_in = pa.concat_tables(runs) if runs else None
+        if merged_in is None:
+            return schema.empty_table()
+        spec = MergeSpec(
+            key_columns=tuple(KEY_PREFIX + k.name for k in key_fields),
+            sequence_columns=tuple(store.options.sequence_fields),
+            ignore_delete=store.options.ignore_delete,
+        )
+        merged = merge_engine(store.options.merge_engine)(merged_in, spec)
+        parts = [merged.select([f.name for f in fields])]
+    if not parts:
+        return schema.empty_table()
+    result = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+    if predicate is not None:
+        result = result.filter(to_arrow_expression(predicate))
+    return result.cast(schema) if not result.schema.equals(schema) else result
+
+
+def _drop_retract_rows(table: pa.Table) -> pa.Table:
+    kinds = table.column(KIND)
+    if pc.all(pc.or_(pc.equal(kinds, 0), pc.equal(kinds, 2))).as_py() in (True, None):
+        return table
+    return table.filter(pc.or_(pc.equal(kinds, 0), pc.equal(kinds, 2)))

@@ -1,0 +1,266 @@
+"""Table: the user-facing handle on one Paimon table (read with time travel, write, delete, alter)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Union
+
+import pyarrow as pa
+
+from paimon_sql.errors import NotFoundError, ValidationError
+from paimon_sql.format.partition_path import partition_value_string
+from paimon_sql.fs.file_io import FileIO
+from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.manifest_entry import KIND_DELETE, ManifestEntry
+from paimon_sql.meta.schema import TableSchema
+from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.ops import alter as alter_ops
+from paimon_sql.ops import delete as delete_ops
+from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns
+from paimon_sql.scan.planner import plan
+from paimon_sql.scan.reader import output_schema, read_split
+from paimon_sql.scan.split import DataSplit
+from paimon_sql.types import DataField
+from paimon_sql.write.commit import CommitRequest, commit
+from paimon_sql.write.table_write import TableWrite
+
+WriteInput = Union[pa.Table, pa.RecordBatchReader, Iterable[pa.RecordBatch]]  # noqa: UP007
+
+
+class Table:
+    def __init__(self, file_io: FileIO, path: str, identifier: str, schema: TableSchema) -> None:
+        self.file_io = file_io
+        self.path = path
+        self.identifier = identifier
+        self.store = FileStore(file_io, path, identifier, schema)
+
+    # -- metadata --------------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.identifier
+
+    @property
+    def schema(self) -> TableSchema:
+        return self.store.schema
+
+    @property
+    def arrow_schema(self) -> pa.Schema:
+        return output_schema(self.schema.fields)
+
+    @property
+    def primary_keys(self) -> list[str]:
+        return list(self.schema.primary_keys)
+
+    @property
+    def partition_keys(self) -> list[str]:
+        return list(self.schema.partition_keys)
+
+    @property
+    def options(self) -> dict[str, str]:
+        return dict(self.schema.options)
+
+    def snapshot_ids(self) -> list[int]:
+        return self.store.snapshots.snapshot_ids()
+
+    def latest_snapshot(self) -> Snapshot | None:
+        return self.store.snapshots.latest()
+
+    def snapshot(self, snapshot_id: int) -> Snapshot:
+        return self.store.snapshots.snapshot(snapshot_id)
+
+    def refresh(self) -> Table:
+        latest = self.store.schemas.latest()
+        if latest is None:
+            raise NotFoundError(f"Table {self.identifier} does not exist")
+        return Table(self.file_io, self.path, self.identifier, latest)
+
+    def __repr__(self) -> str:
+        return f"Table({self.identifier!r}, fields={self.schema.field_names})"
+
+    # -- reading ---------------------------------------------------------------------------------
+    def _resolve_snapshot(
+        self, snapshot_id: int | None, tag: str | None, timestamp_ms: int | None
+    ) -> tuple[Snapshot | None, bool]:
+        given = [x is not None for x in (snapshot_id, tag, timestamp_ms)]
+        if sum(given) > 1:
+            raise ValidationError("Give at most one of snapshot_id, tag and timestamp_ms")
+        sm = self.store.snapshots
+        if snapshot_id is not None:
+            if not sm.exists(snapshot_id):
+                raise NotFoundError(
+                    f"Snapshot {snapshot_id} of table {self.identifier} does not exist "
+                    f"(snapshots: {_ranges(sm.snapshot_ids())})"
+                )
+            return sm.snapshot(snapshot_id), True
+        if tag is not None:
+            return self.store.tags.tagged_snapshot(tag), True
+        if timestamp_ms is not None:
+            snap = sm.snapshot_at_or_before(timestamp_ms)
+            if snap is None:
+                raise NotFoundError(
+                    f"Table {self.identifier} has no snapshot at or before timestamp {timestamp_ms}"
+                )
+            return snap, True
+        return sm.latest(), False
+
+    def _store_for(self, snap: Snapshot | None, time_travel: bool) -> FileStore:
+        if snap is not None and time_travel and snap.schema_id != self.schema.id:
+            return FileStore(self.file_io, self.path, self.identifier, self.store.schemas.schema(snap.schema_id))
+        return self.store
+
+    def _parse_filter(self, store: FileStore, filter: str | Predicate | None) -> Predicate | None:
+        if filter is None:
+            return None
+        if isinstance(filter, str):
+            return parse_predicate(filter, list(store.schema.fields))
+        return filter
+
+    def plan(
+        self, filter: str | Predicate | None = None, snapshot_id: int | None = None,
+        tag: str | None = None, timestamp_ms: int | None = None,
+    ) -> tuple[FileStore, list[DataSplit], Predicate | None]:
+        snap, tt = self._resolve_snapshot(snapshot_id, tag, timestamp_ms)
+        store = self._store_for(snap, tt)
+        pred = self._parse_filter(store, filter)
+        if snap is None:
+            return store, [], pred
+        return store, plan(store, snap, pred), pred
+
+    def read(
+        self,
+        columns: Sequence[str] | None = None,
+        filter: str | Predicate | None = None,
+        snapshot_id: int | None = None,
+        tag: str | None = None,
+        timestamp_ms: int | None = None,
+    ) -> pa.Table:
+        """Rows of the table (at a snapshot, tag or timestamp), projected and filtered."""
+        store, splits, pred = self.plan(filter, snapshot_id, tag, timestamp_ms)
+        out_fields = _project(store, columns)
+        read_fields = list(out_fields)
+        if pred is not None:
+            names = {f.name for f in read_fields}
+            read_fields += [store.schema.field(c) for c in sorted(referenced_columns(pred)) if c not in names]
+        parts = [read_split(store, s, read_fields, pred) for s in splits]
+        schema = output_schema(out_fields)
+        parts = [p.select([f.name for f in out_fields]) for p in parts if p.num_rows]
+        if not parts:
+            return schema.empty_table()
+        return pa.concat_tables(parts)
+
+    # -- writing ---------------------------------------------------------------------------------
+    def write(self, data: WriteInput, overwrite: bool | Mapping[str, Any] = False) -> int:
+        """Writes ``data`` in one commit and returns the new snapshot id.
+
+        ``overwrite=True`` replaces the whole table, ``overwrite={"dt": "2024-01-01"}`` one partition."""
+        base = self.store.snapshots.latest()
+        writer = TableWrite(self.store, base)
+        try:
+            writer.write(data)
+            changes = writer.prepare_commit()
+            deletes_for = None
+            kind = "APPEND"
+            if overwrite is not False and overwrite is not None:
+                kind = "OVERWRITE"
+                spec = self._partition_spec(overwrite)
+                self._check_rows_in_spec(changes.entries, spec)
+                deletes_for = _overwrite_deletes(spec)
+            if not changes.entries and kind == "APPEND":
+                writer.abort()
+                latest = self.store.snapshots.latest_id()
+                return latest if latest is not None else 0
+            snap = commit(
+                self.store,
+                CommitRequest(kind, tuple(changes.entries), tuple(changes.index_entries), deletes_for=deletes_for),
+            )
+            return snap.id
+        except BaseException:
+            writer.abort()
+            raise
+
+    def _partition_spec(self, overwrite: bool | Mapping[str, Any]) -> dict[str, str]:
+        if overwrite is True:
+            return {}
+        if not isinstance(overwrite, Mapping):
+            raise ValidationError(f"overwrite must be True or a partition spec dict, got {overwrite!r}")
+        spec = {}
+        for k, v in overwrite.items():
+            if k not in self.schema.partition_keys:
+                raise ValidationError(
+                    f"Overwrite spec key {k!r} is not a partition column of table {self.identifier} "
+                    f"(partition keys: {list(self.schema.partition_keys)})"
+                )
+            spec[k] = str(v)
+        return spec
+
+    def _check_rows_in_spec(self, entries: list[ManifestEntry], spec: dict[str, str]) -> None:
+        if not spec:
+            return
+        matches = _spec_matcher(self.store, spec)
+        for e in entries:
+            if not matches(e.partition):
+                raise ValidationError(
+                    f"Data written with overwrite={spec} to table {self.identifier} has rows outside "
+                    "that partition"
+                )
+
+    def delete(self, predicate: str | Predicate) -> int | None:
+        """Deletes the rows matching ``predicate`` (SQL text); returns the new snapshot id, or None
+        when nothing matched."""
+        return delete_ops.delete_where(self.store, predicate)
+
+    def alter(self, **changes: Any) -> Table:
+        """Schema/option changes (add_columns, drop_columns, rename_columns, change_types,
+        set_options, remove_options); writes a new schema version and returns the refreshed table."""
+        new_schema = alter_ops.alter_schema(self.store, **changes)
+        self.store.schemas.commit(new_schema)
+        return Table(self.file_io, self.path, self.identifier, new_schema)
+
+    def with_schema(self, schema: TableSchema) -> Table:
+        return Table(self.file_io, self.path, self.identifier, dataclasses.replace(schema))
+
+
+def _project(store: FileStore, columns: Sequence[str] | None) -> list[DataField]:
+    if columns is None:
+        return list(store.schema.fields)
+    return [store.schema.field(c) for c in columns]
+
+
+def _spec_matcher(store: FileStore, spec: dict[str, str]):  # type: ignore[no-untyped-def]
+    from paimon_sql.format.binary_row import decode_row
+
+    names = [f.name for f in store.partition_fields]
+    types = store.partition_types
+    cache: dict[bytes, bool] = {}
+
+    def matches(partition: bytes) -> bool:
+        if partition not in cache:
+            values = decode_row(partition, types)
+            ok = True
+            for n, v, t in zip(names, values, types):
+                if n in spec:
+                    s = partition_value_string(v, t, store.options.partition_default_name, False)
+                    if s != spec[n]:
+                        ok = False
+            cache[partition] = ok
+        return cache[partition]
+
+    return matches
+
+
+def _overwrite_deletes(spec: dict[str, str]):  # type: ignore[no-untyped-def]
+    def deletes_for(store: FileStore, base: Snapshot | None) -> list[ManifestEntry]:
+        if base is None:
+            return []
+        live = store.manifests.live_entries(base)
+        matches = _spec_matcher(store, spec) if spec else (lambda p: True)
+        return [dataclasses.replace(e, kind=KIND_DELETE) for e in live if matches(e.partition)]
+
+    return deletes_for
+
+
+def _ranges(ids: list[int]) -> str:
+    if not ids:
+        return "none"
+    return f"{ids[0]}..{ids[-1]}" if len(ids) > 1 else str(ids[0])

@@ -1,0 +1,143 @@
+"""Committing: base snapshot + changes → new snapshot, created atomically, retried on lost races.
+
+``build_snapshot`` is the pure part (it only writes new, private manifest files); ``commit`` is the
+one retry loop that creates ``snapshot-<id>`` exclusively. Conflict checks are separate functions.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from paimon_sql.errors import CommitConflictError
+from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.index_file_meta import IndexManifestEntry
+from paimon_sql.meta.manifest_entry import KIND_ADD, KIND_DELETE, ManifestEntry, merge_entries
+from paimon_sql.meta.manifest_file_meta import ManifestFileMeta
+from paimon_sql.meta.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
+
+# Rewrite the base manifests into one when a snapshot has this many of them (manifest.merge-min-count)
+_ENTRIES_PER_MANIFEST = 200_000
+
+
+@dataclass(frozen=True)
+class CommitRequest:
+    kind: str  # APPEND | OVERWRITE | COMPACT
+    entries: tuple[ManifestEntry, ...]
+    index_entries: tuple[IndexManifestEntry, ...] = ()
+    commit_user: str = ""
+    # For OVERWRITE: computes the DELETE entries against the snapshot the commit lands on.
+    deletes_for: Callable[[FileStore, Snapshot | None], list[ManifestEntry]] | None = None
+
+
+def check_deleted_files_exist(live: list[ManifestEntry], deletes: list[ManifestEntry], table: str) -> None:
+    """File conflict: every file a commit deletes must still be live in the snapshot it lands on."""
+    if not deletes:
+        return
+    ids = {e.identifier for e in live}
+    gone = [d.file.file_name for d in deletes if d.identifier not in ids]
+    if gone:
+        raise CommitConflictError(
+            f"Commit to table {table} conflicts with a concurrent commit: files it deletes no longer "
+            f"exist: {gone[:5]}{' ...' if len(gone) > 5 else ''}"
+        )
+
+
+def build_snapshot(
+    store: FileStore, base: Snapshot | None, req: CommitRequest, entries: list[ManifestEntry], written: list[str]
+) -> Snapshot:
+    """Writes the manifests of a new snapshot on top of ``base`` and returns it (not yet committed)."""
+    ms = store.manifests
+    schema_id = store.schema.id
+    base_metas: list[ManifestFileMeta] = ms.data_manifests(base) if base is not None else []
+    if len(base_metas) >= store.options.manifest_merge_min_count:
+        base_metas = _full_compact(store, base_metas, schema_id, written)
+    base_list, base_size = ms.write_manifest_list(base_metas)
+    written.append(ms.path(base_list))
+    delta_metas = []
+    if entries:
+        delta = ms.write_manifest(entries, schema_id)
+        written.append(ms.path(delta.file_name))
+        delta_metas.append(delta)
+    delta_list, delta_size = ms.write_manifest_list(delta_metas)
+    written.append(ms.path(delta_list))
+
+    index_manifest = base.index_manifest if base is not None else None
+    if req.index_entries:
+        prev = ms.index_entries(base) if base is not None else []
+        replaced = {(e.partition, e.bucket, e.index_file.index_type) for e in req.index_entries}
+        kept = [e for e in prev if (e.partition, e.bucket, e.index_file.index_type) not in replaced]
+        index_manifest = ms.write_index_manifest(kept + list(req.index_entries))
+        written.append(ms.path(index_manifest))
+
+    added = sum(e.file.row_count for e in entries if e.kind == KIND_ADD)
+    deleted = sum(e.file.row_count for e in entries if e.kind == KIND_DELETE)
+    prev_total = (base.total_record_count or 0) if base is not None else 0
+    return Snapshot(
+        id=(base.id + 1) if base is not None else 1,
+        schema_id=schema_id,
+        base_manifest_list=base_list,
+        base_manifest_list_size=base_size,
+        delta_manifest_list=delta_list,
+        delta_manifest_list_size=delta_size,
+        changelog_manifest_list=None,
+        index_manifest=index_manifest,
+        commit_user=req.commit_user,
+        commit_identifier=BATCH_COMMIT_IDENTIFIER,
+        commit_kind=req.kind,
+        time_millis=int(time.time() * 1000),
+        total_record_count=prev_total + added - deleted,
+        delta_record_count=added - deleted,
+        changelog_record_count=0,
+        next_row_id=base.next_row_id if base is not None and base.next_row_id is not None else 0,
+    )
+
+
+def _full_compact(
+    store: FileStore, metas: list[ManifestFileMeta], schema_id: int, written: list[str]
+) -> list[ManifestFileMeta]:
+    entries: list[ManifestEntry] = []
+    for m in metas:
+        entries.extend(store.manifests.read_manifest(m.file_name))
+    live = [e for e in merge_entries(entries) if e.kind == KIND_ADD]
+    out = []
+    for i in range(0, len(live), _ENTRIES_PER_MANIFEST):
+        meta = store.manifests.write_manifest(live[i : i + _ENTRIES_PER_MANIFEST], schema_id)
+        written.append(store.manifests.path(meta.file_name))
+        out.append(meta)
+    return out
+
+
+def commit(store: FileStore, req: CommitRequest) -> Snapshot:
+    """Commits ``req`` as one new snapshot; retries when another writer took the snapshot id."""
+    if not req.commit_user:
+        req = CommitRequest(req.kind, req.entries, req.index_entries, str(uuid.uuid4()), req.deletes_for)
+    retries = store.options.commit_max_retries
+    for _attempt in range(retries + 1):
+        base = store.snapshots.latest()
+        entries = list(req.entries)
+        deletes: list[ManifestEntry] = []
+        if req.deletes_for is not None:
+            deletes = req.deletes_for(store, base)
+        explicit_deletes = [e for e in entries if e.kind == KIND_DELETE]
+        if explicit_deletes:
+            live = store.manifests.live_entries(base) if base is not None else []
+            check_deleted_files_exist(live, explicit_deletes, store.name)
+        entries = deletes + entries
+        written: list[str] = []
+        try:
+            snap = build_snapshot(store, base, req, entries, written)
+            if store.snapshots.try_commit(snap):
+                return snap
+        except BaseException:
+            for p in written:
+                store.file_io.delete_quietly(p)
+            raise
+        for p in written:  # lost the race: drop this attempt's manifests and rebase
+            store.file_io.delete_quietly(p)
+        time.sleep(0.01 * (_attempt + 1))
+    raise CommitConflictError(
+        f"Commit to table {store.name} failed after {retries} retries: too many concurrent commits"
+    )

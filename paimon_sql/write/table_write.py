@@ -1,0 +1,275 @@
+"""TableWrite: turns Arrow batches into data files of a table, ready to commit.
+
+Rows are grouped by partition and bucket (vectorised), primary-key rows get per-bucket sequence
+numbers continuing from the bucket's current maximum, are sorted by key and merged inside the write
+buffer (the newest record of a key wins; deletes are kept so they shadow older files), and each
+flush writes one sorted run (a level-0 file) per bucket. Memory is bounded by ``write-buffer-size``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.format.binary_row import encode_rows
+from paimon_sql.format.murmur import bucket_of, hash_columns
+from paimon_sql.fs.file_io import join
+from paimon_sql.lsm.merge import MergeSpec, group_last_mask, sort_by_key_and_sequence
+from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.index_file_meta import INDEX_TYPE_HASH, IndexManifestEntry
+from paimon_sql.meta.manifest_entry import KIND_ADD, ManifestEntry
+from paimon_sql.meta.simple_stats import empty_row
+from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.types import to_arrow_type
+from paimon_sql.write.dynamic_bucket import PartitionBuckets, read_hashes, write_hash_index
+from paimon_sql.write.file_writer import (
+    KEY_PREFIX,
+    KIND,
+    SEQ,
+    FileNamer,
+    append_arrow_schema,
+    kv_arrow_schema,
+    write_data_file,
+)
+from paimon_sql.write.grouping import group_ids, split_by
+
+ROW_KINDS = {"+I": 0, "-U": 1, "+U": 2, "-D": 3}
+_GROUP_COL = "__paimon_group"
+
+
+@dataclass
+class CommitChanges:
+    """What one write adds to a table (and, for overwrite/delete, what it removes)."""
+
+    entries: list[ManifestEntry] = field(default_factory=list)
+    # new HASH index files; they replace the index of the same (partition, bucket)
+    index_entries: list[IndexManifestEntry] = field(default_factory=list)
+    written_paths: list[str] = field(default_factory=list)
+
+
+def conform(store: FileStore, data: pa.Table) -> pa.Table:
+    """Casts ``data`` to the table's columns, naming the column at fault on a mismatch."""
+    target = pa.schema([pa.field(f.name, to_arrow_type(f.type), True) for f in store.schema.fields])
+    missing = [f.name for f in target if f.name not in data.column_names]
+    if missing:
+        raise ValidationError(f"Cannot write to table {store.name}: missing columns {missing}")
+    extra = [c for c in data.column_names if c not in target.names]
+    if extra:
+        raise ValidationError(f"Cannot write to table {store.name}: unknown columns {extra}")
+    arrays = []
+    for f in target:
+        col = data.column(f.name)
+        if not col.type.equals(f.type):
+            try:
+                col = pc.cast(col, f.type)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
+                raise ValidationError(
+                    f"Cannot write column {f.name!r} of type {col.type} into table {store.name}: "
+                    f"expected {f.type} ({e})"
+                ) from e
+        arrays.append(col)
+    out = pa.Table.from_arrays(arrays, schema=target)
+    for fld in store.schema.fields:
+        if not fld.type.nullable and out.column(fld.name).null_count:
+            what = "primary key column" if fld.name in store.schema.primary_keys else "NOT NULL column"
+            raise ValidationError(
+                f"Cannot write to table {store.name}: {what} {fld.name!r} contains nulls"
+            )
+    return out
+
+
+class TableWrite:
+    def __init__(self, store: FileStore, base: Snapshot | None) -> None:
+        self.store = store
+        self.base = base
+        opts = store.options
+        self.has_pk = store.has_primary_key
+        self.num_buckets = opts.bucket
+        if self.has_pk:
+            if opts.merge_engine not in ("deduplicate",):
+                raise UnsupportedError(
+                    f"Writing to table {store.name} with merge-engine '{opts.merge_engine}' is not "
+                    "supported yet (only deduplicate)"
+                )
+            if opts.deletion_vectors_enabled:
+                raise UnsupportedError(
+                    f"Writing to table {store.name} with deletion-vectors.enabled is not supported yet "
+                    "(it needs compaction to make writes visible)"
+                )
+            if self.num_buckets == 0 or self.num_buckets < -1:
+                raise UnsupportedError(f"bucket={self.num_buckets} is not supported for writing ({store.name})")
+        self.namers: dict[tuple[bytes, int], FileNamer] = {}
+        self.changes = CommitChanges()
+        self._next_seq: dict[tuple[bytes, int], int] | None = None
+        self._dyn: dict[bytes, PartitionBuckets] = {}
+        self._dyn_loaded = False
+        self._buffer: list[pa.Table] = []
+        self._buffer_bytes = 0
+        self.spec = MergeSpec(
+            key_columns=tuple(KEY_PREFIX + k.name for k in store.key_fields),
+            sequence_columns=tuple(opts.sequence_fields),
+        )
+
+    # -- public ----------------------------------------------------------------------------------
+    def write(self, data: pa.Table | pa.RecordBatchReader | Iterable[pa.RecordBatch], kind: int | None = None) -> None:
+        if isinstance(data, pa.Table):
+            self._add(data, kind)
+            return
+        for batch in data:
+            self._add(pa.Table.from_batches([batch]), kind)
+
+    def prepare_commit(self) -> CommitChanges:
+        self._flush()
+        if self._dyn:
+            self._write_dynamic_index()
+        return self.changes
+
+    def abort(self) -> None:
+        for p in self.changes.written_paths:
+            self.store.file_io.delete_quietly(p)
+        self.changes = CommitChanges()
+
+    # -- buffering -------------------------------------------------------------------------------
+    def _add(self, data: pa.Table, kind: int | None) -> None:
+        if data.num_rows == 0:
+            return
+        rk = self.store.options.rowkind_field
+        kinds: pa.Array
+        if kind is not None:
+            kinds = pa.array(np.full(data.num_rows, kind, dtype=np.int8))
+        elif rk:
+            if rk not in data.column_names:
+                raise ValidationError(f"rowkind.field {rk!r} is not a column of the data written to {self.store.name}")
+            col = data.column(rk)
+            mapped = pc.index_in(col, value_set=pa.array(list(ROW_KINDS)))
+            if mapped.null_count:
+                bad = col.filter(pc.is_null(mapped)).slice(0, 1).to_pylist()
+                raise ValidationError(
+                    f"Invalid row kind {bad[0]!r} in column {rk!r} of table {self.store.name}: "
+                    f"expected one of {list(ROW_KINDS)}"
+                )
+            kinds = pc.cast(mapped, pa.int8()).combine_chunks()
+        else:
+            kinds = pa.array(np.zeros(data.num_rows, dtype=np.int8))
+        table = conform(self.store, data)
+        if not self.has_pk and pc.any(pc.not_equal(kinds, 0)).as_py():
+            raise UnsupportedError(
+                f"Table {self.store.name} has no primary key: only insert rows can be written "
+                "(use delete() to remove rows)"
+            )
+        if self.has_pk and self.store.options.ignore_delete:
+            keep = pc.or_(pc.equal(kinds, 0), pc.equal(kinds, 2))
+            table, kinds = table.filter(keep), kinds.filter(keep)
+        table = table.append_column(KIND, kinds)
+        self._buffer.append(table)
+        self._buffer_bytes += table.nbytes
+        if self._buffer_bytes >= self.store.options.write_buffer_size:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._buffer:
+            return
+        table = pa.concat_tables(self._buffer) if len(self._buffer) > 1 else self._buffer[0]
+        self._buffer, self._buffer_bytes = [], 0
+        part_names = [f.name for f in self.store.partition_fields]
+        pids, _ = group_ids(table, part_names)
+        for _, part_rows in split_by(table, pids):
+            pvals = [part_rows.column(n).slice(0, 1).combine_chunks() for n in part_names]
+            partition = encode_rows(pvals, self.store.partition_types)[0] if part_names else empty_row()
+            buckets = self._buckets(partition, part_rows)
+            for bucket, rows in split_by(part_rows, buckets):
+                self._write_bucket(partition, [v[0].as_py() for v in pvals], bucket, rows)
+
+    # -- buckets ---------------------------------------------------------------------------------
+    def _buckets(self, partition: bytes, rows: pa.Table) -> np.ndarray:
+        n = self.num_buckets
+        if n > 0:
+            cols = [rows.column(f.name).combine_chunks() for f in self.store.bucket_key_fields]
+            if not cols:
+                raise ValidationError(f"Table {self.store.name} has bucket={n} but no bucket-key")
+            return np.asarray(bucket_of(cols, [f.type for f in self.store.bucket_key_fields], n), dtype=np.int64)
+        if not self.has_pk:
+            return np.zeros(rows.num_rows, dtype=np.int64)  # bucket-unaware append table
+        # dynamic bucket
+        self._load_dynamic_index()
+        pb = self._dyn.setdefault(partition, PartitionBuckets())
+        key_cols = [rows.column(f.name).combine_chunks() for f in self.store.key_fields]
+        hashes = np.asarray(hash_columns(key_cols, [f.type for f in self.store.key_fields]), dtype=np.int32)
+        opts = self.store.options
+        return pb.assign(hashes, opts.dynamic_bucket_target_row_num, opts.dynamic_bucket_max_buckets).astype(np.int64)
+
+    def _load_dynamic_index(self) -> None:
+        if self._dyn_loaded:
+            return
+        self._dyn_loaded = True
+        if self.base is None:
+            return
+        for e in self.store.manifests.index_entries(self.base):
+            if e.index_file.index_type != INDEX_TYPE_HASH:
+                continue
+            f = e.index_file
+            path = f.external_path or self.store.index_file_path(f.file_name)
+            pb = self._dyn.setdefault(e.partition, PartitionBuckets())
+            pb.hashes[e.bucket] = read_hashes(self.store.file_io, path)
+
+    def _write_dynamic_index(self) -> None:
+        index_dir = join(self.store.path, "index")
+        for partition, pb in self._dyn.items():
+            for bucket in sorted(pb.changed):
+                entry = write_hash_index(self.store.file_io, index_dir, partition, bucket, pb.hashes[bucket])
+                self.changes.index_entries.append(entry)
+                self.changes.written_paths.append(join(index_dir, entry.index_file.file_name))
+            pb.changed.clear()
+
+    # -- files -----------------------------------------------------------------------------------
+    def _sequence_start(self, partition: bytes, bucket: int) -> int:
+        if self._next_seq is None:
+            self._next_seq = defaultdict(int)
+            if self.base is not None:
+                for e in self.store.manifests.live_entries(self.base):
+                    k = (e.partition, e.bucket)
+                    self._next_seq[k] = max(self._next_seq[k], e.file.max_sequence_number + 1)
+        return self._next_seq[(partition, bucket)]
+
+    def _namer(self, partition: bytes, bucket: int) -> FileNamer:
+        k = (partition, bucket)
+        if k not in self.namers:
+            self.namers[k] = FileNamer(self.store.options.data_file_prefix, self.store.options.file_format)
+        return self.namers[k]
+
+    def _write_bucket(self, partition: bytes, pvals: list[object], bucket: int, rows: pa.Table) -> None:
+        store = self.store
+        start = self._sequence_start(partition, bucket)
+        n = rows.num_rows
+        assert self._next_seq is not None
+        self._next_seq[(partition, bucket)] = start + n
+        bucket_dir = store.bucket_dir(pvals, bucket)
+        if self.has_pk:
+            seq = pa.array(np.arange(start, start + n, dtype=np.int64))
+            cols = [rows.column(k.name) for k in store.key_fields] + [seq, rows.column(KIND)]
+            cols += [rows.column(f.name) for f in store.schema.fields]
+            physical = kv_arrow_schema(store)
+            table = pa.Table.from_arrays(cols, schema=_relax(physical))
+            table = sort_by_key_and_sequence(table, self.spec)
+            table = table.filter(pa.array(group_last_mask(table, self.spec.key_columns)))
+            table = table.cast(physical)
+            seqs = table.column(SEQ)
+            mm = pc.min_max(seqs)
+            min_seq, max_seq = int(mm["min"].as_py()), int(mm["max"].as_py())
+        else:
+            table = rows.drop_columns([KIND]).cast(append_arrow_schema(store))
+            min_seq, max_seq = start, start + n - 1
+        meta, path = write_data_file(store, bucket_dir, self._namer(partition, bucket), table, min_seq, max_seq)
+        self.changes.written_paths.append(path)
+        total = self.num_buckets if self.num_buckets > 0 else -1
+        self.changes.entries.append(ManifestEntry(KIND_ADD, partition, bucket, total, meta))
+
+
+def _relax(schema: pa.Schema) -> pa.Schema:
+    return pa.schema([f.with_nullable(True) for f in schema])

@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+from paimon_sql import Catalog
+from paimon_sql.errors import (
+    AlreadyExistsError,
+    DatabaseNotFoundError,
+    TableNotFoundError,
+    UnsupportedError,
+    ValidationError,
+)
+
+SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string())])
+
+
+def test_databases(tmp_path) -> None:
+    cat = Catalog(str(tmp_path))
+    assert cat.list_databases() == []
+    cat.create_database("a")
+    cat.create_database("a", ignore_if_exists=True)
+    with pytest.raises(AlreadyExistsError, match="Database a already exists"):
+        cat.create_database("a")
+    cat.create_database("b")
+    assert cat.list_databases() == ["a", "b"]
+    cat.create_table("b.t", SCHEMA)
+    with pytest.raises(ValidationError, match="not empty"):
+        cat.drop_database("b")
+    cat.drop_database("b", cascade=True)
+    assert cat.list_databases() == ["a"]
+    with pytest.raises(DatabaseNotFoundError):
+        cat.drop_database("zzz")
+    cat.drop_database("zzz", ignore_if_not_exists=True)
+
+
+def test_file_uri_warehouse(tmp_path) -> None:
+    cat = Catalog("file://" + str(tmp_path / "wh"))
+    cat.create_database("db")
+    cat.create_table("db.t", SCHEMA)
+    assert (tmp_path / "wh" / "db.db" / "t" / "schema" / "schema-0").exists()
+    cat2 = Catalog("file:" + str(tmp_path / "wh"))  # Java's spelling
+    assert cat2.list_tables("db") == ["t"]
+
+
+def test_tables(catalog: Catalog) -> None:
+    t = catalog.create_table("db.t", SCHEMA, primary_keys=["id"], options={"bucket": "2"})
+    assert t.schema.primary_keys == ("id",)
+    assert not t.schema.field("id").type.nullable  # primary keys are forced NOT NULL
+    assert catalog.list_tables("db") == ["t"]
+    assert catalog.create_table("db.t", SCHEMA, ignore_if_exists=True).name == "db.t"
+    with pytest.raises(AlreadyExistsError, match="db.t"):
+        catalog.create_table("db.t", SCHEMA)
+    catalog.rename_table("db.t", "db.u")
+    assert catalog.list_tables("db") == ["u"]
+    with pytest.raises(TableNotFoundError, match="db.t does not exist"):
+        catalog.get_table("db.t")
+    catalog.drop_table("db.u")
+    assert catalog.list_tables("db") == []
+    with pytest.raises(TableNotFoundError):
+        catalog.drop_table("db.u")
+
+
+def test_unknown_database_and_table(catalog: Catalog) -> None:
+    with pytest.raises(DatabaseNotFoundError, match="nope"):
+        catalog.get_table("nope.t")
+    with pytest.raises(DatabaseNotFoundError, match="nope"):
+        catalog.create_table("nope.t", SCHEMA)
+    with pytest.raises(TableNotFoundError, match="db.missing"):
+        catalog.get_table("db.missing")
+    with pytest.raises(UnsupportedError, match=r"t\$files"):
+        catalog.get_table("db.t$files")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"options": {"bucket": "x"}}, "bucket"),
+        ({"primary_keys": ["id"], "options": {"merge-engine": "nope"}}, "merge-engine"),
+        ({"primary_keys": ["missing"]}, "missing"),
+        ({"partition_keys": ["missing"]}, "missing"),
+        ({"primary_keys": ["id"], "partition_keys": ["v"]}, "partition"),
+        ({"options": {"bucket": "2"}}, "bucket-key"),
+    ],
+)
+def test_bad_create_table(catalog: Catalog, kwargs, match) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValidationError, match=match):
+        catalog.create_table("db.bad", SCHEMA, **kwargs)
+    assert not catalog.table_exists("db.bad")
