@@ -11,10 +11,12 @@ from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import (
     AlreadyExistsError,
     DatabaseNotFoundError,
+    NotFoundError,
     TableNotFoundError,
     ValidationError,
 )
 from paimon_sql.fs.file_io import FileIO, basename, join
+from paimon_sql.meta.file_store import MAIN_BRANCH, branch_path
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.schema_manager import SchemaManager
 from paimon_sql.options import validate_options
@@ -72,6 +74,7 @@ class Catalog:
 
     # -- tables ----------------------------------------------------------------------------------
     def table_path(self, ident: Identifier) -> str:
+        """The folder of the table (of its main branch)."""
         return join(self.database_path(ident.database), ident.table)
 
     def _require_db(self, name: str) -> None:
@@ -89,20 +92,24 @@ class Catalog:
 
     def table_exists(self, identifier: str | Identifier) -> bool:
         ident = Identifier.parse(identifier)
-        return bool(SchemaManager(self.file_io, self.table_path(ident)).schema_ids())
+        meta = branch_path(self.table_path(ident), ident.branch or MAIN_BRANCH)
+        return bool(SchemaManager(self.file_io, meta).schema_ids())
 
     def get_table(self, identifier: str | Identifier) -> Table:
         ident = Identifier.parse(identifier)
         ident.check_not_system()
         path = self.table_path(ident)
-        schema = SchemaManager(self.file_io, path, ident.full_name).latest()
+        branch = ident.branch or MAIN_BRANCH
+        schema = SchemaManager(self.file_io, branch_path(path, branch), ident.full_name).latest()
         if schema is None:
             if not self.database_exists(ident.database):
                 raise DatabaseNotFoundError(
                     f"Database {ident.database} does not exist (looking up table {ident.full_name})"
                 )
+            if ident.branch is not None and self.table_exists(Identifier(ident.database, ident.table)):
+                raise NotFoundError(f"Branch {ident.branch!r} of table {ident.database}.{ident.table} does not exist")
             raise TableNotFoundError(f"Table {ident.full_name} does not exist")
-        return Table(self.file_io, path, ident.full_name, schema)
+        return Table(self.file_io, path, f"{ident.database}.{ident.table}", schema, branch)
 
     def create_table(
         self,
@@ -115,7 +122,7 @@ class Catalog:
         ignore_if_exists: bool = False,
     ) -> Table:
         ident = Identifier.parse(identifier)
-        ident.check_not_system()
+        ident.check_plain()
         _check_name("Table", ident.table)
         self._require_db(ident.database)
         if self.table_exists(ident):
@@ -129,6 +136,7 @@ class Catalog:
 
     def drop_table(self, identifier: str | Identifier, ignore_if_not_exists: bool = False) -> None:
         ident = Identifier.parse(identifier)
+        ident.check_plain()
         if not self.table_exists(ident):
             if ignore_if_not_exists:
                 return
@@ -137,6 +145,8 @@ class Catalog:
 
     def rename_table(self, source: str | Identifier, target: str | Identifier) -> None:
         src, dst = Identifier.parse(source), Identifier.parse(target)
+        src.check_plain()
+        dst.check_plain()
         if not self.table_exists(src):
             raise TableNotFoundError(f"Table {src.full_name} does not exist")
         self._require_db(dst.database)

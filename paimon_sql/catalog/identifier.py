@@ -10,10 +10,17 @@ DEFAULT_DATABASE = "default"
 SYSTEM_TABLE_SPLITTER = "$"
 
 
+BRANCH_PREFIX = "branch_"
+
+
 @dataclass(frozen=True)
 class Identifier:
+    """``db.table``, optionally ``db.table$branch_<b>`` and/or ``db.table$<system table>``."""
+
     database: str
     table: str
+    branch: str | None = None
+    system_table: str | None = None
 
     @staticmethod
     def parse(identifier: str | tuple[str, str] | Identifier) -> Identifier:
@@ -34,17 +41,39 @@ class Identifier:
         db, t = db.strip("`"), t.strip("`")
         if not db or not t:
             raise ValidationError(f"Invalid table identifier {identifier!r}")
-        return Identifier(db, t)
+        table, *suffixes = t.split(SYSTEM_TABLE_SPLITTER)
+        branch = system = None
+        for sfx in suffixes:
+            if sfx.startswith(BRANCH_PREFIX) and branch is None and system is None:
+                branch = sfx[len(BRANCH_PREFIX):]
+            elif system is None and sfx:
+                system = sfx
+            else:
+                raise ValidationError(f"Invalid table identifier {identifier!r}")
+        if not table or branch == "":
+            raise ValidationError(f"Invalid table identifier {identifier!r}")
+        return Identifier(db, table, branch, system)
 
     def check_not_system(self) -> None:
-        if SYSTEM_TABLE_SPLITTER in self.table:
+        if self.system_table is not None:
             raise UnsupportedError(
-                f"System tables and branches ({self.full_name}) are not supported by this API yet"
+                f"System table {self.full_name} is not supported by this API yet"
             )
+
+    def check_plain(self) -> None:
+        """For operations on whole tables (create, drop, rename): no branch, no system table."""
+        if self.branch is not None or self.system_table is not None:
+            raise ValidationError(f"{self.full_name} names a branch or system table, not a table")
+
+    @property
+    def table_name(self) -> str:
+        """``table`` or ``table$branch_b`` (without a system table suffix)."""
+        return self.table if self.branch is None else f"{self.table}$branch_{self.branch}"
 
     @property
     def full_name(self) -> str:
-        return f"{self.database}.{self.table}"
+        name = self.table_name if self.system_table is None else f"{self.table_name}${self.system_table}"
+        return f"{self.database}.{name}"
 
     def __str__(self) -> str:
         return self.full_name

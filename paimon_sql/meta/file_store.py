@@ -19,6 +19,17 @@ from paimon_sql.meta.tag_manager import TagManager
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import DataField, DataType
 
+MAIN_BRANCH = "main"
+BRANCH_PREFIX = "branch-"
+
+
+def branch_path(table_path: str, branch: str) -> str:
+    return table_path if branch == MAIN_BRANCH else join(table_path, "branch", BRANCH_PREFIX + branch)
+
+
+def branch_identifier(table_name: str, branch: str) -> str:
+    return table_name if branch == MAIN_BRANCH else f"{table_name}$branch_{branch}"
+
 
 @dataclass
 class FileStore:
@@ -26,6 +37,7 @@ class FileStore:
     path: str
     name: str  # "db.table" (for messages)
     schema: TableSchema
+    branch: str = MAIN_BRANCH
     options: CoreOptions = field(init=False)
 
     def __post_init__(self) -> None:
@@ -52,18 +64,29 @@ class FileStore:
     def bucket_key_fields(self) -> list[DataField]:
         return self.schema.fields_of(self.schema.bucket_keys)
 
+    @property
+    def meta_path(self) -> str:
+        """Where this branch keeps its schemas, snapshots and tags (data and manifests are shared)."""
+        return branch_path(self.path, self.branch)
+
+    def for_branch(self, branch: str, schema: TableSchema) -> FileStore:
+        return FileStore(self.file_io, self.path, branch_identifier(self.name.split("$")[0], branch), schema, branch)
+
+    def with_schema(self, schema: TableSchema) -> FileStore:
+        return FileStore(self.file_io, self.path, self.name, schema, self.branch)
+
     # -- managers --------------------------------------------------------------------------------
     @cached_property
     def snapshots(self) -> SnapshotManager:
-        return SnapshotManager(self.file_io, self.path, self.name)
+        return SnapshotManager(self.file_io, self.meta_path, self.name)
 
     @cached_property
     def schemas(self) -> SchemaManager:
-        return SchemaManager(self.file_io, self.path, self.name)
+        return SchemaManager(self.file_io, self.meta_path, self.name)
 
     @cached_property
     def tags(self) -> TagManager:
-        return TagManager(self.file_io, self.path, self.name)
+        return TagManager(self.file_io, self.meta_path, self.name)
 
     @cached_property
     def manifests(self) -> ManifestStore:

@@ -11,29 +11,34 @@ import pyarrow as pa
 from paimon_sql.errors import NotFoundError, ValidationError
 from paimon_sql.format.partition_path import partition_value_string
 from paimon_sql.fs.file_io import FileIO
-from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.file_store import MAIN_BRANCH, FileStore, branch_identifier
 from paimon_sql.meta.manifest_entry import KIND_DELETE, ManifestEntry
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.ops import alter as alter_ops
 from paimon_sql.ops import delete as delete_ops
 from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns
-from paimon_sql.scan.planner import plan
+from paimon_sql.scan.planner import live_entries, plan
 from paimon_sql.scan.reader import output_schema, read_split
 from paimon_sql.scan.split import DataSplit
 from paimon_sql.types import DataField
 from paimon_sql.write.commit import CommitRequest, commit
 from paimon_sql.write.table_write import TableWrite
 
+FALLBACK_BRANCH = "scan.fallback-branch"
 WriteInput = Union[pa.Table, pa.RecordBatchReader, Iterable[pa.RecordBatch]]  # noqa: UP007
 
 
 class Table:
-    def __init__(self, file_io: FileIO, path: str, identifier: str, schema: TableSchema) -> None:
+    def __init__(
+        self, file_io: FileIO, path: str, table_name: str, schema: TableSchema, branch: str = MAIN_BRANCH
+    ) -> None:
         self.file_io = file_io
         self.path = path
-        self.identifier = identifier
-        self.store = FileStore(file_io, path, identifier, schema)
+        self.table_name = table_name  # "db.table", without the branch
+        self.branch = branch
+        self.identifier = branch_identifier(table_name, branch)
+        self.store = FileStore(file_io, path, self.identifier, schema, branch)
 
     # -- metadata --------------------------------------------------------------------------------
     @property
@@ -73,7 +78,7 @@ class Table:
         latest = self.store.schemas.latest()
         if latest is None:
             raise NotFoundError(f"Table {self.identifier} does not exist")
-        return Table(self.file_io, self.path, self.identifier, latest)
+        return self.with_schema(latest)
 
     def __repr__(self) -> str:
         return f"Table({self.identifier!r}, fields={self.schema.field_names})"
@@ -106,7 +111,9 @@ class Table:
 
     def _store_for(self, snap: Snapshot | None, time_travel: bool) -> FileStore:
         if snap is not None and time_travel and snap.schema_id != self.schema.id:
-            return FileStore(self.file_io, self.path, self.identifier, self.store.schemas.schema(snap.schema_id))
+            # time travel reads with the snapshot's schema, keeping the latest options (like Paimon)
+            old = self.store.schemas.schema(snap.schema_id)
+            return self.store.with_schema(dataclasses.replace(old, options=dict(self.schema.options)))
         return self.store
 
     def _parse_filter(self, store: FileStore, filter: str | Predicate | None) -> Predicate | None:
@@ -119,13 +126,18 @@ class Table:
     def plan(
         self, filter: str | Predicate | None = None, snapshot_id: int | None = None,
         tag: str | None = None, timestamp_ms: int | None = None,
-    ) -> tuple[FileStore, list[DataSplit], Predicate | None]:
+    ) -> tuple[FileStore, list[tuple[FileStore, DataSplit]], Predicate | None]:
+        """The store (schema) the read uses and its splits, each with the store to read it with."""
         snap, tt = self._resolve_snapshot(snapshot_id, tag, timestamp_ms)
         store = self._store_for(snap, tt)
         pred = self._parse_filter(store, filter)
-        if snap is None:
-            return store, [], pred
-        return store, plan(store, snap, pred), pred
+        splits: list[tuple[FileStore, DataSplit]] = []
+        if snap is not None:
+            splits = [(store, s) for s in plan(store, snap, pred)]
+        fallback = self.schema.options.get(FALLBACK_BRANCH)
+        if fallback and self.branch == MAIN_BRANCH:
+            splits += fallback_splits(store, snap, fallback, pred, tt)
+        return store, splits, pred
 
     def read(
         self,
@@ -142,9 +154,9 @@ class Table:
         if pred is not None:
             names = {f.name for f in read_fields}
             read_fields += [store.schema.field(c) for c in sorted(referenced_columns(pred)) if c not in names]
-        parts = [read_split(store, s, read_fields, pred) for s in splits]
+        parts = [read_split(st, s, _same_fields(st, read_fields), pred) for st, s in splits]
         schema = output_schema(out_fields)
-        parts = [p.select([f.name for f in out_fields]) for p in parts if p.num_rows]
+        parts = [p.select([f.name for f in out_fields]).cast(schema) for p in parts if p.num_rows]
         if not parts:
             return schema.empty_table()
         return pa.concat_tables(parts)
@@ -215,10 +227,50 @@ class Table:
         set_options, remove_options); writes a new schema version and returns the refreshed table."""
         new_schema = alter_ops.alter_schema(self.store, **changes)
         self.store.schemas.commit(new_schema)
-        return Table(self.file_io, self.path, self.identifier, new_schema)
+        return self.with_schema(new_schema)
 
     def with_schema(self, schema: TableSchema) -> Table:
-        return Table(self.file_io, self.path, self.identifier, dataclasses.replace(schema))
+        return Table(self.file_io, self.path, self.table_name, schema, self.branch)
+
+
+def _same_fields(store: FileStore, fields: list[DataField]) -> list[DataField]:
+    """``fields`` as ``store`` (e.g. a fallback branch with its own field ids) has them, by name."""
+    own = set(store.schema.fields)
+    return fields if all(f in own for f in fields) else [store.schema.field(f.name) for f in fields]
+
+
+def fallback_splits(
+    main: FileStore, snap: Snapshot | None, branch: str, pred: Predicate | None, time_travel: bool
+) -> list[tuple[FileStore, DataSplit]]:
+    """Splits of the ``scan.fallback-branch`` for the partitions the main branch does not have."""
+    probe = main.for_branch(branch, main.schema)
+    latest = probe.schemas.latest()
+    if latest is None:
+        raise NotFoundError(f"Fallback branch {branch!r} of table {main.name} does not exist")
+    other_snap: Snapshot | None
+    if time_travel and snap is not None:
+        other_snap = probe.snapshots.snapshot_at_or_before(snap.time_millis)
+        if other_snap is None and probe.snapshots.exists(1):
+            other_snap = probe.snapshots.snapshot(1)
+    else:
+        other_snap = probe.snapshots.latest()
+    schema = latest
+    if time_travel and other_snap is not None and other_snap.schema_id != latest.id:
+        schema = probe.schemas.schema(other_snap.schema_id)
+    other = main.for_branch(branch, schema)
+    main_types = [(f.name, f.type.copy(True)) for f in main.schema.fields]
+    other_types = [(f.name, f.type.copy(True)) for f in other.schema.fields]
+    if main_types != other_types:
+        raise ValidationError(
+            f"Branch main and {branch} of table {main.name} do not have the same row type, but "
+            f"'{FALLBACK_BRANCH}' is '{branch}': the fallback branch must have the same schema "
+            f"(main: {[f.to_string() for f in main.schema.fields]}, "
+            f"{branch}: {[f.to_string() for f in other.schema.fields]})"
+        )
+    if other_snap is None:
+        return []
+    complete = {e.partition for e in live_entries(main, snap, None)} if snap is not None else set()
+    return [(other, s) for s in plan(other, other_snap, pred) if s.partition not in complete]
 
 
 def _project(store: FileStore, columns: Sequence[str] | None) -> list[DataField]:
