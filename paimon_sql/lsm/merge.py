@@ -28,6 +28,8 @@ class MergeSpec:
     key_columns: tuple[str, ...]
     sequence_columns: tuple[str, ...] = ()  # the 'sequence.field' columns, compared before _SEQUENCE_NUMBER
     ignore_delete: bool = False
+    # partial-update: a -D record removes the key's row (later records start a new row)
+    remove_record_on_delete: bool = False
 
 
 def sort_by_key_and_sequence(table: pa.Table, spec: MergeSpec) -> pa.Table:
@@ -82,11 +84,79 @@ def first_row(table: pa.Table, spec: MergeSpec) -> pa.Table:
     return t.filter(pa.array(first))
 
 
+def _group_bounds(table: pa.Table, key_columns: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (inclusive) row of every key group of a key-sorted table."""
+    last = group_last_mask(table, key_columns)
+    ends = np.flatnonzero(last)
+    starts = np.concatenate([[0], ends[:-1] + 1]) if len(ends) else ends
+    return starts, ends
+
+
+def _last_non_null(col: pa.ChunkedArray | pa.Array, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
+    """Per group, the last non-null value (null when the group has none)."""
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    n = len(arr)
+    valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    idx = np.where(valid, np.arange(n), -1)
+    filled = np.maximum.accumulate(idx) if n else idx
+    pick = filled[ends]
+    found = pick >= starts
+    taken = arr.take(pa.array(np.where(found, pick, 0)))
+    if found.all():
+        return taken
+    return pc.if_else(pa.array(found), taken, pa.nulls(len(taken), arr.type))
+
+
+def partial_update(table: pa.Table, spec: MergeSpec) -> pa.Table:
+    """Each field takes the newest non-null value of its key (Paimon's partial-update engine)."""
+    kinds = table.column(KIND)
+    retract = pc.or_(pc.equal(kinds, KIND_UPDATE_BEFORE), pc.equal(kinds, KIND_DELETE))
+    if spec.ignore_delete:
+        table = table.filter(pc.invert(retract))
+    elif pc.any(retract).as_py():
+        if not spec.remove_record_on_delete:
+            raise UnsupportedError(
+                "The partial-update merge engine cannot accept delete records by default: set "
+                "'ignore-delete' = 'true' to ignore them, or 'partial-update.remove-record-on-delete' = "
+                "'true' to remove the row"
+            )
+    t = sort_by_key_and_sequence(table, spec)
+    if t.num_rows == 0:
+        return t
+    starts, ends = _group_bounds(t, spec.key_columns)
+    if spec.remove_record_on_delete and not spec.ignore_delete:
+        # only the records after a key's last -D count
+        is_delete = np.asarray(pc.equal(t.column(KIND), KIND_DELETE).to_numpy(zero_copy_only=False), dtype=bool)
+        n = t.num_rows
+        marks = np.maximum.accumulate(np.where(is_delete, np.arange(n), -1))
+        group_of = np.repeat(np.arange(len(starts)), ends - starts + 1)
+        last_delete = marks
+        keep = (last_delete < starts[group_of]) | (np.arange(n) > last_delete)
+        keep &= ~is_delete
+        kinds_np = np.asarray(pc.equal(t.column(KIND), KIND_UPDATE_BEFORE).to_numpy(zero_copy_only=False), dtype=bool)
+        keep &= ~kinds_np
+        t = t.filter(pa.array(keep))
+        if t.num_rows == 0:
+            return t
+        starts, ends = _group_bounds(t, spec.key_columns)
+    keys = set(spec.key_columns)
+    cols = []
+    for name in t.column_names:
+        col = t.column(name)
+        if name in keys:
+            cols.append(col.take(pa.array(ends)))
+        elif name == KIND:
+            cols.append(pa.array(np.zeros(len(ends), dtype=np.int8)))
+        else:
+            cols.append(_last_non_null(col, starts, ends))
+    return pa.Table.from_arrays(cols, names=t.column_names)
+
+
 def _unsupported(engine: str) -> Callable[[pa.Table, MergeSpec], pa.Table]:
     def merge(table: pa.Table, spec: MergeSpec) -> pa.Table:
         raise UnsupportedError(
             f"merge-engine '{engine}' is not supported yet by paimon_sql (reading or writing a "
-            f"primary-key table that needs it); supported: deduplicate, first-row"
+            f"primary-key table that needs it); supported: deduplicate, first-row, partial-update"
         )
 
     return merge
@@ -95,7 +165,7 @@ def _unsupported(engine: str) -> Callable[[pa.Table, MergeSpec], pa.Table]:
 MERGE_ENGINES: dict[str, Callable[[pa.Table, MergeSpec], pa.Table]] = {
     "deduplicate": deduplicate,
     "first-row": first_row,
-    "partial-update": _unsupported("partial-update"),
+    "partial-update": partial_update,
     "aggregation": _unsupported("aggregation"),
 }
 

@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paimon_sql.errors import UnsupportedError
 from paimon_sql.format import deletion_vector
 from paimon_sql.format.data_files import read_file
 from paimon_sql.fs.file_io import join
@@ -128,7 +129,9 @@ def read_split(
             key_columns=tuple(KEY_PREFIX + k.name for k in key_fields),
             sequence_columns=tuple(store.options.sequence_fields),
             ignore_delete=store.options.ignore_delete,
+            remove_record_on_delete=store.options.partial_update_remove_record_on_delete,
         )
+        check_merge_supported(store)
         merged = merge_engine(store.options.merge_engine)(merged_in, spec)
         parts = [merged.select([f.name for f in fields])]
     if not parts:
@@ -137,6 +140,20 @@ def read_split(
     if predicate is not None:
         result = result.filter(to_arrow_expression(predicate))
     return result.cast(schema) if not result.schema.equals(schema) else result
+
+
+def check_merge_supported(store: FileStore) -> None:
+    """Merge-engine options paimon_sql does not implement yet fail loudly instead of merging wrongly."""
+    if store.options.merge_engine != "partial-update":
+        return
+    bad = [k for k in store.schema.options if k.startswith("fields.") and
+           (k.endswith(".sequence-group") or k.endswith(".aggregate-function"))]
+    bad += [k for k in ("fields.default-aggregate-function",) if k in store.schema.options]
+    if bad:
+        raise UnsupportedError(
+            f"partial-update with sequence groups or aggregate functions ({bad}) is not supported yet "
+            f"(table {store.name})"
+        )
 
 
 def _drop_retract_rows(table: pa.Table) -> pa.Table:
