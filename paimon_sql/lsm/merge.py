@@ -130,7 +130,7 @@ def partial_update(table: pa.Table, spec: MergeSpec) -> pa.Table:
         n = t.num_rows
         marks = np.maximum.accumulate(np.where(is_delete, np.arange(n), -1))
         group_of = np.repeat(np.arange(len(starts)), ends - starts + 1)
-        last_delete = marks
+        last_delete = marks[ends][group_of]  # the last -D of each row's group (or earlier: none)
         keep = (last_delete < starts[group_of]) | (np.arange(n) > last_delete)
         keep &= ~is_delete
         kinds_np = np.asarray(pc.equal(t.column(KIND), KIND_UPDATE_BEFORE).to_numpy(zero_copy_only=False), dtype=bool)

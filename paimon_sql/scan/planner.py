@@ -6,6 +6,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from paimon_sql.errors import PaimonError
 from paimon_sql.format.binary_row import decode_row, decode_rows
 from paimon_sql.fs.file_io import join
 from paimon_sql.meta.file_store import FileStore
@@ -13,7 +14,15 @@ from paimon_sql.meta.index_file_meta import INDEX_TYPE_DELETION_VECTORS
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.manifest_file_meta import ManifestFileMeta
 from paimon_sql.meta.snapshot import Snapshot
-from paimon_sql.predicate import ColumnStats, Predicate, might_match, partition_only
+from paimon_sql.predicate import (
+    ColumnStats,
+    Predicate,
+    and_,
+    might_match,
+    partition_only,
+    referenced_columns,
+    split_and,
+)
 from paimon_sql.scan.split import DataSplit, DeletionFile
 
 
@@ -50,6 +59,9 @@ def plan(store: FileStore, snapshot: Snapshot, predicate: Predicate | None = Non
     """Splits of ``snapshot`` that may hold rows matching ``predicate``."""
     part_pred = partition_only(predicate, list(store.schema.partition_keys)) if predicate is not None else None
     entries = live_entries(store, snapshot, part_pred)
+
+    if predicate is not None and entries:
+        entries = prune_by_stats(store, entries, predicate)
 
     skip_level0 = store.has_primary_key and (
         store.options.deletion_vectors_enabled or store.options.merge_engine == "first-row"
@@ -93,6 +105,51 @@ def plan(store: FileStore, snapshot: Snapshot, predicate: Predicate | None = Non
             )
         )
     return splits
+
+
+def prune_by_stats(store: FileStore, entries: list[ManifestEntry], predicate: Predicate) -> list[ManifestEntry]:
+    """Drops files whose min/max/null-count statistics prove no row can match.
+
+    Append tables use the value stats of every column. Primary-key tables only use the key columns'
+    stats: a value filter must not skip a file whose newer record of a key would be merged away.
+    Files written with another schema version keep their rows (their stats are by old column ids)."""
+    if store.has_primary_key:
+        key_names = {k.name for k in store.key_fields}
+        conjuncts = [c for c in split_and(predicate) if referenced_columns(c) <= key_names]
+        if not conjuncts:
+            return entries
+        pred = and_(*conjuncts)
+    else:
+        pred = predicate
+    groups: dict[tuple[str, ...] | None, list[int]] = defaultdict(list)
+    keep = np.ones(len(entries), dtype=bool)
+    for i, e in enumerate(entries):
+        if e.file.schema_id == store.schema.id:
+            groups[e.file.value_stats_cols if not store.has_primary_key else ("__key__",)].append(i)
+    for cols, idx in groups.items():
+        files = [entries[i].file for i in idx]
+        if store.has_primary_key:
+            fields = store.key_fields
+            stats_list = [f.key_stats for f in files]
+        else:
+            fields = store.schema.fields_of(list(cols)) if cols is not None else list(store.schema.fields)
+            stats_list = [f.value_stats for f in files]
+        types = [f.type for f in fields]
+        try:
+            mins = decode_rows([s.min_values for s in stats_list], types)
+            maxs = decode_rows([s.max_values for s in stats_list], types)
+        except PaimonError:
+            continue  # stats we cannot decode never prune
+        stats = {}
+        for j, f in enumerate(fields):
+            counts = [s.null_counts[j] if s.null_counts is not None and j < len(s.null_counts) else None
+                      for s in stats_list]
+            nc = None if any(c is None for c in counts) else np.asarray(counts, dtype=np.int64)
+            stats[f.name] = ColumnStats(mins[j], maxs[j], nc)
+        rows = np.asarray([f.row_count for f in files], dtype=np.int64)
+        mask = might_match(pred, stats, rows)
+        keep[np.asarray(idx)[~mask]] = False
+    return [e for e, k in zip(entries, keep) if k]
 
 
 def _non_overlapping_single_run(files: tuple[object, ...]) -> bool:
