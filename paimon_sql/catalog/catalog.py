@@ -13,6 +13,7 @@ from paimon_sql.errors import (
     DatabaseNotFoundError,
     NotFoundError,
     TableNotFoundError,
+    UnsupportedError,
     ValidationError,
 )
 from paimon_sql.fs.file_io import FileIO, basename, join
@@ -183,8 +184,9 @@ def build_schema(
     if pks and not [k for k in pks if k not in parts]:
         raise ValidationError(f"Primary key {pks} of table {name} must not consist of partition columns only")
     if pks and parts and not set(parts) <= set(pks):
-        raise ValidationError(
-            f"Primary key {pks} of table {name} must include all partition columns {parts}"
+        raise UnsupportedError(
+            f"Primary key {pks} of table {name} does not include all partition columns {parts}: "
+            "cross-partition upsert tables are not supported yet"
         )
     validate_options(opts, name)
     bucket_key = opts.get("bucket-key")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from paimon_sql.errors import ValidationError
 from paimon_sql.fs.file_io import FileIO
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_HASH, IndexFileMeta, IndexManifestEntry
 from paimon_sql.meta.manifest_entry import KIND_ADD
@@ -29,7 +30,14 @@ class PartitionBuckets:
     hashes: dict[int, np.ndarray] = field(default_factory=dict)
     changed: set[int] = field(default_factory=set)
 
-    def assign(self, key_hashes: np.ndarray, target_rows: int, max_buckets: int | None) -> np.ndarray:
+    def assign(
+        self, key_hashes: np.ndarray, target_rows: int, max_buckets: int | None, num_assigners: int = 1
+    ) -> np.ndarray:
+        """Buckets of the given key hashes; new keys are added to the index.
+
+        With ``num_assigners`` = N (``dynamic-bucket.initial-buckets``), a key belongs to assigner
+        ``abs(hash % N)`` and that assigner only uses buckets ``b`` with ``b % N`` equal to its id, so
+        a new partition starts with N buckets, as with Paimon's N parallel bucket assigners."""
         out = np.full(len(key_hashes), -1, dtype=np.int32)
         if self.hashes:
             all_h = np.concatenate(list(self.hashes.values()))
@@ -41,33 +49,54 @@ class PartitionBuckets:
             found = (pos < len(sh)) & (sh[pos_c] == key_hashes)
             out[found] = sb[pos_c[found]]
         new_mask = out < 0
-        if new_mask.any():
-            new_hashes, first_idx, inverse = np.unique(
-                key_hashes[new_mask], return_index=True, return_inverse=True
-            )
-            # assign in order of first appearance, like a row-by-row assigner would
-            appearance = np.argsort(first_idx, kind="stable")
-            assigned = np.empty(len(new_hashes), dtype=np.int32)
-            counts = {b: len(h) for b, h in self.hashes.items()}
-            i = 0
-            while i < len(appearance):
-                bucket = next((b for b in sorted(counts) if counts[b] < target_rows), None)
-                if bucket is None:
-                    bucket = max(counts) + 1 if counts else 0
-                    if max_buckets is not None and max_buckets > 0 and bucket >= max_buckets:
-                        bucket = int(np.argmin([counts[b] for b in sorted(counts)]))
-                    counts.setdefault(bucket, 0)
-                room = max(target_rows - counts[bucket], 1)
-                take = appearance[i : i + room]
-                assigned[take] = bucket
-                counts[bucket] += len(take)
-                self.hashes[bucket] = np.concatenate(
-                    [self.hashes.get(bucket, np.empty(0, dtype=np.int32)), new_hashes[take]]
-                )
-                self.changed.add(bucket)
-                i += len(take)
-            out[new_mask] = assigned[inverse]
+        if not new_mask.any():
+            return out
+        uniq, first_idx, inverse = np.unique(key_hashes[new_mask], return_index=True, return_inverse=True)
+        appearance = np.argsort(first_idx, kind="stable")  # new keys in order of first appearance
+        assigned = np.empty(len(uniq), dtype=np.int32)
+        n = max(num_assigners, 1)
+        owner = np.abs(uniq.astype(np.int64) % n)
+        for a in np.unique(owner):
+            mine = appearance[owner[appearance] == a]
+            self._fill(uniq, mine, assigned, target_rows, max_buckets, int(a), n)
+        out[new_mask] = assigned[inverse]
         return out
+
+    def _fill(
+        self, uniq: np.ndarray, mine: np.ndarray, assigned: np.ndarray, target_rows: int,
+        max_buckets: int | None, assigner: int, num_assigners: int,
+    ) -> None:
+        counts = {b: len(h) for b, h in self.hashes.items() if b % num_assigners == assigner}
+        limit = max_buckets if max_buckets is not None and max_buckets > 0 else 32767
+        i = 0
+        while i < len(mine):
+            bucket = next((b for b in sorted(counts) if counts[b] < target_rows), None)
+            room = 0
+            if bucket is None:
+                used = set(self.hashes)
+                bucket = next(
+                    (b for b in range(limit) if b % num_assigners == assigner and b not in used), None
+                )
+                if bucket is None:
+                    if not counts:
+                        raise ValidationError(
+                            f"Dynamic bucket assignment ran out of buckets (max {limit}); raise "
+                            "'dynamic-bucket.target-row-num' or 'dynamic-bucket.max-buckets'"
+                        )
+                    # upper bound reached: spread the rest over the least filled buckets
+                    bucket = min(counts, key=lambda b: counts[b])
+                    room = len(mine) - i
+                counts.setdefault(bucket, 0)
+            if not room:
+                room = max(target_rows - counts[bucket], 1)
+            take = mine[i : i + room]
+            assigned[take] = bucket
+            counts[bucket] += len(take)
+            self.hashes[bucket] = np.concatenate(
+                [self.hashes.get(bucket, np.empty(0, dtype=np.int32)), uniq[take].astype(np.int32)]
+            )
+            self.changed.add(bucket)
+            i += len(take)
 
 
 def write_hash_index(

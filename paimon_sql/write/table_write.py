@@ -202,7 +202,10 @@ class TableWrite:
         key_cols = [rows.column(f.name).combine_chunks() for f in self.store.key_fields]
         hashes = np.asarray(hash_columns(key_cols, [f.type for f in self.store.key_fields]), dtype=np.int32)
         opts = self.store.options
-        return pb.assign(hashes, opts.dynamic_bucket_target_row_num, opts.dynamic_bucket_max_buckets).astype(np.int64)
+        return pb.assign(
+            hashes, opts.dynamic_bucket_target_row_num, opts.dynamic_bucket_max_buckets,
+            opts.dynamic_bucket_initial_buckets or 1,
+        ).astype(np.int64)
 
     def _load_dynamic_index(self) -> None:
         if self._dyn_loaded:

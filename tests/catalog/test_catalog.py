@@ -79,7 +79,6 @@ def test_unknown_database_and_table(catalog: Catalog) -> None:
         ({"primary_keys": ["id"], "options": {"merge-engine": "nope"}}, "merge-engine"),
         ({"primary_keys": ["missing"]}, "missing"),
         ({"partition_keys": ["missing"]}, "missing"),
-        ({"primary_keys": ["id"], "partition_keys": ["v"]}, "partition"),
         ({"options": {"bucket": "2"}}, "bucket-key"),
     ],
 )
@@ -87,3 +86,9 @@ def test_bad_create_table(catalog: Catalog, kwargs, match) -> None:  # type: ign
     with pytest.raises(ValidationError, match=match):
         catalog.create_table("db.bad", SCHEMA, **kwargs)
     assert not catalog.table_exists("db.bad")
+
+
+def test_cross_partition_upsert_is_unsupported(catalog: Catalog) -> None:
+    with pytest.raises(UnsupportedError, match="cross-partition"):
+        catalog.create_table("db.x", SCHEMA, primary_keys=["id"], partition_keys=["v"])
+    assert not catalog.table_exists("db.x")

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from paimon_sql import Catalog
+from paimon_sql.format.murmur import hash_columns
+from paimon_sql.meta.index_file_meta import INDEX_TYPE_HASH
+from paimon_sql.types import BigIntType
+from paimon_sql.write.dynamic_bucket import read_hashes
+
+SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string())])
+
+
+def rows(ids: list[int], v: str = "a") -> pa.Table:
+    return pa.table({"id": ids, "v": [v] * len(ids)})
+
+
+def bucket_files(t) -> dict[int, int]:  # type: ignore[no-untyped-def]
+    out: dict[int, int] = {}
+    for e in t.store.manifests.live_entries(t.latest_snapshot()):
+        out[e.bucket] = out.get(e.bucket, 0) + e.file.row_count
+    return out
+
+
+def hash_index(t) -> dict[int, np.ndarray]:  # type: ignore[no-untyped-def]
+    out = {}
+    for e in t.store.manifests.index_entries(t.latest_snapshot()):
+        assert e.index_file.index_type == INDEX_TYPE_HASH
+        out[e.bucket] = read_hashes(t.file_io, t.store.index_file_path(e.index_file.file_name))
+    return out
+
+
+def test_dynamic_buckets_fill_to_target(catalog: Catalog) -> None:
+    t = catalog.create_table("db.t", SCHEMA, primary_keys=["id"],
+                             options={"dynamic-bucket.target-row-num": "10"})
+    assert t.store.options.bucket == -1
+    t.write(rows(list(range(35))))
+    counts = bucket_files(t)
+    assert sorted(counts) == [0, 1, 2, 3] and sorted(counts.values()) == [5, 10, 10, 10]
+    index = hash_index(t)
+    expected = hash_columns([pa.array(range(35), pa.int64())], [BigIntType(nullable=False)])
+    assert sorted(np.concatenate(list(index.values())).tolist()) == sorted(expected.tolist())
+    # upserting known keys keeps them in their bucket; new keys fill bucket 3 first
+    t.write(rows([0, 34, 100], "b"))
+    index2 = hash_index(t)
+    assert sum(len(h) for h in index2.values()) == 36
+    assert sorted(t.read(filter="v = 'b'").column("id").to_pylist()) == [0, 34, 100]
+    assert t.read().num_rows == 36
+    for e in t.store.manifests.live_entries(t.latest_snapshot()):  # type: ignore[arg-type]
+        assert e.total_buckets == -1
+
+
+def test_initial_and_max_buckets(catalog: Catalog) -> None:
+    t = catalog.create_table("db.i", SCHEMA, primary_keys=["id"],
+                             options={"dynamic-bucket.initial-buckets": "3"})
+    t.write(rows(list(range(300))))
+    assert sorted(bucket_files(t)) == [0, 1, 2]
+    m = catalog.create_table("db.m", SCHEMA, primary_keys=["id"],
+                             options={"dynamic-bucket.target-row-num": "5", "dynamic-bucket.max-buckets": "2"})
+    m.write(rows(list(range(30))))
+    assert sorted(bucket_files(m)) == [0, 1]
+    assert m.read().num_rows == 30
+
+
+def test_partitions_have_their_own_buckets(catalog: Catalog) -> None:
+    schema = pa.schema([("id", pa.int64()), ("v", pa.string()), ("dt", pa.string())])
+    t = catalog.create_table("db.p", schema, primary_keys=["id", "dt"], partition_keys=["dt"],
+                             options={"dynamic-bucket.target-row-num": "4"})
+    t.write(pa.table({"id": list(range(6)) * 2, "v": ["x"] * 12, "dt": ["a"] * 6 + ["b"] * 6}))
+    entries = t.store.manifests.index_entries(t.latest_snapshot())  # type: ignore[arg-type]
+    assert len({e.partition for e in entries}) == 2
+    assert sorted(e.bucket for e in entries) == [0, 0, 1, 1]
+    t.delete("id = 1 AND dt = 'b'")
+    assert t.read().num_rows == 11
