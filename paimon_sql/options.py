@@ -1635,7 +1635,10 @@ def validate_options(
             pass
     for key, value in options.items():
         if not isinstance(value, str):
-            errors.append(_invalid_message(key, repr(value), where, "option values must be strings"))
+            errors.append(
+                f"Invalid value {value!r} ({type(value).__name__}) for option {key!r}{_where_suffix(where)}: "
+                "option values must be strings"
+            )
             continue
         d = option_def(key)
         if d is None:

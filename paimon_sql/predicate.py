@@ -478,8 +478,7 @@ def _nnf(p: Predicate, negate: bool = False) -> _Node:
         return _nnf(p.child, not negate)
     if isinstance(p, (And, Or)):
         kids = tuple(_nnf(c, negate) for c in p.children)
-        flip = negate
-        cls: type[And] | type[Or] = (Or if isinstance(p, And) else And) if flip else type(p)
+        cls: type[And] | type[Or] = (Or if isinstance(p, And) else And) if negate else type(p)
         return cls(kids)  # type: ignore[arg-type]
     if not negate:
         return p
@@ -700,7 +699,7 @@ def _might_in_sorted(lits: pa.Array, mn: pa.Array, mx: pa.Array) -> np.ndarray:
     hi = pc.fill_null(mx, fill).to_numpy(zero_copy_only=False)
     idx = np.searchsorted(sorted_lits, lo, side="left")
     cand = sorted_lits[np.minimum(idx, k - 1)]
-    hit = (idx < k) & np.asarray(cand < hi, dtype=bool)
+    hit = (idx < k) & np.asarray(cand <= hi, dtype=bool)
     return hit | unknown
 
 

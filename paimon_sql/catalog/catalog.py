@@ -188,7 +188,7 @@ def build_schema(
             f"Primary key {pks} of table {name} does not include all partition columns {parts}: "
             "cross-partition upsert tables are not supported yet"
         )
-    validate_options(opts, name)
+    validate_options(opts, name, primary_keys=pks)
     bucket_key = opts.get("bucket-key")
     if bucket_key:
         bks = [k.strip() for k in bucket_key.split(",")]

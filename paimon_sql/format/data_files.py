@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
-from typing import Any
 
-import fastavro
 import pyarrow as pa
 import pyarrow.orc as paorc
 import pyarrow.parquet as pq
 
 from paimon_sql.errors import CorruptFileError, NotFoundError, UnsupportedError, ValidationError
+from paimon_sql.format.avro_data import avro_columns, read_avro, write_avro
 from paimon_sql.fs.file_io import FileIO
 
 FORMATS = ("parquet", "orc", "avro")
@@ -42,18 +40,11 @@ def read_file(
 
 
 def _read_avro(data: bytes, columns: Sequence[str] | None) -> pa.Table:
-    # Row-at-a-time is forced by the format here: fastavro decodes records.
-    reader = fastavro.reader(io.BytesIO(data))
-    records: list[Any] = list(reader)
-    schema: Any = reader.writer_schema
-    names = [f["name"] for f in schema["fields"]]
-    wanted = list(columns) if columns is not None else names
-    arrays = []
-    for name in wanted:
-        if name not in names:
-            raise CorruptFileError(f"column {name!r} not in avro file")
-        arrays.append(pa.array([r[name] for r in records]))
-    return pa.Table.from_arrays(arrays, names=wanted)
+    return read_avro(data, columns, _AVRO_SYSTEM_TYPES)
+
+
+# Avro has no int8: read Paimon's system columns back with the Arrow types the other formats give.
+_AVRO_SYSTEM_TYPES = {"_SEQUENCE_NUMBER": pa.int64(), "_VALUE_KIND": pa.int8()}
 
 
 def file_columns(file_io: FileIO, path: str, file_format: str) -> list[str]:
@@ -64,9 +55,17 @@ def file_columns(file_io: FileIO, path: str, file_format: str) -> list[str]:
     if fmt == "orc":
         with file_io.open_input_file(path) as f:
             return list(paorc.ORCFile(f).schema.names)
-    reader = fastavro.reader(io.BytesIO(file_io.read_bytes(path)))
-    schema: Any = reader.writer_schema
-    return [f["name"] for f in schema["fields"]]
+    if fmt == "avro":
+        with file_io.open_input_file(path) as f:
+            head = f.read(_AVRO_HEADER_PROBE)
+        try:
+            return avro_columns(head)
+        except CorruptFileError:
+            return avro_columns(file_io.read_bytes(path))  # a header longer than the probe
+    raise UnsupportedError(f"Data file format {file_format!r} is not supported ({path})")
+
+
+_AVRO_HEADER_PROBE = 1 << 16
 
 
 def write_file(
@@ -89,9 +88,7 @@ def write_file(
         with file_io.open_output_stream(path) as out:
             paorc.write_table(table, out, compression="uncompressed" if comp == "none" else comp)
     elif fmt == "avro":
-        raise UnsupportedError(
-            f"Writing avro data files is not supported yet (file.format=avro for {path}); use parquet or orc"
-        )
+        file_io.write_bytes(path, write_avro(table, comp, zstd_level))
     else:
         raise ValidationError(f"Invalid value {file_format!r} for option 'file.format': expected one of {FORMATS}")
     return int(file_io.status(path).size)

@@ -18,6 +18,8 @@ from paimon_sql.errors import UnsupportedError
 
 SEQ = "_SEQUENCE_NUMBER"
 KIND = "_VALUE_KIND"
+# pyarrow >= 25 takes the null placement per sort key (the global option is deprecated there)
+_PER_KEY_NULL_PLACEMENT = int(pa.__version__.split(".")[0]) >= 25
 KIND_INSERT, KIND_UPDATE_BEFORE, KIND_UPDATE_AFTER, KIND_DELETE = 0, 1, 2, 3
 
 
@@ -34,10 +36,11 @@ class MergeSpec:
 
 def sort_by_key_and_sequence(table: pa.Table, spec: MergeSpec) -> pa.Table:
     """Stable sort by key, then user sequence fields, then ``_SEQUENCE_NUMBER`` (oldest first)."""
-    keys = [(k, "ascending") for k in spec.key_columns]
-    keys += [(s, "ascending") for s in spec.sequence_columns]
-    keys.append((SEQ, "ascending"))
-    idx = pc.sort_indices(table, sort_keys=keys, null_placement="at_start")
+    names = [*spec.key_columns, *spec.sequence_columns, SEQ]
+    if _PER_KEY_NULL_PLACEMENT:
+        idx = pc.sort_indices(table, sort_keys=[(n, "ascending", "at_start") for n in names])
+    else:
+        idx = pc.sort_indices(table, sort_keys=[(n, "ascending") for n in names], null_placement="at_start")
     return table.take(idx)
 
 

@@ -19,7 +19,7 @@ from paimon_sql.ops import alter as alter_ops
 from paimon_sql.ops import delete as delete_ops
 from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns
 from paimon_sql.scan.planner import live_entries, plan
-from paimon_sql.scan.reader import output_schema, read_split
+from paimon_sql.scan.reader import output_schema, read_splits_parallel
 from paimon_sql.scan.split import DataSplit
 from paimon_sql.types import DataField
 from paimon_sql.write.commit import CommitRequest, commit
@@ -154,7 +154,9 @@ class Table:
         if pred is not None:
             names = {f.name for f in read_fields}
             read_fields += [store.schema.field(c) for c in sorted(referenced_columns(pred)) if c not in names]
-        parts = [read_split(st, s, _same_fields(st, read_fields), pred) for st, s in splits]
+        parts = read_splits_parallel(
+            [(st, s, _same_fields(st, read_fields)) for st, s in splits], pred
+        )
         schema = output_schema(out_fields)
         parts = [p.select([f.name for f in out_fields]).cast(schema) for p in parts if p.num_rows]
         if not parts:

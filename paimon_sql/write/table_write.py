@@ -8,8 +8,10 @@ flush writes one sorted run (a level-0 file) per bucket. Memory is bounded by ``
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,7 +22,8 @@ from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.format.binary_row import encode_rows
 from paimon_sql.format.murmur import bucket_of, hash_columns
 from paimon_sql.fs.file_io import join
-from paimon_sql.lsm.merge import MergeSpec, group_last_mask, sort_by_key_and_sequence
+from paimon_sql.lsm.merge import MergeSpec, group_last_mask
+from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_HASH, IndexManifestEntry
 from paimon_sql.meta.manifest_entry import KIND_ADD, ManifestEntry
@@ -37,9 +40,11 @@ from paimon_sql.write.file_writer import (
     kv_arrow_schema,
     write_data_file,
 )
-from paimon_sql.write.grouping import group_ids, split_by
+from paimon_sql.write.grouping import group_ids
 
 ROW_KINDS = {"+I": 0, "-U": 1, "+U": 2, "-D": 3}
+# data files of different buckets are written in parallel (pyarrow releases the GIL)
+_WRITE_THREADS = max(1, min(4, os.cpu_count() or 1))
 _GROUP_COL = "__paimon_group"
 
 
@@ -173,18 +178,61 @@ class TableWrite:
             self._flush()
 
     def _flush(self) -> None:
+        """Writes the buffer: one sorted run per (partition, bucket), in parallel threads."""
         if not self._buffer:
             return
         table = pa.concat_tables(self._buffer) if len(self._buffer) > 1 else self._buffer[0]
         self._buffer, self._buffer_bytes = [], 0
-        part_names = [f.name for f in self.store.partition_fields]
-        pids, _ = group_ids(table, part_names)
-        for _, part_rows in split_by(table, pids):
-            pvals = [part_rows.column(n).slice(0, 1).combine_chunks() for n in part_names]
-            partition = encode_rows(pvals, self.store.partition_types)[0] if part_names else empty_row()
-            buckets = self._buckets(partition, part_rows)
-            for bucket, rows in split_by(part_rows, buckets):
-                self._write_bucket(partition, [v[0].as_py() for v in pvals], bucket, rows)
+        if table.num_rows == 0:
+            return
+        store = self.store
+        part_names = [f.name for f in store.partition_fields]
+        pids, num_parts = group_ids(table, part_names)
+        # one representative row per partition gives its values and BinaryRow
+        first_rows = np.unique(pids, return_index=True)[1] if num_parts > 1 else np.zeros(1, dtype=np.int64)
+        pcols = [table.column(n).take(pa.array(first_rows)).combine_chunks() for n in part_names]
+        partitions = encode_rows(pcols, store.partition_types) if part_names else [empty_row()] * num_parts
+        pvalues = [[c[i].as_py() for c in pcols] for i in range(num_parts)]
+        buckets = self._assign_buckets(table, pids, partitions)
+        width = int(buckets.max()) + 1 if len(buckets) else 1
+        group = pids * width + buckets
+        # sequence numbers continue per bucket, in input order (so a later row of a key wins)
+        order = np.argsort(group, kind="stable")
+        sorted_group = group[order]
+        starts = np.flatnonzero(np.concatenate([[True], sorted_group[1:] != sorted_group[:-1]]))
+        ends = np.concatenate([starts[1:], [len(group)]])
+        seq = np.empty(len(group), dtype=np.int64)
+        jobs = []
+        for s_, e_ in zip(starts, ends):
+            pid, bucket = divmod(int(sorted_group[s_]), width)
+            partition = partitions[pid]
+            start = self._sequence_start(partition, bucket)
+            assert self._next_seq is not None
+            self._next_seq[(partition, bucket)] = start + int(e_ - s_)
+            idx = order[s_:e_]  # this bucket's rows in input order
+            seq[idx] = np.arange(start, start + len(idx), dtype=np.int64)
+            self._namer(partition, bucket)  # create file namers before the threads start
+            jobs.append((partition, pvalues[pid], bucket, idx))
+        table = table.append_column(SEQ, pa.array(seq))
+        with ThreadPoolExecutor(max_workers=_WRITE_THREADS) as pool:
+            results = list(pool.map(lambda j: self._write_bucket(table, *j), jobs))
+        total = self.num_buckets if self.num_buckets > 0 else -1
+        for (partition, _, bucket, _), (meta, path) in zip(jobs, results):
+            self.changes.written_paths.append(path)
+            self.changes.entries.append(ManifestEntry(KIND_ADD, partition, bucket, total, meta))
+
+    def _assign_buckets(self, table: pa.Table, pids: np.ndarray, partitions: list[bytes]) -> np.ndarray:
+        if self.num_buckets > 0 or not self.has_pk:
+            return self._buckets(b"", table)
+        out = np.empty(table.num_rows, dtype=np.int64)
+        if len(partitions) == 1:
+            out[:] = self._buckets(partitions[0], table)
+            return out
+        order = np.argsort(pids, kind="stable")
+        bounds = np.flatnonzero(np.diff(pids[order])) + 1
+        for idx in np.split(order, bounds):
+            out[idx] = self._buckets(partitions[int(pids[idx[0]])], table.take(pa.array(idx)))
+        return out
 
     # -- buckets ---------------------------------------------------------------------------------
     def _buckets(self, partition: bytes, rows: pa.Table) -> np.ndarray:
@@ -246,32 +294,35 @@ class TableWrite:
             self.namers[k] = FileNamer(self.store.options.data_file_prefix, self.store.options.file_format)
         return self.namers[k]
 
-    def _write_bucket(self, partition: bytes, pvals: list[object], bucket: int, rows: pa.Table) -> None:
+    def _write_bucket(
+        self, table: pa.Table, partition: bytes, pvals: list[object], bucket: int, idx: np.ndarray
+    ) -> tuple[DataFileMeta, str]:
+        """Writes the rows ``idx`` of ``table`` (one partition and bucket, in input order) as one
+        file; primary-key rows are sorted by key and merged (the newest record of a key wins)."""
         store = self.store
-        start = self._sequence_start(partition, bucket)
-        n = rows.num_rows
-        assert self._next_seq is not None
-        self._next_seq[(partition, bucket)] = start + n
         bucket_dir = store.bucket_dir(pvals, bucket)
         if self.has_pk:
-            seq = pa.array(np.arange(start, start + n, dtype=np.int64))
-            cols = [rows.column(k.name) for k in store.key_fields] + [seq, rows.column(KIND)]
+            # a stable sort by (sequence fields,) key keeps each key's records in sequence order
+            key_names = [k.name for k in store.key_fields]
+            sort_cols = key_names + list(self.spec.sequence_columns)
+            sub = table.select(sort_cols).take(pa.array(idx))
+            perm = pc.sort_indices(sub, sort_keys=[(c, "ascending") for c in sort_cols])
+            idx = idx[np.asarray(perm, dtype=np.int64)]
+        rows = table.take(pa.array(idx))
+        seqs = rows.column(SEQ)
+        if self.has_pk:
+            last = group_last_mask(rows.select(key_names), key_names)
+            if not last.all():
+                rows = rows.filter(pa.array(last))  # the newest record of each key in this write
+            cols = [rows.column(k.name) for k in store.key_fields] + [rows.column(SEQ), rows.column(KIND)]
             cols += [rows.column(f.name) for f in store.schema.fields]
-            physical = kv_arrow_schema(store)
-            table = pa.Table.from_arrays(cols, schema=_relax(physical))
-            table = sort_by_key_and_sequence(table, self.spec)
-            table = table.filter(pa.array(group_last_mask(table, self.spec.key_columns)))
-            table = table.cast(physical)
+            table = pa.Table.from_arrays(cols, schema=_relax(kv_arrow_schema(store))).cast(kv_arrow_schema(store))
             seqs = table.column(SEQ)
-            mm = pc.min_max(seqs)
-            min_seq, max_seq = int(mm["min"].as_py()), int(mm["max"].as_py())
         else:
-            table = rows.drop_columns([KIND]).cast(append_arrow_schema(store))
-            min_seq, max_seq = start, start + n - 1
-        meta, path = write_data_file(store, bucket_dir, self._namer(partition, bucket), table, min_seq, max_seq)
-        self.changes.written_paths.append(path)
-        total = self.num_buckets if self.num_buckets > 0 else -1
-        self.changes.entries.append(ManifestEntry(KIND_ADD, partition, bucket, total, meta))
+            table = rows.drop_columns([KIND, SEQ]).cast(append_arrow_schema(store))
+        mm = pc.min_max(seqs)
+        min_seq, max_seq = int(mm["min"].as_py()), int(mm["max"].as_py())
+        return write_data_file(store, bucket_dir, self.namers[(partition, bucket)], table, min_seq, max_seq)
 
 
 def _relax(schema: pa.Schema) -> pa.Schema:
