@@ -56,7 +56,9 @@ def test_memory_size(text: str, expected: int) -> None:
     assert parse_memory_size(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "   ", "mb", "-1 mb", "1.5 mb", "1 xb", "1 m b", "9223372036854775807 kb"])
+@pytest.mark.parametrize(
+    "text", ["", "   ", "mb", "-1 mb", "1.5 mb", "1 xb", "1 m b", "9223372036854775807 kb"]
+)
 def test_memory_size_rejects(text: str) -> None:
     with pytest.raises(_BadValue):
         parse_memory_size(text)
@@ -308,7 +310,9 @@ def _error(options: dict[str, str], **kw: object) -> str:
 
 
 def test_validate_exact_message() -> None:
-    assert _error({"bucket": "x"}) == "Invalid value 'x' for option 'bucket' of table db.t: expected an integer"
+    assert (
+        _error({"bucket": "x"}) == "Invalid value 'x' for option 'bucket' of table db.t: expected an integer"
+    )
 
 
 @pytest.mark.parametrize("bucket", ["0", "-3", "-100"])
@@ -362,7 +366,11 @@ def test_validate_format_table_formats() -> None:
 def test_validate_unknown_keys_are_warnings() -> None:
     warnings = validate_options({"merge_engine": "deduplicate", "my.custom": "1", "bucket": "2"}, "db.t")
     assert len(warnings) == 2
-    assert "'merge_engine'" in warnings[0] and "db.t" in warnings[0] and "did you mean 'merge-engine'" in warnings[0]
+    assert (
+        "'merge_engine'" in warnings[0]
+        and "db.t" in warnings[0]
+        and "did you mean 'merge-engine'" in warnings[0]
+    )
     assert "'my.custom'" in warnings[1]
 
 
@@ -374,7 +382,9 @@ def test_validate_cross_option_rules() -> None:
     )
     assert "first-row" in _error({"merge-engine": "first-row", "changelog-producer": "input"})
     assert validate_options({"merge-engine": "first-row", "changelog-producer": "lookup"}, "db.t") == []
-    assert "deletion vectors" in _error({"deletion-vectors.enabled": "true", "changelog-producer": "full-compaction"})
+    assert "deletion vectors" in _error(
+        {"deletion-vectors.enabled": "true", "changelog-producer": "full-compaction"}
+    )
     assert "first-row" in _error({"deletion-vectors.enabled": "true", "merge-engine": "first-row"})
     assert "primary key" in _error({"bucket": "-2"}, primary_keys=[])
     assert validate_options({"bucket": "-2"}, "db.t", primary_keys=["id"]) == []

@@ -176,17 +176,23 @@ PARSED: list[tuple[str, Predicate]] = [
     ("tiny = -128", equal("tiny", -128)),
     ("big = 9223372036854775807", equal("big", 2**63 - 1)),
     ("s = 'it\\'s'", equal("s", "it's")),
-    ("s = \"dq\"", equal("s", "dq")),
+    ('s = "dq"', equal("s", "dq")),
     ("s = 'a' 'b'", equal("s", "ab")),
     ("bin = X'0A0B'", equal("bin", b"\n\x0b")),
     ("bin = 'hi'", equal("bin", b"hi")),
     ("d = DATE '2024-01-31'", equal("d", dt.date(2024, 1, 31))),
     ("d >= '2024-02-29'", greater_or_equal("d", dt.date(2024, 2, 29))),
     ("d = CAST('2024-01-01' AS DATE)", equal("d", dt.date(2024, 1, 1))),
-    ("ts > TIMESTAMP '2024-01-01 10:00:00.123456'", greater_than("ts", dt.datetime(2024, 1, 1, 10, 0, 0, 123456))),
+    (
+        "ts > TIMESTAMP '2024-01-01 10:00:00.123456'",
+        greater_than("ts", dt.datetime(2024, 1, 1, 10, 0, 0, 123456)),
+    ),
     ("ts = '2024-01-01T10:30'", equal("ts", dt.datetime(2024, 1, 1, 10, 30))),
     ("ts = '2024-01-01'", equal("ts", dt.datetime(2024, 1, 1))),
-    ("ts = TIMESTAMP_NTZ '2024-01-01 00:00:00.100000000'", equal("ts", dt.datetime(2024, 1, 1, 0, 0, 0, 100000))),
+    (
+        "ts = TIMESTAMP_NTZ '2024-01-01 00:00:00.100000000'",
+        equal("ts", dt.datetime(2024, 1, 1, 0, 0, 0, 100000)),
+    ),
     ("ltz = '2024-01-01 00:00:00'", equal("ltz", dt.datetime(2024, 1, 1, tzinfo=UTC))),
     ("ltz = '2024-01-01T02:00:00+02:00'", equal("ltz", dt.datetime(2024, 1, 1, tzinfo=UTC))),
     ("ltz < '2024-01-01 00:00:00Z'", less_than("ltz", dt.datetime(2024, 1, 1, tzinfo=UTC))),
@@ -212,7 +218,10 @@ PARSED: list[tuple[str, Predicate]] = [
     ("s IN ('a')", is_in("s", ["a"])),
     ("x BETWEEN 1 AND 5", between("x", 1, 5)),
     ("x NOT BETWEEN 1 AND 5", Not(between("x", 1, 5))),
-    ("d BETWEEN '2024-01-01' AND DATE '2024-12-31'", between("d", dt.date(2024, 1, 1), dt.date(2024, 12, 31))),
+    (
+        "d BETWEEN '2024-01-01' AND DATE '2024-12-31'",
+        between("d", dt.date(2024, 1, 1), dt.date(2024, 12, 31)),
+    ),
     ("s LIKE 'ab%'", starts_with("s", "ab")),
     ("s LIKE 'ab%%'", starts_with("s", "ab")),
     ("s LIKE '%ab'", ends_with("s", "ab")),
@@ -228,7 +237,10 @@ PARSED: list[tuple[str, Predicate]] = [
     ("NOT s LIKE 'ab%'", Not(starts_with("s", "ab"))),
     ("s LIKE NULL", Leaf("like", "s", (None,))),
     ("x = 1 AND s = 'a' AND d IS NULL", and_(equal("x", 1), equal("s", "a"), is_null("d"))),
-    ("x = 1 OR x = 2 OR (x > 5 AND NOT (s = 'q'))", or_(equal("x", 1), equal("x", 2), and_(greater_than("x", 5), Not(equal("s", "q"))))),
+    (
+        "x = 1 OR x = 2 OR (x > 5 AND NOT (s = 'q'))",
+        or_(equal("x", 1), equal("x", 2), and_(greater_than("x", 5), Not(equal("s", "q")))),
+    ),
     ("NOT (x = 1 OR s IS NULL)", Not(or_(equal("x", 1), is_null("s")))),
 ]
 
@@ -368,7 +380,9 @@ def model(p: Predicate, row: dict[str, Any]) -> bool | None:
             return op == "in"
         return None if any(v is None for v in lits) else op == "not_in"
     if op == "between":
-        return _and3([model(Leaf("ge", p.column, (lits[0],)), row), model(Leaf("le", p.column, (lits[1],)), row)])
+        return _and3(
+            [model(Leaf("ge", p.column, (lits[0],)), row), model(Leaf("le", p.column, (lits[1],)), row)]
+        )
     v = lits[0]
     if x is None or v is None:
         return None
@@ -412,15 +426,28 @@ def _leaves() -> st.SearchStrategy[Predicate]:
     return st.one_of(
         st.builds(lambda op, v: Leaf(op, "i", (v,)), cmp_ops, maybe_null_int),
         st.builds(lambda op, v: Leaf(op, "s", (v,)), cmp_ops, maybe_null_str),
-        st.builds(lambda c, op: Leaf(op, c, ()), st.sampled_from(["i", "s"]), st.sampled_from(["is_null", "is_not_null"])),
-        st.builds(lambda op, vs: Leaf(op, "i", tuple(vs)), st.sampled_from(["in", "not_in"]),
-                  st.lists(maybe_null_int, min_size=1, max_size=25)),
-        st.builds(lambda op, vs: Leaf(op, "s", tuple(vs)), st.sampled_from(["in", "not_in"]),
-                  st.lists(maybe_null_str, min_size=1, max_size=4)),
+        st.builds(
+            lambda c, op: Leaf(op, c, ()),
+            st.sampled_from(["i", "s"]),
+            st.sampled_from(["is_null", "is_not_null"]),
+        ),
+        st.builds(
+            lambda op, vs: Leaf(op, "i", tuple(vs)),
+            st.sampled_from(["in", "not_in"]),
+            st.lists(maybe_null_int, min_size=1, max_size=25),
+        ),
+        st.builds(
+            lambda op, vs: Leaf(op, "s", tuple(vs)),
+            st.sampled_from(["in", "not_in"]),
+            st.lists(maybe_null_str, min_size=1, max_size=4),
+        ),
         st.builds(lambda lo, hi: between("i", lo, hi), maybe_null_int, maybe_null_int),
         st.builds(lambda lo, hi: between("s", lo, hi), maybe_null_str, maybe_null_str),
-        st.builds(lambda op, v: Leaf(op, "s", (v,)), st.sampled_from(["starts_with", "ends_with", "contains"]),
-                  st.text(ALPHABET, max_size=2)),
+        st.builds(
+            lambda op, v: Leaf(op, "s", (v,)),
+            st.sampled_from(["starts_with", "ends_with", "contains"]),
+            st.text(ALPHABET, max_size=2),
+        ),
         st.builds(lambda v: like("s", v), st.text(ALPHABET + "%_", max_size=4)),
     )
 
@@ -440,7 +467,10 @@ rows_strategy = st.lists(st.fixed_dictionaries({"i": opt_ints, "s": opt_strs}), 
 
 def _table(rows: list[dict[str, Any]]) -> pa.Table:
     return pa.table(
-        {"i": pa.array([r["i"] for r in rows], pa.int32()), "s": pa.array([r["s"] for r in rows], pa.string())}
+        {
+            "i": pa.array([r["i"] for r in rows], pa.int32()),
+            "s": pa.array([r["s"] for r in rows], pa.string()),
+        }
     )
 
 
@@ -459,7 +489,7 @@ def test_arrow_expression_matches_model(p: Predicate, rows: list[dict[str, Any]]
 
 
 def test_arrow_three_valued_logic_examples() -> None:
-    rows = [{"i": None, "s": "a"}, {"i": 1, "s": None}, {"i": 2, "s": "b"}]
+    rows: list[dict[str, Any]] = [{"i": None, "s": "a"}, {"i": 1, "s": None}, {"i": 2, "s": "b"}]
     table = _table(rows)
 
     def idx(p: Predicate) -> list[int]:
@@ -539,13 +569,31 @@ def _loosen(s: ColumnStats, data: st.DataObject, col: str) -> ColumnStats:
     return ColumnStats(pa.array(mins, s.min.type), pa.array(maxs, s.max.type), null_count)
 
 
-files_strategy = st.lists(st.lists(st.fixed_dictionaries({"i": opt_ints, "s": opt_strs}), min_size=1, max_size=6),
-                          min_size=1, max_size=6)
+files_strategy = st.lists(
+    st.lists(st.fixed_dictionaries({"i": opt_ints, "s": opt_strs}), min_size=1, max_size=6),
+    min_size=1,
+    max_size=6,
+)
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(p=predicates, files=files_strategy, data=st.data())
-def test_might_match_is_conservative(p: Predicate, files: list[list[dict[str, Any]]], data: st.DataObject) -> None:
+def test_might_match_is_conservative(
+    p: Predicate, files: list[list[dict[str, Any]]], data: st.DataObject
+) -> None:
+    _check_conservative(p, files, data)
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(p=st.one_of(_leaves(), _leaves().map(Not)), files=files_strategy, data=st.data())
+def test_might_match_leaf_is_conservative(
+    p: Predicate, files: list[list[dict[str, Any]]], data: st.DataObject
+) -> None:
+    """Single (negated) leaves match often, so boundary cases of every operator are reached."""
+    _check_conservative(p, files, data)
+
+
+def _check_conservative(p: Predicate, files: list[list[dict[str, Any]]], data: st.DataObject) -> None:
     exact = {"i": _stats(files, "i", pa.int32()), "s": _stats(files, "s", pa.string())}
     row_count = np.array([len(f) for f in files], dtype=np.int64)
     matching = np.array([any(model(p, r) is True for r in rows) for rows in files])
@@ -553,7 +601,9 @@ def test_might_match_is_conservative(p: Predicate, files: list[list[dict[str, An
     assert mask.dtype == bool and mask.shape == (len(files),)
     assert not (matching & ~mask).any(), f"pruned a matching file for {p}"
     loose = {c: _loosen(s, data, c) for c, s in exact.items()}
-    assert not (matching & ~might_match(p, loose, row_count)).any(), f"pruned a matching file for {p} (loose stats)"
+    assert not (matching & ~might_match(p, loose, row_count)).any(), (
+        f"pruned a matching file for {p} (loose stats)"
+    )
     # the same predicate through Arrow agrees on which files hold matches
     for k, rows in enumerate(files):
         table = _table(rows)
@@ -561,15 +611,19 @@ def test_might_match_is_conservative(p: Predicate, files: list[list[dict[str, An
 
 
 def _int_stats(mins: list[Any], maxs: list[Any], nulls: list[int] | None = None) -> ColumnStats:
-    return ColumnStats(pa.array(mins, pa.int64()), pa.array(maxs, pa.int64()),
-                       None if nulls is None else np.array(nulls))
+    return ColumnStats(
+        pa.array(mins, pa.int64()), pa.array(maxs, pa.int64()), None if nulls is None else np.array(nulls)
+    )
 
 
 def test_might_match_prunes() -> None:
     stats = {
         "x": _int_stats([1, 20, None, 5], [10, 30, None, 5], [0, 2, 4, 0]),
-        "s": ColumnStats(pa.array(["apple", "kiwi", None, "b"]), pa.array(["banana", "melon", None, "b"]),
-                         np.array([1, 0, 4, 0])),
+        "s": ColumnStats(
+            pa.array(["apple", "kiwi", None, "b"]),
+            pa.array(["banana", "melon", None, "b"]),
+            np.array([1, 0, 4, 0]),
+        ),
     }
     rc = np.array([4, 4, 4, 4])
 
@@ -621,24 +675,37 @@ def test_might_match_unknown_and_nan_bounds() -> None:
 
 def test_might_match_typed_bounds() -> None:
     rc = np.array([2, 2])
-    ms = ColumnStats(pa.array([0, 10], pa.timestamp("ms")), pa.array([1, 12], pa.timestamp("ms")), np.array([0, 0]))
+    ms = ColumnStats(
+        pa.array([0, 10], pa.timestamp("ms")), pa.array([1, 12], pa.timestamp("ms")), np.array([0, 0])
+    )
     # 1.5 ms: a file whose max is 1 ms holds a row < 1.5 ms, and no row > 1.5 ms
     lit = dt.datetime(1970, 1, 1, 0, 0, 0, 1500)
     assert might_match(less_than("ts", lit), {"ts": ms}, rc).tolist() == [True, False]
     assert might_match(greater_than("ts", lit), {"ts": ms}, rc).tolist() == [False, True]
-    assert might_match(is_in("ts", [lit, dt.datetime(1970, 1, 1, 0, 0, 0, 11000)]), {"ts": ms}, rc).tolist() == [
+    assert might_match(
+        is_in("ts", [lit, dt.datetime(1970, 1, 1, 0, 0, 0, 11000)]), {"ts": ms}, rc
+    ).tolist() == [
         False,
         True,
     ]
-    dec = ColumnStats(pa.array([Decimal("1.00"), Decimal("5.00")], pa.decimal128(10, 2)),
-                      pa.array([Decimal("2.00"), Decimal("6.00")], pa.decimal128(10, 2)), np.array([0, 0]))
+    dec = ColumnStats(
+        pa.array([Decimal("1.00"), Decimal("5.00")], pa.decimal128(10, 2)),
+        pa.array([Decimal("2.00"), Decimal("6.00")], pa.decimal128(10, 2)),
+        np.array([0, 0]),
+    )
     assert might_match(greater_than("p", Decimal("2.001")), {"p": dec}, rc).tolist() == [False, True]
     assert might_match(is_in("p", [Decimal("1.005"), Decimal("9")]), {"p": dec}, rc).tolist() == [True, False]
-    days = ColumnStats(pa.array([dt.date(2024, 1, 1), dt.date(2024, 6, 1)]),
-                       pa.array([dt.date(2024, 1, 31), dt.date(2024, 6, 30)]), None)
+    days = ColumnStats(
+        pa.array([dt.date(2024, 1, 1), dt.date(2024, 6, 1)]),
+        pa.array([dt.date(2024, 1, 31), dt.date(2024, 6, 30)]),
+        None,
+    )
     assert might_match(is_in("d", [dt.date(2024, 6, 15)]), {"d": days}, rc).tolist() == [False, True]
-    ltz = ColumnStats(pa.array([0, 10_000], pa.timestamp("us", tz="UTC")),
-                      pa.array([5_000, 20_000], pa.timestamp("us", tz="UTC")), None)
+    ltz = ColumnStats(
+        pa.array([0, 10_000], pa.timestamp("us", tz="UTC")),
+        pa.array([5_000, 20_000], pa.timestamp("us", tz="UTC")),
+        None,
+    )
     p = parse_predicate("z >= '1970-01-01 00:00:00.006'", [DataField(0, "z", LocalZonedTimestampType(6))])
     assert might_match(p, {"z": ltz}, rc).tolist() == [False, True]
 

@@ -349,14 +349,45 @@ def _not_null_error(path: str) -> ValidationError:
     return ValidationError(f"Field {path!r} expected not null but found null value (avro data file)")
 
 
+def _branch(t: DataType, row_name: str) -> str:
+    """The name fastavro's tuple notation uses for the non-null branch of ``["null", T]``."""
+    if isinstance(t, RowType):
+        return row_name
+    if isinstance(t, (ArrayType, VectorType)):
+        return "array"
+    if isinstance(t, (MapType, MultisetType)):
+        return "map" if _is_string_key(_map_parts(t)[0]) else "array"
+    if isinstance(t, BooleanType):
+        return "boolean"
+    if isinstance(t, (BigIntType, TimestampType, LocalZonedTimestampType)):
+        return "long"
+    if isinstance(t, FloatType):
+        return "float"
+    if isinstance(t, DoubleType):
+        return "double"
+    if isinstance(t, (CharType, VarCharType)):
+        return "string"
+    if isinstance(t, (BinaryType, VarBinaryType, BlobType, DecimalType)):
+        return "bytes"
+    return "int"  # TINYINT SMALLINT INT DATE TIME
+
+
 def _datums(arr: pa.Array, t: DataType, row_name: str, path: str) -> list[Any]:
     """Avro datums (as fastavro takes them, logical types as raw numbers) of one Arrow array whose
-    Paimon type is ``t``. Non-null values of nullable nested types are given in fastavro's tuple
-    notation ``(branch name, value)`` so that fastavro need not validate them to pick the branch."""
+    Paimon type is ``t``. Non-null values of a nullable type are given in fastavro's tuple notation
+    ``(branch name, value)``, which spares fastavro validating each value to pick the union branch."""
     if pa.types.is_dictionary(arr.type):
         arr = arr.dictionary_decode()
     if not t.nullable and arr.null_count:
         raise _not_null_error(path)
+    values = _plain_datums(arr, t, row_name, path)
+    if not t.nullable:
+        return values
+    branch = _branch(t, row_name)
+    return [None if v is None else (branch, v) for v in values]
+
+
+def _plain_datums(arr: pa.Array, t: DataType, row_name: str, path: str) -> list[Any]:
     at = arr.type
     if isinstance(t, DecimalType):
         return _decimal_to_unscaled_bytes(arr)
@@ -384,13 +415,8 @@ def _datums(arr: pa.Array, t: DataType, row_name: str, path: str) -> list[Any]:
     return arr.to_pylist()  # type: ignore[no-any-return]
 
 
-def _wrap(values: list[Any], arr: pa.Array, branch: str, nullable: bool) -> list[Any]:
-    if not nullable:
-        return values
-    if arr.null_count:
-        valid = arr.is_valid().to_pylist()
-        return [(branch, v) if ok else None for v, ok in zip(values, valid)]
-    return [(branch, v) for v in values]
+def _valid(arr: pa.Array) -> list[bool] | None:
+    return arr.is_valid().to_pylist() if arr.null_count else None
 
 
 def _struct_datums(arr: pa.Array, t: RowType, row_name: str, path: str) -> list[Any]:
@@ -400,12 +426,8 @@ def _struct_datums(arr: pa.Array, t: RowType, row_name: str, path: str) -> list[
         _datums(arr.field(i), f.type, row_name + "_" + f.name, f"{path}.{f.name}") for i, f in enumerate(t.fields)
     ]
     rows: list[Any] = [dict(zip(names, vs)) for vs in zip(*children)] if children else [{} for _ in range(len(arr))]
-    if not t.nullable:
-        return rows
-    if arr.null_count:
-        valid = arr.is_valid().to_pylist()
-        return [(row_name, r) if ok else None for r, ok in zip(rows, valid)]
-    return [(row_name, r) for r in rows]
+    valid = _valid(arr)
+    return rows if valid is None else [r if ok else None for r, ok in zip(rows, valid)]
 
 
 def _offsets_and_values(arr: pa.Array) -> tuple[list[int], pa.Array]:
@@ -424,7 +446,8 @@ def _list_datums(arr: pa.Array, t: ArrayType | VectorType, row_name: str, path: 
     offsets, values = _offsets_and_values(arr)
     flat = _datums(values, t.element, row_name, path + "[]")
     out = [flat[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
-    return _wrap(out, arr, "array", t.nullable)
+    valid = _valid(arr)
+    return out if valid is None else [v if ok else None for v, ok in zip(out, valid)]
 
 
 def _map_datums(arr: pa.Array, t: MapType | MultisetType, row_name: str, path: str) -> list[Any]:
@@ -438,11 +461,13 @@ def _map_datums(arr: pa.Array, t: MapType | MultisetType, row_name: str, path: s
     out: list[Any]
     if string_key:
         out = [dict(zip(keys[a:b], vals[a:b])) for a, b in zip(offsets[:-1], offsets[1:])]
-        return _wrap(out, arr, "map", t.nullable)
-    out = [
-        [{"key": k, "value": v} for k, v in zip(keys[a:b], vals[a:b])] for a, b in zip(offsets[:-1], offsets[1:])
-    ]
-    return _wrap(out, arr, "array", t.nullable)
+    else:
+        out = [
+            [{"key": k, "value": v} for k, v in zip(keys[a:b], vals[a:b])]
+            for a, b in zip(offsets[:-1], offsets[1:])
+        ]
+    valid = _valid(arr)
+    return out if valid is None else [v if ok else None for v, ok in zip(out, valid)]
 
 
 def _codec(compression: str) -> str:
@@ -815,16 +840,8 @@ def read_avro(
     raw_schema = _strip_logical(schema)
     raw_meta = [(k, _schema_text(raw_schema) if k == _SCHEMA_KEY else v) for k, v in meta]
     stream = io.BytesIO(_encode_header(raw_meta, sync) + memoryview(data)[end:])
-    reader_schema = None
-    if len(wanted) < len(file_fields) and isinstance(raw_schema, dict):
-        keep = set(wanted)
-        reader_schema = {**raw_schema, "fields": [f for f in raw_schema["fields"] if f["name"] in keep]}
-        try:
-            fastavro.parse_schema(reader_schema)
-        except Exception:  # a dropped field defined a named type a kept one refers to
-            reader_schema = None
     try:
-        records: list[Any] = list(fastavro.reader(stream, reader_schema=reader_schema))
+        records: list[Any] = list(fastavro.reader(stream))
     except PaimonError:
         raise
     except Exception as e:  # fastavro raises assorted errors on damaged input

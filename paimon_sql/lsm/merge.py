@@ -34,14 +34,17 @@ class MergeSpec:
     remove_record_on_delete: bool = False
 
 
-def sort_by_key_and_sequence(table: pa.Table, spec: MergeSpec) -> pa.Table:
-    """Stable sort by key, then user sequence fields, then ``_SEQUENCE_NUMBER`` (oldest first)."""
+def sort_indices(table: pa.Table, spec: MergeSpec) -> pa.Array:
+    """Row order by key, then user sequence fields, then ``_SEQUENCE_NUMBER`` (oldest first)."""
     names = [*spec.key_columns, *spec.sequence_columns, SEQ]
+    sub = table.select(names)
     if _PER_KEY_NULL_PLACEMENT:
-        idx = pc.sort_indices(table, sort_keys=[(n, "ascending", "at_start") for n in names])
-    else:
-        idx = pc.sort_indices(table, sort_keys=[(n, "ascending") for n in names], null_placement="at_start")
-    return table.take(idx)
+        return pc.sort_indices(sub, sort_keys=[(n, "ascending", "at_start") for n in names])
+    return pc.sort_indices(sub, sort_keys=[(n, "ascending") for n in names], null_placement="at_start")
+
+
+def sort_by_key_and_sequence(table: pa.Table, spec: MergeSpec) -> pa.Table:
+    return table.take(sort_indices(table, spec))
 
 
 def group_last_mask(table: pa.Table, key_columns: Sequence[str]) -> np.ndarray:
@@ -63,6 +66,8 @@ def group_last_mask(table: pa.Table, key_columns: Sequence[str]) -> np.ndarray:
 
 def _drop_retracts(table: pa.Table) -> pa.Table:
     kinds = table.column(KIND)
+    if table.num_rows == 0 or pc.max(kinds).as_py() == KIND_INSERT:
+        return table  # the common case: inserts only
     keep = pc.or_(pc.equal(kinds, KIND_INSERT), pc.equal(kinds, KIND_UPDATE_AFTER))
     return table.filter(keep)
 
@@ -71,9 +76,10 @@ def deduplicate(table: pa.Table, spec: MergeSpec) -> pa.Table:
     """The newest record of each key wins; a key whose newest record is a retraction disappears."""
     if spec.ignore_delete:
         table = _drop_retracts(table)
-    t = sort_by_key_and_sequence(table, spec)
-    t = t.filter(pa.array(group_last_mask(t, spec.key_columns)))
-    return _drop_retracts(t)
+    idx = sort_indices(table, spec)
+    sorted_keys = table.select(list(spec.key_columns)).take(idx)
+    winners = idx.filter(pa.array(group_last_mask(sorted_keys, spec.key_columns)))
+    return _drop_retracts(table.take(winners))
 
 
 def first_row(table: pa.Table, spec: MergeSpec) -> pa.Table:

@@ -545,6 +545,40 @@ def nanos_rows(ids: Sequence[int]) -> pa.Table:
     )
 
 
+COMPOSITE = pa.schema([("k", pa.string()), ("n", pa.int32()), ("v", pa.float64())])
+
+
+def composite_rows(ids: Sequence[int], tag: str) -> pa.Table:
+    """String keys of 0..23 characters (inline and out-of-line in BinaryRow) plus an INT key."""
+    return pa.table(
+        {
+            "k": pa.array(
+                [("k" * (i % 24))[: i % 24] + (str(i) if i % 24 else "") for i in ids], pa.string()
+            ),
+            "n": pa.array([i % 5 - 2 for i in ids], pa.int32()),
+            "v": pa.array([i + len(tag) / 10 for i in ids], pa.float64()),
+        },
+        schema=COMPOSITE,
+    )
+
+
+TYPED_PARTS = pa.schema([("d", pa.date32()), ("h", pa.int32()), ("id", pa.int64()), ("s", pa.string())])
+
+
+def typed_part_rows(ids: Sequence[int], tag: str, null_parts: bool = False) -> pa.Table:
+    """Partitioned by DATE and INT columns (null partition values when `null_parts`)."""
+    days = [dt.date(2024, 1, 1), dt.date(1969, 12, 31), dt.date(2024, 2, 29)]
+    return pa.table(
+        {
+            "d": pa.array([None if null_parts and i % 9 == 4 else days[i % 3] for i in ids], pa.date32()),
+            "h": pa.array([None if null_parts and i % 5 == 1 else i % 4 - 1 for i in ids], pa.int32()),
+            "id": pa.array(list(ids), pa.int64()),
+            "s": pa.array([f"{tag}-{i}" for i in ids], pa.string()),
+        },
+        schema=TYPED_PARTS,
+    )
+
+
 def build_cases() -> list[Case]:
     r = range
     cases = [
@@ -629,6 +663,39 @@ def build_cases() -> list[Case]:
                 Write(simple_rows(r(0, 45), "c1", PARTITIONED)),
                 Write(simple_rows(r(20, 60), "c2", PARTITIONED)),
                 Delete("id IN (20, 21, 22)", _in("id", [20, 21, 22])),
+            ],
+        ),
+        Case(
+            "pk_composite_string_key",
+            COMPOSITE,
+            primary_keys=["k", "n"],
+            options={"bucket": "3"},
+            steps=[
+                Write(composite_rows(r(0, 60), "c1")),
+                Write(composite_rows(r(30, 90), "c2")),
+                Delete("n = 0", lambda t: pc.equal(t.column("n"), 0)),
+                Write(composite_rows(r(0, 10), "c4")),
+            ],
+        ),
+        Case(
+            "pk_partitioned_date_int",
+            TYPED_PARTS,
+            primary_keys=["d", "h", "id"],
+            partition_keys=["d", "h"],
+            options={"bucket": "2"},
+            steps=[
+                Write(typed_part_rows(r(0, 50), "c1")),
+                Write(typed_part_rows(r(25, 70), "c2")),
+                Delete("id IN (1, 2, 3, 69)", _in("id", [1, 2, 3, 69])),
+            ],
+        ),
+        Case(
+            "append_partitioned_date_int_nulls",
+            TYPED_PARTS,
+            partition_keys=["d", "h"],
+            steps=[
+                Write(typed_part_rows(r(0, 50), "c1", null_parts=True)),
+                Write(typed_part_rows(r(50, 80), "c2", null_parts=True)),
             ],
         ),
         Case(

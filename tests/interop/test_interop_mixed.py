@@ -27,6 +27,8 @@ MIXED_CASES = [
     "pk_fixed_bucket_unpartitioned",
     "pk_fixed_bucket_partitioned",
     "pk_dynamic_bucket",
+    "pk_composite_string_key",
+    "pk_partitioned_date_int",
     "all_types_pk",
 ]
 
