@@ -62,8 +62,15 @@ def _timestamps_to_millis(arr: pa.Array) -> pa.Array:
     return arr
 
 
-def _avro_to_arrow_type(t: Any) -> tuple[pa.DataType, bool]:
+# Fields Paimon declares TINYINT: Avro has no 8-bit int, but ORC and Parquet manifests keep it.
+_TINYINT_FIELDS = {"_KIND", "_FILE_SOURCE"}
+
+
+def _avro_to_arrow_type(t: Any, name: str = "") -> tuple[pa.DataType, bool]:
     """Arrow type and nullability for an Avro schema node (only the shapes our metadata uses)."""
+    if name in _TINYINT_FIELDS:
+        inner, nullable = _avro_to_arrow_type(t)
+        return pa.int8(), nullable
     if isinstance(t, list):
         non_null = [x for x in t if x != "null"]
         inner, _ = _avro_to_arrow_type(non_null[0])
@@ -79,7 +86,7 @@ def _avro_to_arrow_type(t: Any) -> tuple[pa.DataType, bool]:
     if t["type"] == "record":
         fields = []
         for f in t["fields"]:
-            ft, fn = _avro_to_arrow_type(f["type"])
+            ft, fn = _avro_to_arrow_type(f["type"], f["name"])
             fields.append(pa.field(f["name"], ft, nullable=fn))
         return pa.struct(fields), False
     return _avro_to_arrow_type(t["type"])
