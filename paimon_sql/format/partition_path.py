@@ -28,13 +28,34 @@ def partition_value_string(
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, _dt.datetime):
-        return value.isoformat(sep=" ")
+        if value.tzinfo is not None:
+            value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+        return java_local_date_time(value) if legacy_name else _sql_timestamp(value)
+    if isinstance(value, _dt.time):
+        return str((value.hour * 3600 + value.minute * 60 + value.second) * 1000 + value.microsecond // 1000)
     if isinstance(value, decimal.Decimal):
         return format(value, "f")
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
     s = str(value)
     return default_name if s.strip() == "" else s
+
+
+def java_local_date_time(v: _dt.datetime) -> str:
+    """``LocalDateTime.toString()``: seconds only when not zero, fractions in groups of 3 digits."""
+    out = f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}"
+    if v.second or v.microsecond:
+        out += f":{v.second:02d}"
+        if v.microsecond:
+            out += f".{v.microsecond // 1000:03d}" if v.microsecond % 1000 == 0 else f".{v.microsecond:06d}"
+    return out
+
+
+def _sql_timestamp(v: _dt.datetime) -> str:
+    out = v.strftime("%Y-%m-%d %H:%M:%S")
+    if v.microsecond:
+        out += f".{v.microsecond:06d}".rstrip("0")
+    return out
 
 
 def partition_path(
