@@ -23,9 +23,10 @@ from paimon_sql.scan.reader import output_schema, read_splits_parallel
 from paimon_sql.scan.split import DataSplit
 from paimon_sql.types import DataField
 from paimon_sql.write.commit import CommitRequest, commit
-from paimon_sql.write.table_write import TableWrite
+from paimon_sql.write.table_write import CommitChanges, TableWrite, merge_index_entries
 
 FALLBACK_BRANCH = "scan.fallback-branch"
+Overwrite = Union[bool, Mapping[str, Any], str]  # noqa: UP007
 WriteInput = Union[pa.Table, pa.RecordBatchReader, Iterable[pa.RecordBatch]]  # noqa: UP007
 
 
@@ -164,36 +165,65 @@ class Table:
         return pa.concat_tables(parts)
 
     # -- writing ---------------------------------------------------------------------------------
-    def write(self, data: WriteInput, overwrite: bool | Mapping[str, Any] = False) -> int:
+    def write(self, data: WriteInput, overwrite: Overwrite = False) -> int:
         """Writes ``data`` in one commit and returns the new snapshot id.
 
-        ``overwrite=True`` replaces the whole table, ``overwrite={"dt": "2024-01-01"}`` one partition."""
-        base = self.store.snapshots.latest()
-        writer = TableWrite(self.store, base)
+        ``overwrite=True`` replaces the whole table, ``overwrite={"dt": "2024-01-01"}`` one partition,
+        ``overwrite="dynamic"`` the partitions the data has rows in."""
+        writer = self.new_write()
         try:
             writer.write(data)
             changes = writer.prepare_commit()
+        except BaseException:
+            writer.abort()
+            raise
+        sid = self.commit_changes([changes], overwrite)
+        if sid is None:
+            latest = self.store.snapshots.latest_id()
+            return latest if latest is not None else 0
+        return sid
+
+    # -- distributed writes: many TableWrites (one per task), one commit on the driver ------------
+    def new_write(self) -> TableWrite:
+        """A writer for one task; its ``prepare_commit()`` result is picklable."""
+        return TableWrite(self.store, self.store.snapshots.latest())
+
+    def commit_changes(self, changes: Sequence[CommitChanges], overwrite: Overwrite = False) -> int | None:
+        """Commits what several writers prepared as ONE snapshot (None when nothing was written and
+        nothing is overwritten). On failure every written file is deleted."""
+        try:
+            entries = [e for c in changes for e in c.entries]
+            index = merge_index_entries(self.store, [e for c in changes for e in c.index_entries])
             deletes_for = None
             kind = "APPEND"
             if overwrite is not False and overwrite is not None:
                 kind = "OVERWRITE"
-                spec = self._partition_spec(overwrite)
-                self._check_rows_in_spec(changes.entries, spec)
-                deletes_for = _overwrite_deletes(spec)
-            if not changes.entries and kind == "APPEND":
-                writer.abort()
-                latest = self.store.snapshots.latest_id()
-                return latest if latest is not None else 0
+                if overwrite == "dynamic":
+                    parts = {e.partition for e in entries}
+                    deletes_for = _overwrite_deletes_in(parts)
+                else:
+                    spec = self._partition_spec(overwrite)
+                    self._check_rows_in_spec(entries, spec)
+                    deletes_for = _overwrite_deletes(spec)
+            if not entries and kind == "APPEND":
+                self.abort_changes(changes)
+                return None
             snap = commit(
-                self.store,
-                CommitRequest(kind, tuple(changes.entries), tuple(changes.index_entries), deletes_for=deletes_for),
+                self.store, CommitRequest(kind, tuple(entries), tuple(index), deletes_for=deletes_for)
             )
             return snap.id
         except BaseException:
-            writer.abort()
+            self.abort_changes(changes)
             raise
 
-    def _partition_spec(self, overwrite: bool | Mapping[str, Any]) -> dict[str, str]:
+    def abort_changes(self, changes: Sequence[CommitChanges | None]) -> None:
+        """Deletes the files of prepared but uncommitted writes (failed tasks give None)."""
+        for c in changes:
+            if c is not None:
+                for p in c.written_paths:
+                    self.file_io.delete_quietly(p)
+
+    def _partition_spec(self, overwrite: Overwrite) -> dict[str, str]:
         if overwrite is True:
             return {}
         if not isinstance(overwrite, Mapping):
@@ -310,6 +340,16 @@ def _overwrite_deletes(spec: dict[str, str]):  # type: ignore[no-untyped-def]
         live = store.manifests.live_entries(base)
         matches = _spec_matcher(store, spec) if spec else (lambda p: True)
         return [dataclasses.replace(e, kind=KIND_DELETE) for e in live if matches(e.partition)]
+
+    return deletes_for
+
+
+def _overwrite_deletes_in(partitions: set[bytes]):  # type: ignore[no-untyped-def]
+    def deletes_for(store: FileStore, base: Snapshot | None) -> list[ManifestEntry]:
+        if base is None or not partitions:
+            return []
+        live = store.manifests.live_entries(base)
+        return [dataclasses.replace(e, kind=KIND_DELETE) for e in live if e.partition in partitions]
 
     return deletes_for
 

@@ -325,5 +325,24 @@ class TableWrite:
         return write_data_file(store, bucket_dir, self.namers[(partition, bucket)], table, min_seq, max_seq)
 
 
+def merge_index_entries(store: FileStore, entries: list[IndexManifestEntry]) -> list[IndexManifestEntry]:
+    """Several writers (tasks) may each have extended the HASH index of the same bucket: union
+    their key hashes into one index file per (partition, bucket)."""
+    by_bucket: dict[tuple[bytes, int], list[IndexManifestEntry]] = defaultdict(list)
+    for e in entries:
+        by_bucket[(e.partition, e.bucket)].append(e)
+    out = []
+    for (partition, bucket), es in by_bucket.items():
+        if len(es) == 1:
+            out.append(es[0])
+            continue
+        paths = [store.index_file_path(e.index_file.file_name) for e in es]
+        hashes = np.unique(np.concatenate([read_hashes(store.file_io, p) for p in paths]))
+        out.append(write_hash_index(store.file_io, join(store.path, "index"), partition, bucket, hashes))
+        for p in paths:
+            store.file_io.delete_quietly(p)
+    return out
+
+
 def _relax(schema: pa.Schema) -> pa.Schema:
     return pa.schema([f.with_nullable(True) for f in schema])
