@@ -285,7 +285,10 @@ def _avro_type(t: DataType, row_name: str, ns: str | None) -> Any:
             entry: dict[str, Any] = {"type": "record", "name": entry_name}
             if entry_ns is not None and entry_ns != ns:
                 entry["namespace"] = entry_ns
-            value_field: dict[str, Any] = {"name": "value", "type": _avro_type(value, row_name + "_value", entry_ns)}
+            value_field: dict[str, Any] = {
+                "name": "value",
+                "type": _avro_type(value, row_name + "_value", entry_ns),
+            }
             if value.nullable:
                 value_field["default"] = None
             entry["fields"] = [
@@ -372,22 +375,28 @@ def _branch(t: DataType, row_name: str) -> str:
     return "int"  # TINYINT SMALLINT INT DATE TIME
 
 
-def _datums(arr: pa.Array, t: DataType, row_name: str, path: str) -> list[Any]:
+def _datums(
+    arr: pa.Array, t: DataType, row_name: str, path: str, used: np.ndarray | None = None
+) -> list[Any]:
     """Avro datums (as fastavro takes them, logical types as raw numbers) of one Arrow array whose
     Paimon type is ``t``. Non-null values of a nullable type are given in fastavro's tuple notation
-    ``(branch name, value)``, which spares fastavro validating each value to pick the union branch."""
+    ``(branch name, value)``, which spares fastavro validating each value to pick the union branch.
+    ``used`` marks the positions that end up in the file (None: all); the others lie under a null
+    parent and may hold anything."""
     if pa.types.is_dictionary(arr.type):
         arr = arr.dictionary_decode()
     if not t.nullable and arr.null_count:
-        raise _not_null_error(path)
-    values = _plain_datums(arr, t, row_name, path)
+        nulls = ~_valid_np(arr)
+        if used is None or bool((nulls & used).any()):
+            raise _not_null_error(path)
+    values = _plain_datums(arr, t, row_name, path, used)
     if not t.nullable:
         return values
     branch = _branch(t, row_name)
     return [None if v is None else (branch, v) for v in values]
 
 
-def _plain_datums(arr: pa.Array, t: DataType, row_name: str, path: str) -> list[Any]:
+def _plain_datums(arr: pa.Array, t: DataType, row_name: str, path: str, used: np.ndarray | None) -> list[Any]:
     at = arr.type
     if isinstance(t, DecimalType):
         return _decimal_to_unscaled_bytes(arr)
@@ -407,11 +416,11 @@ def _plain_datums(arr: pa.Array, t: DataType, row_name: str, path: str) -> list[
             arr = arr.cast(pa.time32("ms"))
         return arr.cast(pa.int32()).to_pylist()  # type: ignore[no-any-return]
     if isinstance(t, RowType):
-        return _struct_datums(arr, t, row_name, path)
+        return _struct_datums(arr, t, row_name, path, used)
     if isinstance(t, (ArrayType, VectorType)):
-        return _list_datums(arr, t, row_name, path)
+        return _list_datums(arr, t, row_name, path, used)
     if isinstance(t, (MapType, MultisetType)):
-        return _map_datums(arr, t, row_name, path)
+        return _map_datums(arr, t, row_name, path, used)
     return arr.to_pylist()  # type: ignore[no-any-return]
 
 
@@ -419,19 +428,42 @@ def _valid(arr: pa.Array) -> list[bool] | None:
     return arr.is_valid().to_pylist() if arr.null_count else None
 
 
-def _struct_datums(arr: pa.Array, t: RowType, row_name: str, path: str) -> list[Any]:
+def _valid_np(arr: pa.Array) -> np.ndarray:
+    return np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _child_used(
+    arr: pa.Array, used: np.ndarray | None, lengths: np.ndarray | None = None
+) -> np.ndarray | None:
+    """Which child positions end up in the file: those of used, non-null parents."""
+    if used is None and not arr.null_count:
+        return None
+    mask = _valid_np(arr)
+    if used is not None:
+        mask &= used
+    return mask if lengths is None else np.repeat(mask, lengths)
+
+
+def _struct_datums(arr: pa.Array, t: RowType, row_name: str, path: str, used: np.ndarray | None) -> list[Any]:
     assert isinstance(arr, pa.StructArray)
     names = [f.name for f in t.fields]
+    child_used = _child_used(arr, used)
     children = [
-        _datums(arr.field(i), f.type, row_name + "_" + f.name, f"{path}.{f.name}") for i, f in enumerate(t.fields)
+        _datums(arr.field(i), f.type, row_name + "_" + f.name, f"{path}.{f.name}", child_used)
+        for i, f in enumerate(t.fields)
     ]
-    rows: list[Any] = [dict(zip(names, vs)) for vs in zip(*children)] if children else [{} for _ in range(len(arr))]
+    rows: list[Any] = (
+        [dict(zip(names, vs)) for vs in zip(*children)] if children else [{} for _ in range(len(arr))]
+    )
     valid = _valid(arr)
     return rows if valid is None else [r if ok else None for r, ok in zip(rows, valid)]
 
 
-def _offsets_and_values(arr: pa.Array) -> tuple[list[int], pa.Array]:
-    """Offsets (rebased to 0) and the matching slice of the child values of a list/map array."""
+def _offsets_and_values(
+    arr: pa.Array, used: np.ndarray | None
+) -> tuple[list[int], pa.Array, np.ndarray | None]:
+    """Offsets (rebased to 0), the matching slice of the child values of a list/map array, and
+    which of those child values are used."""
     if pa.types.is_fixed_size_list(arr.type) or pa.types.is_list_view(arr.type):
         arr = arr.cast(pa.list_(arr.type.value_field))
     elif pa.types.is_large_list_view(arr.type):
@@ -439,25 +471,29 @@ def _offsets_and_values(arr: pa.Array) -> tuple[list[int], pa.Array]:
     offsets = np.asarray(arr.offsets)
     start, end = int(offsets[0]), int(offsets[-1])
     values = arr.values.slice(start, end - start)
-    return (offsets - start).tolist(), values
+    return (offsets - start).tolist(), values, _child_used(arr, used, np.diff(offsets))
 
 
-def _list_datums(arr: pa.Array, t: ArrayType | VectorType, row_name: str, path: str) -> list[Any]:
-    offsets, values = _offsets_and_values(arr)
-    flat = _datums(values, t.element, row_name, path + "[]")
+def _list_datums(
+    arr: pa.Array, t: ArrayType | VectorType, row_name: str, path: str, used: np.ndarray | None
+) -> list[Any]:
+    offsets, values, child_used = _offsets_and_values(arr, used)
+    flat = _datums(values, t.element, row_name, path + "[]", child_used)
     out = [flat[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
     valid = _valid(arr)
     return out if valid is None else [v if ok else None for v, ok in zip(out, valid)]
 
 
-def _map_datums(arr: pa.Array, t: MapType | MultisetType, row_name: str, path: str) -> list[Any]:
+def _map_datums(
+    arr: pa.Array, t: MapType | MultisetType, row_name: str, path: str, used: np.ndarray | None
+) -> list[Any]:
     key_type, value_type = _map_parts(t)
-    offsets, entries = _offsets_and_values(arr)
+    offsets, entries, child_used = _offsets_and_values(arr, used)
     assert isinstance(entries, pa.StructArray)
     string_key = _is_string_key(key_type)
-    keys = _datums(entries.field(0), key_type.copy(False), row_name + "_key", path + ".key")
+    keys = _datums(entries.field(0), key_type.copy(False), row_name + "_key", path + ".key", child_used)
     vrow = row_name if string_key else row_name + "_value"
-    vals = _datums(entries.field(1), value_type, vrow, path + ".value")
+    vals = _datums(entries.field(1), value_type, vrow, path + ".value", child_used)
     out: list[Any]
     if string_key:
         out = [dict(zip(keys[a:b], vals[a:b])) for a, b in zip(offsets[:-1], offsets[1:])]
@@ -515,7 +551,9 @@ def write_avro(table: pa.Table, compression: str = "zstd", zstd_level: int = 1) 
         raise
     except (ValueError, TypeError, AttributeError, KeyError, OverflowError) as e:
         if "codec" in str(e) or isinstance(e, KeyError):
-            raise UnsupportedError(f"Avro codec {codec!r} (compression {compression!r}) is not usable here: {e}") from e
+            raise UnsupportedError(
+                f"Avro codec {codec!r} (compression {compression!r}) is not usable here: {e}"
+            ) from e
         raise ValidationError(f"Cannot encode rows as an avro data file: {e}") from e
     data = buf.getbuffer()
     _, _, end = _parse_header(data)
@@ -559,7 +597,8 @@ def _expand(schema: Any, ns: str | None, names: dict[str, Any], stack: set[str])
         if t in ("record", "error"):
             stack.add(full)
             out["fields"] = [
-                {**f, "type": _expand(f["type"], space or None, names, stack)} for f in schema.get("fields", [])
+                {**f, "type": _expand(f["type"], space or None, names, stack)}
+                for f in schema.get("fields", [])
             ]
             stack.discard(full)
         return out
@@ -583,7 +622,9 @@ def _unwrap(node: Any) -> tuple[Any, bool]:
     if isinstance(node, list):
         branches = [b for b in node if b != "null"]
         if len(branches) != 1:
-            raise UnsupportedError(f"Avro union {json.dumps(node)[:200]} has no Paimon type (only [null, T] has)")
+            raise UnsupportedError(
+                f"Avro union {json.dumps(node)[:200]} has no Paimon type (only [null, T] has)"
+            )
         return branches[0], len(branches) < len(node)
     return node, False
 
@@ -725,10 +766,28 @@ def _build_list(values: list[Any], items: Any, target: pa.DataType | None) -> pa
         pa.types.is_list(target) or pa.types.is_large_list(target) or pa.types.is_fixed_size_list(target)
     ):
         value_field = target.value_field
-    flat = list(chain.from_iterable(v for v in values if v is not None))
-    child, nullable = _to_arrow(flat, items, value_field.type if value_field is not None else None)
-    field = value_field.with_type(child.type) if value_field is not None else pa.field("element", child.type, nullable)
-    return pa.ListArray.from_arrays(_offsets(values), child, type=pa.list_(field), mask=_mask(values))
+    child_target = value_field.type if value_field is not None else None
+    mask = _mask(values)
+    if target is not None and pa.types.is_fixed_size_list(target):  # VECTOR: a null takes size slots
+        size = target.list_size
+        if any(v is not None and len(v) != size for v in values):
+            raise CorruptFileError(f"Avro array does not have the {size} elements of {target}")
+        pad = [None] * size
+        child, _ = _to_arrow(
+            list(chain.from_iterable(pad if v is None else v for v in values)), items, child_target
+        )
+        if mask is not None and value_field is not None and not value_field.nullable:
+            child = _fill_under_nulls(child, pa.array(np.repeat(np.asarray(mask), size)))
+        return pa.FixedSizeListArray.from_arrays(child, type=target, mask=mask)
+    child, nullable = _to_arrow(
+        list(chain.from_iterable(v for v in values if v is not None)), items, child_target
+    )
+    field = (
+        value_field.with_type(child.type)
+        if value_field is not None
+        else pa.field("element", child.type, nullable)
+    )
+    return pa.ListArray.from_arrays(_offsets(values), child, type=pa.list_(field), mask=mask)
 
 
 def _build_string_map(values: list[Any], value_node: Any, target: pa.DataType | None) -> pa.Array:
@@ -769,7 +828,11 @@ def _map_array(
     value_field: pa.Field | None,
 ) -> pa.Array:
     kf = key_field.with_type(keys.type) if key_field is not None else pa.field("key", keys.type, False)
-    vf = value_field.with_type(items.type) if value_field is not None else pa.field("value", items.type, items_nullable)
+    vf = (
+        value_field.with_type(items.type)
+        if value_field is not None
+        else pa.field("value", items.type, items_nullable)
+    )
     return pa.MapArray.from_arrays(_offsets(values), keys, items, type=pa.map_(kf, vf), mask=_mask(values))
 
 
@@ -796,7 +859,43 @@ def _build_struct(values: list[Any], node: Any, target: pa.DataType | None) -> p
             out_fields.append(pa.field(name, arr.type, nullable))
     if not out_fields:
         raise UnsupportedError("An avro record without fields has no Arrow type")
+    if mask is not None:
+        arrays = [_fill_under_nulls(a, mask) if not f.nullable else a for a, f in zip(arrays, out_fields)]
     return pa.StructArray.from_arrays(arrays, fields=out_fields, mask=mask)
+
+
+def _zero(t: pa.DataType) -> pa.Array:
+    """A one-element array holding the zero value of a type."""
+    if pa.types.is_struct(t):
+        return pa.StructArray.from_arrays(
+            [_zero(t.field(i).type) for i in range(t.num_fields)], fields=list(t)
+        )
+    if pa.types.is_fixed_size_list(t):
+        return pa.FixedSizeListArray.from_arrays(
+            pa.concat_arrays([_zero(t.value_type)] * t.list_size), type=t
+        )
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_map(t):
+        return pa.array([[]], t)
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return pa.array([""], t)
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return pa.array([b""], t)
+    if pa.types.is_fixed_size_binary(t):
+        return pa.array([bytes(t.byte_width)], t)
+    if pa.types.is_null(t):
+        return pa.nulls(1)
+    return pa.Array.from_buffers(t, 1, [None, pa.py_buffer(bytes(max(t.bit_width // 8, 1)))])
+
+
+def _fill_under_nulls(arr: pa.Array, parent_null: pa.Array) -> pa.Array:
+    """``arr`` (a NOT NULL field of a struct) with the nulls under null struct rows replaced by the
+    type's zero: Arrow refuses nulls in a non-nullable field when casting."""
+    if not arr.null_count:
+        return arr
+    n = len(arr)
+    idx = np.arange(n, dtype=np.int64)
+    idx[np.asarray(parent_null.to_numpy(zero_copy_only=False), dtype=bool) & ~_valid_np(arr)] = n
+    return pa.concat_arrays([arr, _zero(arr.type)]).take(pa.array(idx))
 
 
 def _top_record(schema: Any) -> dict[str, Any]:
@@ -835,7 +934,11 @@ def read_avro(
     wanted = list(columns) if columns is not None else list(file_fields)
     for name in wanted:
         if name not in file_fields:
-            raise CorruptFileError(f"Column {name!r} is not in the avro data file (its columns: {list(file_fields)})")
+            raise CorruptFileError(
+                f"Column {name!r} is not in the avro data file (its columns: {list(file_fields)})"
+            )
+    if not wanted:  # a table without columns has no rows either: nothing to decode
+        return pa.table({})
 
     raw_schema = _strip_logical(schema)
     raw_meta = [(k, _schema_text(raw_schema) if k == _SCHEMA_KEY else v) for k, v in meta]

@@ -29,7 +29,10 @@ def read_file(
             with file_io.open_input_file(path) as f:
                 return paorc.ORCFile(f).read(columns=list(columns) if columns is not None else None)
         if fmt == "avro":
-            return _read_avro(file_io.read_bytes(path), columns)
+            try:
+                return _read_avro(file_io.read_bytes(path), columns)
+            except CorruptFileError as e:
+                raise CorruptFileError(f"Corrupt data file {path}: {e}") from e
     except NotFoundError:
         raise
     except (pa.ArrowInvalid, OSError, ValueError) as e:
@@ -88,7 +91,11 @@ def write_file(
         with file_io.open_output_stream(path) as out:
             paorc.write_table(table, out, compression="uncompressed" if comp == "none" else comp)
     elif fmt == "avro":
-        file_io.write_bytes(path, write_avro(table, comp, zstd_level))
+        try:
+            data = write_avro(table, comp, zstd_level)
+        except ValidationError as e:
+            raise ValidationError(f"Cannot write data file {path}: {e}") from e
+        file_io.write_bytes(path, data)
     else:
         raise ValidationError(f"Invalid value {file_format!r} for option 'file.format': expected one of {FORMATS}")
     return int(file_io.status(path).size)
