@@ -16,8 +16,12 @@ Commands (each prints one JSON object on stdout):
       IN.arrow without the column get '+I', rows of DEL.arrow get '-D', and both go into the same
       commit (inserts first). When the column is missing from the data at table creation it is
       added to the table schema as a STRING column.
-  read      --warehouse W --table db.t --out OUT.arrow [--snapshot-id N] [--columns a,b]
-      Reads the table (latest snapshot, or snapshot N) into OUT.arrow; prints {"rows": n}.
+  read      --warehouse W --table db.t --out OUT.arrow [--snapshot-id N] [--columns a,b] [--filter SQL]
+      Reads the table (latest snapshot, or snapshot N) into OUT.arrow; prints {"rows": n}. SQL is a
+      WHERE clause for pypaimon's parser (pypaimon/common/where_parser.py), handed to
+      ReadBuilder.with_filter: pypaimon prunes files by their statistics and filters rows with it.
+  read-filtered --warehouse W --table db.t --filters JSON-LIST --out-dir DIR [--snapshot-id N]
+      One read per WHERE clause into DIR/filter-<i>.arrow; prints {"rows": [n, ...]}.
   read-all  --warehouse W --table db.t --out-dir DIR
       Reads every snapshot into DIR/snapshot-<id>.arrow; prints {"snapshot_ids": [...]}.
   snapshots --warehouse W --table db.t
@@ -146,12 +150,20 @@ def cmd_write(args: argparse.Namespace) -> dict[str, Any]:
     return {"snapshot_id": None if latest is None else latest.id, "created": created}
 
 
-def _read(table: Any, snapshot_id: int | None, columns: list[str] | None) -> pa.Table:
+def _read(
+    table: Any, snapshot_id: int | None, columns: list[str] | None, where: str | None = None
+) -> pa.Table:
     if snapshot_id is not None:
         if snapshot_id not in _snapshot_ids(table):
             raise SystemExit(f"snapshot {snapshot_id} does not exist")
         table = table.copy({"scan.snapshot-id": str(snapshot_id)})
     builder = table.new_read_builder()
+    if where:
+        from pypaimon.common.where_parser import parse_where_clause
+
+        predicate = parse_where_clause(where, table.table_schema.fields)
+        if predicate is not None:
+            builder = builder.with_filter(predicate)
     if columns:
         builder = builder.with_projection(columns)
     splits = builder.new_scan().plan().splits()
@@ -167,9 +179,20 @@ def _read(table: Any, snapshot_id: int | None, columns: list[str] | None) -> pa.
 def cmd_read(args: argparse.Namespace) -> dict[str, Any]:
     table = _catalog(args.warehouse).get_table(args.table)
     columns = args.columns.split(",") if args.columns else None
-    result = _read(table, args.snapshot_id, columns)
+    result = _read(table, args.snapshot_id, columns, args.filter)
     _write_ipc(result, args.out)
     return {"rows": result.num_rows}
+
+
+def cmd_read_filtered(args: argparse.Namespace) -> dict[str, Any]:
+    table = _catalog(args.warehouse).get_table(args.table)
+    os.makedirs(args.out_dir, exist_ok=True)
+    rows = []
+    for i, where in enumerate(json.loads(args.filters)):
+        result = _read(table, args.snapshot_id, None, where)
+        _write_ipc(result, os.path.join(args.out_dir, f"filter-{i}.arrow"))
+        rows.append(result.num_rows)
+    return {"rows": rows}
 
 
 def cmd_read_all(args: argparse.Namespace) -> dict[str, Any]:
@@ -211,7 +234,15 @@ def main(argv: list[str] | None = None) -> int:
     p_read.add_argument("--out", required=True)
     p_read.add_argument("--snapshot-id", type=int)
     p_read.add_argument("--columns")
+    p_read.add_argument("--filter")
     p_read.set_defaults(func=cmd_read)
+
+    p_filtered = sub.add_parser("read-filtered")
+    common(p_filtered)
+    p_filtered.add_argument("--filters", required=True, help="JSON list of WHERE clauses")
+    p_filtered.add_argument("--out-dir", required=True)
+    p_filtered.add_argument("--snapshot-id", type=int)
+    p_filtered.set_defaults(func=cmd_read_filtered)
 
     p_all = sub.add_parser("read-all")
     common(p_all)

@@ -148,6 +148,21 @@ class PypaimonIO:
         ids = self._run("read-all", "--table", table, "--out-dir", str(out_dir))["snapshot_ids"]
         return {sid: read_ipc(out_dir / f"snapshot-{sid}.arrow") for sid in ids}
 
+    def read_filtered(self, table: str, filters: Sequence[str]) -> list[pa.Table]:
+        """The latest snapshot read once per WHERE clause."""
+        out_dir = self.scratch / f"filtered-{table}-{self._n}"
+        self._n += 1
+        self._run(
+            "read-filtered",
+            "--table",
+            table,
+            "--filters",
+            json.dumps(list(filters)),
+            "--out-dir",
+            str(out_dir),
+        )
+        return [read_ipc(out_dir / f"filter-{i}.arrow") for i in range(len(filters))]
+
     def snapshot_ids(self, table: str) -> list[int]:
         ids: list[int] = self._run("snapshots", "--table", table)["snapshot_ids"]
         return ids
@@ -284,6 +299,17 @@ def assert_same_rows(actual: pa.Table, expected: pa.Table, what: str) -> None:
     )
 
 
+def assert_filtered_rows(actual: pa.Table, state: pa.Table, flt: Filter, what: str) -> None:
+    """`actual` came from a read with `flt` pushed down. Readers may return rows the filter rejects
+    (pypaimon documents its filter as best effort for primary-key value columns), but never lose a
+    matching row nor invent one: the rows `flt` selects from `actual` are exactly those it selects from
+    the table's `state`, and every row of `actual` is a row of `state`."""
+    assert_same_rows(flt.apply(actual), flt.apply(state), f"{what}, filter {flt.sql!r}")
+    names = sorted(state.schema.names)
+    extra = Counter(canonical_rows(actual.select(names))) - Counter(canonical_rows(state.select(names)))
+    assert not extra, f"{what}, filter {flt.sql!r}: rows not in the table: {list(extra.elements())[:5]}"
+
+
 # ---------------------------------------------------------------------------------------------------
 # Cases: a table definition and a sequence of commits, with the expected state after each commit
 
@@ -309,6 +335,17 @@ Step = Write | Overwrite | Delete
 
 
 @dataclass
+class Filter:
+    """A WHERE clause (for our `read(filter=...)` and pypaimon's parser) and the rows it selects."""
+
+    sql: str
+    mask: Callable[[pa.Table], pa.Array]
+
+    def apply(self, table: pa.Table) -> pa.Table:
+        return table.filter(pc.fill_null(self.mask(table), False))
+
+
+@dataclass
 class Case:
     name: str
     schema: pa.Schema
@@ -316,6 +353,7 @@ class Case:
     partition_keys: list[str] = field(default_factory=list)
     options: dict[str, str] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
+    filters: list[Filter] = field(default_factory=list)
 
     @property
     def is_pk(self) -> bool:
@@ -579,6 +617,57 @@ def typed_part_rows(ids: Sequence[int], tag: str, null_parts: bool = False) -> p
     )
 
 
+def _col(name: str) -> Callable[[pa.Table], pa.ChunkedArray]:
+    return lambda t: t.column(name)
+
+
+SIMPLE_FILTERS = [
+    Filter("id >= 10 AND id < 30", lambda t: pc.and_(pc.greater_equal(t["id"], 10), pc.less(t["id"], 30))),
+    Filter("name = 'c2-44'", lambda t: pc.equal(t["name"], "c2-44")),
+    Filter("v IS NULL", lambda t: pc.is_null(t["v"])),
+    Filter(
+        "id IN (1, 45, 100) OR v > 100",
+        lambda t: pc.or_kleene(
+            pc.is_in(t["id"], value_set=pa.array([1, 45, 100], pa.int64())), pc.greater(t["v"], 100.0)
+        ),
+    ),
+]
+PARTITIONED_FILTERS = [
+    *SIMPLE_FILTERS,
+    Filter("dt = '2024-01-02'", lambda t: pc.equal(t["dt"], "2024-01-02")),
+    Filter(
+        "dt = '2024-01-03' AND id > 40",
+        lambda t: pc.and_(pc.equal(t["dt"], "2024-01-03"), pc.greater(t["id"], 40)),
+    ),
+]
+ALL_TYPES_FILTERS = [
+    Filter("i32 > 0", lambda t: pc.greater(t["i32"], 0)),
+    Filter("i64 < 0", lambda t: pc.less(t["i64"], 0)),
+    Filter("s = ''", lambda t: pc.equal(t["s"], "")),
+    Filter("f64 >= 1.0", lambda t: pc.greater_equal(t["f64"], 1.0)),
+    Filter("i8 IS NULL", lambda t: pc.is_null(t["i8"])),
+]
+COMPOSITE_FILTERS = [
+    Filter("n = -1", lambda t: pc.equal(t["n"], -1)),
+    Filter("k = 'kkk3'", lambda t: pc.equal(t["k"], "kkk3")),
+    Filter("k > 'kkkkkkkkkkkk'", lambda t: pc.greater(t["k"], "kkkkkkkkkkkk")),
+]
+TYPED_PART_FILTERS = [
+    Filter("h = 0", lambda t: pc.equal(t["h"], 0)),
+    Filter("h IS NULL", lambda t: pc.is_null(t["h"])),
+    Filter("id < 10 AND h >= 1", lambda t: pc.and_(pc.less(t["id"], 10), pc.greater_equal(t["h"], 1))),
+]
+NANOS_FILTERS = [Filter("id > 3", lambda t: pc.greater(t["id"], 3))]
+FILTERS_BY_SCHEMA: list[tuple[pa.Schema, list[Filter]]] = [
+    (SIMPLE, SIMPLE_FILTERS),
+    (PARTITIONED, PARTITIONED_FILTERS),
+    (ALL_TYPES, ALL_TYPES_FILTERS),
+    (COMPOSITE, COMPOSITE_FILTERS),
+    (TYPED_PARTS, TYPED_PART_FILTERS),
+    (NANOS, NANOS_FILTERS),
+]
+
+
 def build_cases() -> list[Case]:
     r = range
     cases = [
@@ -727,6 +816,8 @@ def build_cases() -> list[Case]:
             steps=[Write(nanos_rows(r(0, 10))), Write(nanos_rows(r(5, 15)))],
         ),
     ]
+    for case in cases:
+        case.filters = next(f for schema, f in FILTERS_BY_SCHEMA if schema.equals(case.schema))
     return cases
 
 
