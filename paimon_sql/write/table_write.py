@@ -44,6 +44,7 @@ from paimon_sql.write.grouping import group_ids
 
 ROW_KINDS = {"+I": 0, "-U": 1, "+U": 2, "-D": 3}
 # data files of different buckets are written in parallel (pyarrow releases the GIL)
+_HASH_CHUNK = 1 << 18
 _WRITE_THREADS = max(1, min(4, os.cpu_count() or 1))
 _GROUP_COL = "__paimon_group"
 
@@ -201,7 +202,7 @@ class TableWrite:
         sorted_group = group[order]
         starts = np.flatnonzero(np.concatenate([[True], sorted_group[1:] != sorted_group[:-1]]))
         ends = np.concatenate([starts[1:], [len(group)]])
-        seq = np.empty(len(group), dtype=np.int64)
+        seq = np.empty(len(group), dtype=np.int64) if self.has_pk else None
         jobs = []
         for s_, e_ in zip(starts, ends):
             pid, bucket = divmod(int(sorted_group[s_]), width)
@@ -210,14 +211,17 @@ class TableWrite:
             assert self._next_seq is not None
             self._next_seq[(partition, bucket)] = start + int(e_ - s_)
             idx = order[s_:e_]  # this bucket's rows in input order
-            seq[idx] = np.arange(start, start + len(idx), dtype=np.int64)
+            if seq is not None:
+                seq[idx] = np.arange(start, start + len(idx), dtype=np.int64)
             self._namer(partition, bucket)  # create file namers before the threads start
-            jobs.append((partition, pvalues[pid], bucket, idx))
-        table = table.append_column(SEQ, pa.array(seq))
+            jobs.append((partition, pvalues[pid], bucket, idx, start))
+        if seq is not None:
+            table = table.append_column(SEQ, pa.array(seq))
+        del order, group, sorted_group, seq
         with ThreadPoolExecutor(max_workers=_WRITE_THREADS) as pool:
             results = list(pool.map(lambda j: self._write_bucket(table, *j), jobs))
         total = self.num_buckets if self.num_buckets > 0 else -1
-        for (partition, _, bucket, _), (meta, path) in zip(jobs, results):
+        for (partition, _, bucket, _, _), (meta, path) in zip(jobs, results):
             self.changes.written_paths.append(path)
             self.changes.entries.append(ManifestEntry(KIND_ADD, partition, bucket, total, meta))
 
@@ -241,14 +245,22 @@ class TableWrite:
             cols = [rows.column(f.name).combine_chunks() for f in self.store.bucket_key_fields]
             if not cols:
                 raise ValidationError(f"Table {self.store.name} has bucket={n} but no bucket-key")
-            return np.asarray(bucket_of(cols, [f.type for f in self.store.bucket_key_fields], n), dtype=np.int64)
+            types = [f.type for f in self.store.bucket_key_fields]
+            out = np.empty(rows.num_rows, dtype=np.int64)
+            for lo in range(0, rows.num_rows, _HASH_CHUNK):  # chunks bound the hashing's scratch memory
+                out[lo : lo + _HASH_CHUNK] = bucket_of([c.slice(lo, _HASH_CHUNK) for c in cols], types, n)
+            return out
         if not self.has_pk:
             return np.zeros(rows.num_rows, dtype=np.int64)  # bucket-unaware append table
         # dynamic bucket
         self._load_dynamic_index()
         pb = self._dyn.setdefault(partition, PartitionBuckets())
         key_cols = [rows.column(f.name).combine_chunks() for f in self.store.key_fields]
-        hashes = np.asarray(hash_columns(key_cols, [f.type for f in self.store.key_fields]), dtype=np.int32)
+        key_types = [f.type for f in self.store.key_fields]
+        hashes = np.concatenate([
+            np.asarray(hash_columns([c.slice(lo, _HASH_CHUNK) for c in key_cols], key_types), dtype=np.int32)
+            for lo in range(0, rows.num_rows, _HASH_CHUNK)
+        ]) if rows.num_rows else np.empty(0, dtype=np.int32)
         opts = self.store.options
         return pb.assign(
             hashes, opts.dynamic_bucket_target_row_num, opts.dynamic_bucket_max_buckets,
@@ -295,7 +307,8 @@ class TableWrite:
         return self.namers[k]
 
     def _write_bucket(
-        self, table: pa.Table, partition: bytes, pvals: list[object], bucket: int, idx: np.ndarray
+        self, table: pa.Table, partition: bytes, pvals: list[object], bucket: int, idx: np.ndarray,
+        first_seq: int,
     ) -> tuple[DataFileMeta, str]:
         """Writes the rows ``idx`` of ``table`` (one partition and bucket, in input order) as one
         file; primary-key rows are sorted by key and merged (the newest record of a key wins)."""
@@ -308,8 +321,10 @@ class TableWrite:
             sub = table.select(sort_cols).take(pa.array(idx))
             perm = pc.sort_indices(sub, sort_keys=[(c, "ascending") for c in sort_cols])
             idx = idx[np.asarray(perm, dtype=np.int64)]
-        rows = table.take(pa.array(idx))
-        seqs = rows.column(SEQ)
+        if len(idx) == table.num_rows and not self.has_pk:
+            rows = table  # the whole buffer is one bucket, in input order: no copy
+        else:
+            rows = table.take(pa.array(idx))
         if self.has_pk:
             last = group_last_mask(rows.select(key_names), key_names)
             if not last.all():
@@ -317,11 +332,11 @@ class TableWrite:
             cols = [rows.column(k.name) for k in store.key_fields] + [rows.column(SEQ), rows.column(KIND)]
             cols += [rows.column(f.name) for f in store.schema.fields]
             table = pa.Table.from_arrays(cols, schema=_relax(kv_arrow_schema(store))).cast(kv_arrow_schema(store))
-            seqs = table.column(SEQ)
+            mm = pc.min_max(table.column(SEQ))
+            min_seq, max_seq = int(mm["min"].as_py()), int(mm["max"].as_py())
         else:
-            table = rows.drop_columns([KIND, SEQ]).cast(append_arrow_schema(store))
-        mm = pc.min_max(seqs)
-        min_seq, max_seq = int(mm["min"].as_py()), int(mm["max"].as_py())
+            table = rows.drop_columns([KIND]).cast(append_arrow_schema(store))
+            min_seq, max_seq = first_seq, first_seq + len(idx) - 1
         return write_data_file(store, bucket_dir, self.namers[(partition, bucket)], table, min_seq, max_seq)
 
 
