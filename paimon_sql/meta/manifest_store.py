@@ -114,7 +114,7 @@ class ManifestStore:
         nulls_count: list[int] = []
         for col in cols:
             nulls_count.append(col.null_count)
-            if col.null_count == len(col) or not _orderable(col.type):
+            if col.null_count == len(col) or pa.types.is_nested(col.type):
                 mins.append(None)
                 maxs.append(None)
             else:
@@ -167,6 +167,3 @@ class ManifestStore:
         )
         return name
 
-
-def _orderable(t: pa.DataType) -> bool:
-    return not pa.types.is_nested(t)

@@ -20,6 +20,7 @@ from paimon_sql.types import (
     IntType,
     SmallIntType,
     TinyIntType,
+    VarCharType,
     fields_from_arrow_schema,
     from_arrow_type,
 )
@@ -39,8 +40,6 @@ def is_safe_widening(old: DataType, new: DataType) -> bool:
         return True
     if isinstance(old, DecimalType) and isinstance(new, DecimalType):
         return new.scale >= old.scale and new.precision - new.scale >= old.precision - old.scale
-    from paimon_sql.types import VarCharType
-
     if isinstance(old, VarCharType) and isinstance(new, VarCharType):
         return new.length >= old.length
     return False

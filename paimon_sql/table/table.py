@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Union
 
 import pyarrow as pa
 
 from paimon_sql.errors import NotFoundError, ValidationError
+from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.partition_path import partition_value_string
 from paimon_sql.fs.file_io import FileIO
 from paimon_sql.meta.file_store import MAIN_BRANCH, FileStore, branch_identifier
@@ -26,6 +27,7 @@ from paimon_sql.write.commit import CommitRequest, commit
 from paimon_sql.write.table_write import CommitChanges, TableWrite, merge_index_entries
 
 FALLBACK_BRANCH = "scan.fallback-branch"
+DeletesFor = Callable[[FileStore, Union[Snapshot, None]], list[ManifestEntry]]  # noqa: UP007
 Overwrite = Union[bool, Mapping[str, Any], str]  # noqa: UP007
 WriteInput = Union[pa.Table, pa.RecordBatchReader, Iterable[pa.RecordBatch]]  # noqa: UP007
 
@@ -311,9 +313,7 @@ def _project(store: FileStore, columns: Sequence[str] | None) -> list[DataField]
     return [store.schema.field(c) for c in columns]
 
 
-def _spec_matcher(store: FileStore, spec: dict[str, str]):  # type: ignore[no-untyped-def]
-    from paimon_sql.format.binary_row import decode_row
-
+def _spec_matcher(store: FileStore, spec: dict[str, str]) -> Callable[[bytes], bool]:
     names = [f.name for f in store.partition_fields]
     types = store.partition_types
     cache: dict[bytes, bool] = {}
@@ -333,7 +333,7 @@ def _spec_matcher(store: FileStore, spec: dict[str, str]):  # type: ignore[no-un
     return matches
 
 
-def _overwrite_deletes(spec: dict[str, str]):  # type: ignore[no-untyped-def]
+def _overwrite_deletes(spec: dict[str, str]) -> DeletesFor:
     def deletes_for(store: FileStore, base: Snapshot | None) -> list[ManifestEntry]:
         if base is None:
             return []
@@ -344,7 +344,7 @@ def _overwrite_deletes(spec: dict[str, str]):  # type: ignore[no-untyped-def]
     return deletes_for
 
 
-def _overwrite_deletes_in(partitions: set[bytes]):  # type: ignore[no-untyped-def]
+def _overwrite_deletes_in(partitions: set[bytes]) -> DeletesFor:
     def deletes_for(store: FileStore, base: Snapshot | None) -> list[ManifestEntry]:
         if base is None or not partitions:
             return []
