@@ -21,6 +21,7 @@ from paimon_sql.meta.file_store import MAIN_BRANCH, branch_path
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.schema_manager import SchemaManager
 from paimon_sql.options import validate_options
+from paimon_sql.table.system import SystemTable, load_system_table
 from paimon_sql.table.table import Table
 from paimon_sql.types import fields_from_arrow_schema
 
@@ -96,12 +97,21 @@ class Catalog:
         meta = branch_path(self.table_path(ident), ident.branch or MAIN_BRANCH)
         return bool(SchemaManager(self.file_io, meta).schema_ids())
 
-    def get_table(self, identifier: str | Identifier) -> Table:
+    def get_table(self, identifier: str | Identifier) -> Table | SystemTable:
+        """The table ``db.t``, its branch ``db.t$branch_b``, or a system table of either
+        (``db.t$files``, ``db.t$branch_b$snapshots``; see ``paimon_sql.table.system``)."""
         ident = Identifier.parse(identifier)
-        ident.check_not_system()
+        table = self._data_table(ident)
+        if ident.system_table is not None:
+            return load_system_table(table, ident.system_table)
+        return table
+
+    def _data_table(self, ident: Identifier) -> Table:
+        """The data table (or branch) ``ident`` names, ignoring its system-table suffix."""
         path = self.table_path(ident)
         branch = ident.branch or MAIN_BRANCH
-        schema = SchemaManager(self.file_io, branch_path(path, branch), ident.full_name).latest()
+        plain = Identifier(ident.database, ident.table, ident.branch)
+        schema = SchemaManager(self.file_io, branch_path(path, branch), plain.full_name).latest()
         if schema is None:
             if not self.database_exists(ident.database):
                 raise DatabaseNotFoundError(
@@ -109,7 +119,7 @@ class Catalog:
                 )
             if ident.branch is not None and self.table_exists(Identifier(ident.database, ident.table)):
                 raise NotFoundError(f"Branch {ident.branch!r} of table {ident.database}.{ident.table} does not exist")
-            raise TableNotFoundError(f"Table {ident.full_name} does not exist")
+            raise TableNotFoundError(f"Table {plain.full_name} does not exist")
         return Table(self.file_io, path, f"{ident.database}.{ident.table}", schema, branch)
 
     def create_table(
@@ -128,7 +138,7 @@ class Catalog:
         self._require_db(ident.database)
         if self.table_exists(ident):
             if ignore_if_exists:
-                return self.get_table(ident)
+                return self._data_table(ident)
             raise AlreadyExistsError(f"Table {ident.full_name} already exists")
         table_schema = build_schema(ident.full_name, schema, primary_keys, partition_keys, options, comment)
         path = self.table_path(ident)

@@ -1,0 +1,32 @@
+"""Procedures (``CALL sys.<name>(...)``): declared once here, dispatched by name.
+
+``PROCEDURES`` maps a name to its ``Procedure`` (parameters, output columns, description, function);
+``call_procedure(catalog, name, args)`` runs one and returns a ``ProcedureResult``.
+"""
+
+from __future__ import annotations
+
+from paimon_sql.procedures import builtin as _builtin  # noqa: F401 - registers the procedures
+from paimon_sql.procedures.registry import (
+    PARAM_TYPES,
+    PROCEDURES,
+    Procedure,
+    ProcedureParam,
+    ProcedureResult,
+    call_procedure,
+    decode_args,
+    get_procedure,
+    register,
+)
+
+__all__ = [
+    "PARAM_TYPES",
+    "PROCEDURES",
+    "Procedure",
+    "ProcedureParam",
+    "ProcedureResult",
+    "call_procedure",
+    "decode_args",
+    "get_procedure",
+    "register",
+]

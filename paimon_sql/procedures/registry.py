@@ -1,0 +1,172 @@
+"""The procedure registry: procedures declared once, in Python, and dispatched by name.
+
+A ``Procedure`` has a name, typed parameters (Spark SQL type names, required or with a default) and
+output columns, as Apache Paimon's Spark procedures declare them; ``call_procedure`` decodes the
+arguments (by name, or positionally in declaration order), checks them and runs the procedure.
+Argument errors raise ``ValidationError`` naming the procedure and the argument; an unknown
+procedure raises ``NotFoundError`` listing the known ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from paimon_sql.errors import NotFoundError, ValidationError
+
+if TYPE_CHECKING:
+    from paimon_sql.catalog.catalog import Catalog
+
+PARAM_TYPES = ("STRING", "BIGINT", "INT", "BOOLEAN", "DOUBLE")
+_INT_RANGE = {"INT": (-(2**31), 2**31 - 1), "BIGINT": (-(2**63), 2**63 - 1)}
+
+
+@dataclass(frozen=True)
+class ProcedureParam:
+    name: str
+    type: str  # "STRING" | "BIGINT" | "INT" | "BOOLEAN" | "DOUBLE" (Spark SQL type names)
+    required: bool
+    default: object = None
+
+    def __post_init__(self) -> None:
+        if self.type not in PARAM_TYPES:
+            raise ValidationError(f"Procedure parameter {self.name!r} has unknown type {self.type!r} ({PARAM_TYPES})")
+
+    def __str__(self) -> str:
+        s = f"{self.name} {self.type}"
+        if not self.required:
+            s += " = " + ("NULL" if self.default is None else repr(self.default))
+        return s
+
+
+@dataclass(frozen=True)
+class Procedure:
+    name: str
+    params: tuple[ProcedureParam, ...]
+    output: tuple[tuple[str, str], ...]  # (column, Spark SQL type)
+    description: str
+    fn: Callable[[Catalog, dict[str, Any]], list[tuple[Any, ...]]] = field(repr=False)
+
+    @property
+    def signature(self) -> str:
+        """``create_tag(table STRING, tag STRING, snapshot BIGINT = NULL, ...)``."""
+        return f"{self.name}({', '.join(str(p) for p in self.params)})"
+
+
+@dataclass(frozen=True)
+class ProcedureResult:
+    columns: list[tuple[str, str]]
+    rows: list[tuple[Any, ...]]
+
+
+PROCEDURES: dict[str, Procedure] = {}
+
+
+def register(proc: Procedure) -> Procedure:
+    """Adds ``proc`` to ``PROCEDURES`` (names are lower case and unique)."""
+    key = proc.name.lower()
+    if key != proc.name:
+        raise ValidationError(f"Procedure name {proc.name!r} must be lower case")
+    if key in PROCEDURES:
+        raise ValidationError(f"Procedure {proc.name!r} is already registered")
+    names = [p.name for p in proc.params]
+    if len(set(names)) != len(names):
+        raise ValidationError(f"Procedure {proc.name!r} declares a parameter twice: {names}")
+    PROCEDURES[key] = proc
+    return proc
+
+
+def get_procedure(name: str) -> Procedure:
+    """The procedure ``name`` (case-insensitive; a ``sys.`` prefix is allowed)."""
+    if not isinstance(name, str):
+        raise ValidationError(f"Procedure name must be a string, got {name!r}")
+    key = name.strip().lower()
+    if key.startswith("sys."):
+        key = key[len("sys."):]
+    proc = PROCEDURES.get(key)
+    if proc is None:
+        raise NotFoundError(f"Procedure {name!r} does not exist; procedures are: {', '.join(sorted(PROCEDURES))}")
+    return proc
+
+
+def call_procedure(
+    catalog: Catalog, name: str, args: Mapping[str, Any] | Sequence[Any] | None = None
+) -> ProcedureResult:
+    """Runs procedure ``name`` with ``args`` (a mapping by parameter name, or positional values)."""
+    proc = get_procedure(name)
+    values = decode_args(proc, args)
+    rows = proc.fn(catalog, values)
+    return ProcedureResult(list(proc.output), [tuple(r) for r in rows])
+
+
+def decode_args(proc: Procedure, args: Mapping[str, Any] | Sequence[Any] | None) -> dict[str, Any]:
+    """Every parameter of ``proc`` with its checked value (absent optional ones get their default;
+    a null argument counts as absent)."""
+    given: dict[str, Any] = {}
+    by_name = {p.name.lower(): p for p in proc.params}
+    if args is None:
+        args = {}
+    if isinstance(args, Mapping):
+        for key, value in args.items():
+            if not isinstance(key, str):
+                raise ValidationError(f"Procedure {proc.name}: argument names must be strings, got {key!r}")
+            p = by_name.get(key.strip().lower())
+            if p is None:
+                raise ValidationError(
+                    f"Procedure {proc.name} has no parameter {key!r}; parameters: {proc.signature}"
+                )
+            if p.name in given:
+                raise ValidationError(f"Procedure {proc.name}: argument {p.name!r} is given twice")
+            given[p.name] = value
+    elif isinstance(args, (str, bytes)) or not isinstance(args, Sequence):
+        raise ValidationError(
+            f"Procedure {proc.name}: arguments must be a mapping or a sequence, got {type(args).__name__}"
+        )
+    else:
+        if len(args) > len(proc.params):
+            raise ValidationError(
+                f"Procedure {proc.name} takes at most {len(proc.params)} arguments, got {len(args)}; "
+                f"parameters: {proc.signature}"
+            )
+        for p, value in zip(proc.params, args):
+            given[p.name] = value
+    out: dict[str, Any] = {}
+    for p in proc.params:
+        value = given.get(p.name)
+        if value is None:
+            if p.required:
+                raise ValidationError(
+                    f"Procedure {proc.name}: missing required argument {p.name!r}; parameters: {proc.signature}"
+                )
+            out[p.name] = p.default
+            continue
+        out[p.name] = _check_type(proc, p, value)
+    return out
+
+
+def _check_type(proc: Procedure, p: ProcedureParam, value: Any) -> Any:
+    def bad(expected: str) -> ValidationError:
+        return ValidationError(
+            f"Procedure {proc.name}: argument {p.name!r} must be {expected} ({p.type}), "
+            f"got {type(value).__name__} {value!r}"
+        )
+
+    if p.type == "STRING":
+        if not isinstance(value, str):
+            raise bad("a string")
+        return value
+    if p.type in _INT_RANGE:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise bad("an integer")
+        lo, hi = _INT_RANGE[p.type]
+        if not lo <= value <= hi:
+            raise bad(f"an integer between {lo} and {hi}")
+        return int(value)
+    if p.type == "BOOLEAN":
+        if not isinstance(value, bool):
+            raise bad("true or false")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise bad("a number")
+    return float(value)

@@ -1,0 +1,307 @@
+"""How Apache Paimon's Java code renders values as text in its system tables.
+
+System tables show values as Java prints them: partitions through Paimon's cast to STRING
+(``{2024-01-01, 3}``), statistics through ``toString()`` of Paimon's internal objects inside a
+``TreeMap`` (``{a=1, b=x}``; a DATE is its epoch-day number there, a TIMESTAMP a ``LocalDateTime``),
+keys through ``Arrays.toString`` (``[1, x]``), maps of options in ``HashMap`` iteration order and
+durations as ``java.time.Duration.toString()`` (``PT1H``). The helpers here reproduce those facts
+column-wise over Arrow arrays; the only per-value Python is where Java's own formatting forces it
+(floating point and timestamps, through ``paimon_sql.casting``).
+
+Time zone: Paimon shows ``TIMESTAMP(3)`` columns as the JVM's local wall clock. paimon_sql uses UTC
+for all of them (epoch millis shown as UTC wall clock).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from collections.abc import Iterable, Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_sql.casting import cast_array
+from paimon_sql.errors import PaimonError
+from paimon_sql.types import (
+    ArrayType,
+    BinaryType,
+    DataField,
+    DataType,
+    DateType,
+    LocalZonedTimestampType,
+    MapType,
+    MultisetType,
+    RowType,
+    TimestampType,
+    TimeType,
+    VarBinaryType,
+    VarCharType,
+    to_arrow_type,
+)
+
+STRING = VarCharType()
+NULL_TEXT = "null"
+
+
+def arrow_field(f: DataField) -> pa.Field:
+    """The Arrow field of a system-table column (no field-id metadata)."""
+    return pa.field(f.name, to_arrow_type(f.type), f.type.nullable)
+
+
+# ----------------------------------------------------------------------------------------------
+# Values as text
+# ----------------------------------------------------------------------------------------------
+
+
+def cast_to_string(arr: pa.Array, t: DataType) -> pa.Array:
+    """Paimon's ``CAST(x AS STRING)`` of every value (``CastExecutors.resolveToString``); values of
+    types without such a cast become null."""
+    if len(arr) == 0:
+        return pa.array([], pa.string())
+    try:
+        return cast_array(arr, t, STRING)
+    except PaimonError:
+        return pa.nulls(len(arr), pa.string())
+
+
+def java_to_string(arr: pa.Array, t: DataType) -> pa.Array:
+    """``String.valueOf`` of Paimon's internal object for every value (null stays null).
+
+    This is what a ``Map`` or ``Arrays.toString`` of internal values prints: numbers, strings,
+    booleans and decimals as their cast to STRING; a DATE as its epoch day and a TIME as its
+    millisecond of the day (both are ``Integer`` internally); a TIMESTAMP as
+    ``LocalDateTime.toString()``. Binary values print as their bytes decoded as UTF-8 (Java prints
+    an identity hash such as ``[B@1b2c3d``, which no one can reproduce)."""
+    if len(arr) == 0:
+        return pa.array([], pa.string())
+    if isinstance(t, DateType):
+        return pc.cast(pc.cast(arr, pa.int32()), pa.string())
+    if isinstance(t, TimeType):
+        return pc.cast(pc.cast(arr, pa.int32()), pa.string())
+    if isinstance(t, (TimestampType, LocalZonedTimestampType)):
+        return _local_date_time_strings(arr)
+    if isinstance(t, (BinaryType, VarBinaryType)):
+        return cast_to_string(arr, t)
+    if isinstance(t, (ArrayType, MapType, MultisetType, RowType)):
+        return pa.nulls(len(arr), pa.string())  # Paimon collects no statistics for nested types
+    return cast_to_string(arr, t)
+
+
+def _local_date_time_strings(arr: pa.Array) -> pa.Array:
+    """``LocalDateTime.toString()`` of timestamps (tz-aware ones at their UTC wall clock)."""
+    unit = arr.type.unit
+    per_sec = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}[unit]
+    raw = pc.cast(arr.cast(pa.timestamp(unit)), pa.int64()).to_numpy(zero_copy_only=False)
+    valid = np.asarray(arr.is_valid(), dtype=bool)
+    out: list[str | None] = []
+    cache: dict[int, str] = {}
+    for v, ok in zip(raw.tolist(), valid.tolist()):
+        if not ok:
+            out.append(None)
+            continue
+        s = cache.get(v)
+        if s is None:
+            secs, frac = divmod(int(v), per_sec)
+            s = java_local_date_time(secs, frac * (1_000_000_000 // per_sec))
+            cache[v] = s
+        out.append(s)
+    return pa.array(out, pa.string())
+
+
+_EPOCH = _dt.datetime(1970, 1, 1)
+
+
+def java_local_date_time(epoch_seconds: int, nanos: int) -> str:
+    """``LocalDateTime.toString()`` of a UTC epoch second and nano of second: ``uuuu-MM-ddTHH:mm``,
+    then ``:ss`` when seconds or nanos are not zero, then the fraction in groups of three digits."""
+    try:
+        d = _EPOCH + _dt.timedelta(seconds=epoch_seconds)
+    except OverflowError:
+        return str(np.datetime64(epoch_seconds, "s"))
+    year = f"{d.year:04d}" if d.year <= 9999 else f"+{d.year}"
+    out = f"{year}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}"
+    if d.second or nanos:
+        out += f":{d.second:02d}"
+        if nanos:
+            if nanos % 1_000_000 == 0:
+                out += f".{nanos // 1_000_000:03d}"
+            elif nanos % 1_000 == 0:
+                out += f".{nanos // 1_000:06d}"
+            else:
+                out += f".{nanos:09d}"
+    return out
+
+
+def join_strings(parts: Sequence[pa.Array | str], n: int) -> pa.Array:
+    """Element-wise concatenation of string arrays and literal strings (``n`` rows)."""
+    if not any(isinstance(p, pa.Array) for p in parts):
+        return pa.array(["".join(str(p) for p in parts)] * n, pa.string())
+    return pc.binary_join_element_wise(*parts, "")
+
+
+def java_map_string(names: Sequence[str], values: Sequence[pa.Array], n: int) -> pa.Array:
+    """``TreeMap.toString()`` per row: ``{a=1, b=null}``, keys in Java's ``String`` order."""
+    order = sorted(range(len(names)), key=lambda i: java_string_key(names[i]))
+    parts: list[pa.Array | str] = ["{"]
+    for k, i in enumerate(order):
+        if k:
+            parts.append(", ")
+        parts.append(f"{names[i]}=")
+        parts.append(pc.fill_null(values[i], NULL_TEXT))
+    parts.append("}")
+    return join_strings(parts, n)
+
+
+def java_list_string(values: Sequence[pa.Array], n: int) -> pa.Array:
+    """``Arrays.toString(Object[])`` per row: ``[1, x, null]``."""
+    parts: list[pa.Array | str] = ["["]
+    for k, v in enumerate(values):
+        if k:
+            parts.append(", ")
+        parts.append(pc.fill_null(v, NULL_TEXT))
+    parts.append("]")
+    return join_strings(parts, n)
+
+
+def row_cast_strings(columns: Sequence[pa.Array], fields: Sequence[DataField], n: int) -> pa.Array:
+    """Paimon's cast of ROW values to STRING (``RowToStringCastRule``): ``{v1, null, v3}``."""
+    parts: list[pa.Array | str] = ["{"]
+    for k, (c, f) in enumerate(zip(columns, fields)):
+        if k:
+            parts.append(", ")
+        parts.append(pc.fill_null(cast_to_string(c, f.type), NULL_TEXT))
+    parts.append("}")
+    return join_strings(parts, n)
+
+
+# ----------------------------------------------------------------------------------------------
+# Java collections and JSON
+# ----------------------------------------------------------------------------------------------
+
+
+def java_string_key(s: str) -> bytes:
+    """Sort key giving Java's ``String.compareTo`` order (UTF-16 code units)."""
+    return s.encode("utf-16-be")
+
+
+def java_string_hash(s: str) -> int:
+    """``String.hashCode()`` as an unsigned 32-bit number."""
+    data = s.encode("utf-16-be")
+    h = 0
+    for i in range(0, len(data), 2):
+        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
+    return h
+
+
+def java_hash_map_order(keys: Iterable[str]) -> list[str]:
+    """The iteration order of a ``java.util.HashMap`` the keys were put into, in this order.
+
+    Buckets in index order (``(h ^ h >>> 16) & (capacity - 1)``, capacity 16 doubled whenever the
+    size exceeds 3/4 of it), insertion order inside a bucket (resizing keeps it). Bins that Java
+    turns into trees (8+ colliding keys) are not modelled."""
+    ks = list(dict.fromkeys(keys))
+    cap = 16
+    while len(ks) > cap * 3 // 4:
+        cap *= 2
+
+    def bucket(k: str) -> int:
+        h = java_string_hash(k)
+        return (h ^ (h >> 16)) & (cap - 1)
+
+    return [k for _, _, k in sorted((bucket(k), i, k) for i, k in enumerate(ks))]
+
+
+def flat_json(obj: Any) -> str:
+    """``JsonSerdeUtil.toFlatJson``: compact JSON, non-ASCII characters kept."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def java_map_json(mapping: dict[str, str]) -> str:
+    """Flat JSON of a ``HashMap<String, String>`` (Java's iteration order)."""
+    return flat_json({k: mapping[k] for k in java_hash_map_order(mapping)})
+
+
+# ----------------------------------------------------------------------------------------------
+# java.time values as Paimon's JSON stores them (Jackson JavaTimeModule, timestamps as numbers)
+# ----------------------------------------------------------------------------------------------
+
+
+def parse_duration_json(value: Any) -> tuple[int, int] | None:
+    """(seconds, nanos) of a stored ``Duration``: decimal seconds, or an ISO-8601 string."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float, Decimal)):
+        try:
+            d = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+        except InvalidOperation:
+            return None
+        secs = int(d.to_integral_value(rounding="ROUND_FLOOR"))
+        nanos = int((d - secs) * 1_000_000_000)
+        return secs, nanos
+    if isinstance(value, str):
+        m = re.fullmatch(r"PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.(\d{1,9}))?S)?", value.strip())
+        if m is None or not any(m.groups()):
+            return None
+        h, mi, s, frac = m.groups()
+        secs = int(h or 0) * 3600 + int(mi or 0) * 60 + int(s or 0)
+        nanos = int(frac.ljust(9, "0")) if frac else 0
+        return secs, nanos
+    return None
+
+
+def java_duration_string(seconds: int, nanos: int) -> str:
+    """``java.time.Duration.toString()`` of a non-negative duration: ``PT48H``, ``PT1M30S``,
+    ``PT0.5S``, ``PT0S``."""
+    if seconds == 0 and nanos == 0:
+        return "PT0S"
+    hours, rem = divmod(seconds, 3600)
+    minutes, secs = divmod(rem, 60)
+    out = "PT"
+    if hours:
+        out += f"{hours}H"
+    if minutes:
+        out += f"{minutes}M"
+    if secs == 0 and nanos == 0:
+        return out
+    out += str(secs)
+    if nanos:
+        out += "." + f"{nanos:09d}".rstrip("0")
+    return out + "S"
+
+
+def parse_local_date_time_millis(value: Any) -> int | None:
+    """Epoch millis (the wall clock read as UTC) of a stored ``LocalDateTime``: Jackson's array
+    form, or an ISO-8601 string."""
+    try:
+        if isinstance(value, list) and len(value) >= 3:
+            parts = [int(x) for x in value] + [0] * (7 - len(value))
+            y, mo, d, h, mi, s, nanos = parts[:7]
+            dt = _dt.datetime(y, mo, d, h, mi, s)
+            return int((dt - _EPOCH).total_seconds()) * 1000 + nanos // 1_000_000
+        if isinstance(value, str):
+            dt = _dt.datetime.fromisoformat(value.strip())
+            if dt.tzinfo is not None:
+                dt = dt.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+            return (int((dt.replace(microsecond=0) - _EPOCH).total_seconds()) * 1000
+                    + dt.microsecond // 1000)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return None
+
+
+def file_format_of(file_name: str) -> str:
+    """``DataFilePathFactory.formatIdentifier``: the extension, skipping a compression extension."""
+    parts = file_name.rsplit(".", 2)
+    if len(parts) < 2:
+        return ""
+    if parts[-1] in _COMPRESSION_EXTENSIONS and len(parts) == 3:
+        return parts[-2]
+    return parts[-1]
+
+
+_COMPRESSION_EXTENSIONS = frozenset({"gz", "bz2", "deflate", "snappy", "lz4", "zst"})
