@@ -27,7 +27,10 @@ def read_file(
                                      use_threads=False)
         if fmt == "orc":
             with file_io.open_input_file(path) as f:
-                return paorc.ORCFile(f).read(columns=list(columns) if columns is not None else None)
+                from paimon_sql.format.orc_timestamps import correct_timestamps
+
+                table = paorc.ORCFile(f).read(columns=list(columns) if columns is not None else None)
+                return correct_timestamps(table, f, path)  # pyarrow's ORC reader: 1 s off, see there
         if fmt == "avro":
             try:
                 return _read_avro(file_io.read_bytes(path), columns)

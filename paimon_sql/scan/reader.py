@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paimon_sql.casting import cast_array
 from paimon_sql.errors import UnsupportedError
 from paimon_sql.format import deletion_vector
 from paimon_sql.format.data_files import read_file
@@ -20,7 +21,7 @@ from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.predicate import Predicate, to_arrow_expression
 from paimon_sql.scan.split import DataSplit, DeletionFile
-from paimon_sql.types import DataField, to_arrow_field, to_arrow_type
+from paimon_sql.types import DataField, DataType, to_arrow_field, to_arrow_type
 
 KEY_PREFIX = "_KEY_"
 
@@ -37,13 +38,15 @@ def _file_format(store: FileStore, f: DataFileMeta) -> str:
     return store.options.file_format
 
 
-def _cast(arr: pa.ChunkedArray | pa.Array, field: DataField) -> pa.ChunkedArray | pa.Array:
+def _cast(arr: pa.ChunkedArray | pa.Array, source: DataType, field: DataField) -> pa.ChunkedArray | pa.Array:
+    """A file's column (Paimon type ``source``, the file schema's) as ``field``'s type: the Arrow
+    representation normalised, and Paimon's cast rules applied after a type change."""
     target = to_arrow_type(field.type)
-    if arr.type.equals(target):
+    if arr.type.equals(target) and source.copy(True) == field.type.copy(True):
         return arr
-    if pa.types.is_timestamp(arr.type) and pa.types.is_timestamp(target):
-        return pc.cast(arr, target, safe=False)
-    return pc.cast(arr, target)
+    if isinstance(arr, pa.ChunkedArray):
+        return pa.chunked_array([cast_array(c, source, field.type) for c in arr.chunks], type=target)
+    return cast_array(arr, source, field.type)
 
 
 def read_data_file(
@@ -80,7 +83,7 @@ def read_data_file(
             arrays.append(pa.nulls(n, to_arrow_type(target.type)))
         else:
             arr = table.column(col)
-            arrays.append(_cast(arr, target) if target is not None else arr)
+            arrays.append(_cast(arr, by_id[target.id].type, target) if target is not None else arr)
         names.append(out)
     out_table = pa.Table.from_arrays(arrays, names=names)
     dv = split.deletion_files.get(f.file_name)
