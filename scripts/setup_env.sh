@@ -1,5 +1,11 @@
 #!/usr/bin/env bash
-# Creates ./.venv with paimon_sql and its test tools installed (idempotent). Sourced by test.sh and demo.sh.
+# Creates ./.venv with paimon_sql (+ pyspark 4.3) and its test tools installed, and builds the Spark
+# JVM shim (idempotent). Sourced by test.sh and demo.sh.
+#
+# The package is installed editable in setuptools' "compat" mode: Spark discovers the Python data
+# source by scanning pkgutil.iter_modules() for the top-level module pyspark_paimon_sql, which pip's
+# default editable mode hides. The shim (jvm-shim/) is compiled with javac against pyspark's own
+# jars into paimon_sql/spark/jars/paimon-sql-shim.jar (needs a JDK >= 17; no Maven).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 py="${PYTHON:-python3}"
@@ -7,7 +13,16 @@ if [ ! -x "$root/.venv/bin/python" ]; then
   "$py" -m venv "$root/.venv"
 fi
 stamp="$root/.venv/.paimon_sql-installed"
-if [ ! -f "$stamp" ] || [ "$root/pyproject.toml" -nt "$stamp" ]; then
-  "$root/.venv/bin/pip" install -q --disable-pip-version-check -e "$root[test]"
+discoverable() {  # can Spark's data source lookup (pkgutil.iter_modules) see pyspark_paimon_sql?
+  (cd / && "$root/.venv/bin/python" -I -c 'import pkgutil, sys
+sys.exit(0 if any(m.name == "pyspark_paimon_sql" for m in pkgutil.iter_modules()) else 1)')
+}
+if [ ! -f "$stamp" ] || [ "$root/pyproject.toml" -nt "$stamp" ] || ! discoverable; then
+  "$root/.venv/bin/pip" install -q --disable-pip-version-check \
+    --config-settings editable_mode=compat -e "$root[test]"
   touch "$stamp"
+fi
+jar="$root/paimon_sql/spark/jars/paimon-sql-shim.jar"
+if [ ! -f "$jar" ] || [ -n "$(find "$root/jvm-shim" -newer "$jar" -type f 2>/dev/null | head -1)" ]; then
+  bash "$root/jvm-shim/build.sh" "$root/.venv/bin/python" >&2
 fi

@@ -1,0 +1,414 @@
+package org.paimon_sql.spark;
+
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.catalyst.analysis.NonEmptyNamespaceException;
+import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.NamespaceChange;
+import org.apache.spark.sql.connector.catalog.ProcedureCatalog;
+import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
+import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
+import org.apache.spark.sql.connector.expressions.IdentityTransform;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Paimon catalog for Spark: metadata and procedures are handled by the Python engine through
+ * {@link PythonBridge}; table data is read and written by the Python data source in Spark's
+ * Python workers.
+ *
+ * <pre>
+ * spark.sql.catalog.paimon=org.paimon_sql.spark.PaimonCatalog
+ * spark.sql.catalog.paimon.warehouse=/path/or/uri
+ * spark.sql.catalog.paimon.python=/path/to/python    (optional; default: spark.pyspark.python)
+ * </pre>
+ */
+public class PaimonCatalog implements TableCatalog, SupportsNamespaces, ProcedureCatalog {
+  private static final Logger LOG = LoggerFactory.getLogger(PaimonCatalog.class);
+  public static final String DATA_SOURCE = "paimon_sql";
+  public static final String DEFAULT_DATABASE = "default";
+  public static final String SYSTEM_NAMESPACE = "sys";
+
+  private String catalogName;
+  private String warehouse;
+  private String defaultDatabase = DEFAULT_DATABASE;
+  private String dataSourceName = DATA_SOURCE;
+
+  @Override
+  public void initialize(String name, CaseInsensitiveStringMap options) {
+    this.catalogName = name;
+    this.warehouse = absoluteWarehouse(options.getOrDefault("warehouse", "warehouse"));
+    this.defaultDatabase = options.getOrDefault("default-database", DEFAULT_DATABASE);
+    this.dataSourceName = options.getOrDefault("data-source", DATA_SOURCE);
+    if (options.containsKey("python")) {
+      PythonBridge.setPython(options.get("python"));
+    }
+    // The Python reader prunes by pushed filters; Spark offers them only when this is on.
+    try {
+      SparkSession.active().conf().set("spark.sql.python.filterPushdown.enabled", "true");
+    } catch (RuntimeException e) {
+      LOG.warn("could not enable spark.sql.python.filterPushdown.enabled: " + e);
+    }
+    Map<String, Object> p = ctx();
+    p.put("default_database", defaultDatabase);
+    call("initialize", p);
+    LOG.info("paimon catalog '" + name + "' on warehouse " + warehouse);
+  }
+
+  /** A path without a scheme is made absolute here: Python workers may run in another folder. */
+  static String absoluteWarehouse(String w) {
+    if (w.matches("^[A-Za-z][A-Za-z0-9+.-]*:.*") && !w.matches("^[A-Za-z]:[\\\\/].*")) {
+      return w;
+    }
+    return Paths.get(w).toAbsolutePath().normalize().toString();
+  }
+
+  @Override
+  public String name() {
+    return catalogName;
+  }
+
+  @Override
+  public String[] defaultNamespace() {
+    return new String[] {defaultDatabase};
+  }
+
+  public String warehouse() {
+    return warehouse;
+  }
+
+  String dataSourceName() {
+    return dataSourceName;
+  }
+
+  Map<String, Object> ctx() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("warehouse", warehouse);
+    m.put("catalog", catalogName);
+    return m;
+  }
+
+  static Map<String, Object> call(String method, Map<String, Object> params) {
+    try {
+      return PythonBridge.call(method, params);
+    } catch (BridgeException e) {
+      throw e.raise();
+    }
+  }
+
+  private static String database(String[] namespace) {
+    if (namespace.length != 1) {
+      throw Errors.sneaky(new PaimonException("IllegalArgument",
+          "Paimon namespaces have exactly one level (a database), got " + Arrays.toString(namespace), null));
+    }
+    return namespace[0];
+  }
+
+  // ------------------------------------------------------------------------------ namespaces
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public String[][] listNamespaces() {
+    List<String> l = (List<String>) call("list_namespaces", ctx()).get("namespaces");
+    String[][] out = new String[l.size()][];
+    for (int i = 0; i < l.size(); i++) {
+      out[i] = new String[] {l.get(i)};
+    }
+    return out;
+  }
+
+  @Override
+  public String[][] listNamespaces(String[] namespace) throws NoSuchNamespaceException {
+    if (namespace.length == 0) {
+      return listNamespaces();
+    }
+    if (!namespaceExists(namespace)) {
+      throw new NoSuchNamespaceException(namespace);
+    }
+    return new String[0][];
+  }
+
+  @Override
+  public boolean namespaceExists(String[] namespace) {
+    if (namespace.length != 1) {
+      return false;
+    }
+    Map<String, Object> p = ctx();
+    p.put("namespace", namespace[0]);
+    return Boolean.TRUE.equals(call("namespace_exists", p).get("exists"));
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public Map<String, String> loadNamespaceMetadata(String[] namespace) throws NoSuchNamespaceException {
+    if (namespace.length != 1) {
+      throw new NoSuchNamespaceException(namespace);
+    }
+    Map<String, Object> p = ctx();
+    p.put("namespace", namespace[0]);
+    try {
+      return new HashMap<>((Map<String, String>) PythonBridge.call("load_namespace_metadata", p).get("metadata"));
+    } catch (BridgeException e) {
+      if (e.is("NoSuchNamespace")) {
+        throw new NoSuchNamespaceException(namespace);
+      }
+      throw e.raise();
+    }
+  }
+
+  @Override
+  public void createNamespace(String[] namespace, Map<String, String> metadata)
+      throws NamespaceAlreadyExistsException {
+    Map<String, Object> p = ctx();
+    p.put("namespace", database(namespace));
+    p.put("metadata", metadata);
+    try {
+      PythonBridge.call("create_namespace", p);
+    } catch (BridgeException e) {
+      if (e.is("AlreadyExists")) {
+        throw new NamespaceAlreadyExistsException(namespace);
+      }
+      throw e.raise();
+    }
+  }
+
+  @Override
+  public void alterNamespace(String[] namespace, NamespaceChange... changes) {
+    throw Errors.sneaky(new PaimonException("Unsupported",
+        "ALTER NAMESPACE is not supported by the Paimon catalog '" + catalogName + "'", null));
+  }
+
+  @Override
+  public boolean dropNamespace(String[] namespace, boolean cascade)
+      throws NoSuchNamespaceException, NonEmptyNamespaceException {
+    Map<String, Object> p = ctx();
+    p.put("namespace", database(namespace));
+    p.put("cascade", cascade);
+    try {
+      return Boolean.TRUE.equals(PythonBridge.call("drop_namespace", p).get("dropped"));
+    } catch (BridgeException e) {
+      if (e.is("NonEmptyNamespace")) {
+        throw new NonEmptyNamespaceException(namespace, e.getMessage(), scala.Option.apply(null));
+      }
+      if (e.is("NoSuchNamespace")) {
+        throw new NoSuchNamespaceException(namespace);
+      }
+      throw e.raise();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------- tables
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public Identifier[] listTables(String[] namespace) throws NoSuchNamespaceException {
+    if (namespace.length != 1) {
+      throw new NoSuchNamespaceException(namespace);
+    }
+    Map<String, Object> p = ctx();
+    p.put("namespace", namespace[0]);
+    List<String> l;
+    try {
+      l = (List<String>) PythonBridge.call("list_tables", p).get("tables");
+    } catch (BridgeException e) {
+      if (e.is("NoSuchNamespace")) {
+        throw new NoSuchNamespaceException(namespace);
+      }
+      throw e.raise();
+    }
+    return l.stream().map(t -> Identifier.of(namespace, t)).toArray(Identifier[]::new);
+  }
+
+  @Override
+  public Table loadTable(Identifier ident) throws NoSuchTableException {
+    return load(ident, null, null);
+  }
+
+  /** {@code VERSION AS OF 3} (a snapshot id) or {@code VERSION AS OF 'tag'} (a tag name). */
+  @Override
+  public Table loadTable(Identifier ident, String version) throws NoSuchTableException {
+    return load(ident, version, null);
+  }
+
+  /** {@code TIMESTAMP AS OF ...}: microseconds since the epoch. */
+  @Override
+  public Table loadTable(Identifier ident, long timestamp) throws NoSuchTableException {
+    return load(ident, null, timestamp);
+  }
+
+  @SuppressWarnings("unchecked")
+  private PaimonTable load(Identifier ident, String version, Long timestampMicros)
+      throws NoSuchTableException {
+    if (ident.namespace().length != 1) {
+      throw new NoSuchTableException(ident);
+    }
+    Map<String, Object> p = ctx();
+    p.put("namespace", ident.namespace()[0]);
+    p.put("table", ident.name());
+    if (version != null) {
+      p.put("version", version);
+    }
+    if (timestampMicros != null) {
+      p.put("timestamp_micros", timestampMicros);
+    }
+    Map<String, Object> r;
+    try {
+      r = PythonBridge.call("load_table", p);
+    } catch (BridgeException e) {
+      throw notFound(ident, e);
+    }
+    return PaimonTable.fromDescription(this, ident, r);
+  }
+
+  /**
+   * A missing table or database becomes Spark's NoSuchTableException (Spark then reports the table
+   * as not found, and IF EXISTS works); other errors (a missing snapshot, tag, branch or system
+   * table of an existing table) keep the engine's message.
+   */
+  private static NoSuchTableException notFound(Identifier ident, BridgeException e) {
+    if (e.is("NoSuchTable") || e.is("NoSuchNamespace")) {
+      return new NoSuchTableException(ident);
+    }
+    throw e.raise();
+  }
+
+  static String quoted(Identifier ident) {
+    List<String> parts = new ArrayList<>(Arrays.asList(ident.namespace()));
+    parts.add(ident.name());
+    StringBuilder sb = new StringBuilder();
+    for (String s : parts) {
+      if (sb.length() > 0) {
+        sb.append('.');
+      }
+      sb.append('`').append(s.replace("`", "``")).append('`');
+    }
+    return sb.toString();
+  }
+
+  @Override
+  @SuppressWarnings("deprecation")
+  public Table createTable(
+      Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties)
+      throws TableAlreadyExistsException, NoSuchNamespaceException {
+    Map<String, Object> p = ctx();
+    p.put("namespace", database(ident.namespace()));
+    p.put("table", ident.name());
+    p.put("schema", schema.json());
+    List<String> partitionKeys = new ArrayList<>();
+    for (Transform t : partitions) {
+      if (!(t instanceof IdentityTransform) || t.references().length != 1
+          || t.references()[0].fieldNames().length != 1) {
+        throw Errors.sneaky(new PaimonException("Unsupported",
+            "Paimon tables are partitioned by columns only; unsupported partition transform "
+                + t.describe() + " for table " + quoted(ident), null));
+      }
+      partitionKeys.add(t.references()[0].fieldNames()[0]);
+    }
+    p.put("partition_keys", partitionKeys);
+    p.put("properties", properties);
+    Map<String, Object> r;
+    try {
+      r = PythonBridge.call("create_table", p);
+    } catch (BridgeException e) {
+      if (e.is("AlreadyExists")) {
+        throw new TableAlreadyExistsException(ident);
+      }
+      if (e.is("NoSuchNamespace")) {
+        throw new NoSuchNamespaceException(ident.namespace());
+      }
+      throw e.raise();
+    }
+    return PaimonTable.fromDescription(this, ident, r);
+  }
+
+  @Override
+  public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+    Map<String, Object> p = ctx();
+    p.put("namespace", database(ident.namespace()));
+    p.put("table", ident.name());
+    p.put("changes", TableChanges.toJson(changes));
+    Map<String, Object> r;
+    try {
+      r = PythonBridge.call("alter_table", p);
+    } catch (BridgeException e) {
+      throw notFound(ident, e);
+    }
+    return PaimonTable.fromDescription(this, ident, r);
+  }
+
+  @Override
+  public boolean dropTable(Identifier ident) {
+    if (ident.namespace().length != 1) {
+      return false;
+    }
+    Map<String, Object> p = ctx();
+    p.put("namespace", ident.namespace()[0]);
+    p.put("table", ident.name());
+    return Boolean.TRUE.equals(call("drop_table", p).get("dropped"));
+  }
+
+  @Override
+  public void renameTable(Identifier oldIdent, Identifier newIdent)
+      throws NoSuchTableException, TableAlreadyExistsException {
+    Map<String, Object> p = ctx();
+    p.put("namespace", database(oldIdent.namespace()));
+    p.put("table", oldIdent.name());
+    // RENAME TO u (one part) keeps the namespace
+    p.put("new_namespace",
+        newIdent.namespace().length == 0 ? oldIdent.namespace()[0] : database(newIdent.namespace()));
+    p.put("new_table", newIdent.name());
+    try {
+      PythonBridge.call("rename_table", p);
+    } catch (BridgeException e) {
+      if (e.is("AlreadyExists")) {
+        throw new TableAlreadyExistsException(newIdent);
+      }
+      if (e.is("NoSuchTable")) {
+        throw new NoSuchTableException(oldIdent);
+      }
+      throw e.raise();
+    }
+  }
+
+  // ------------------------------------------------------------------------------ procedures
+
+  @Override
+  public UnboundProcedure loadProcedure(Identifier ident) {
+    if (ident.namespace().length != 1 || !SYSTEM_NAMESPACE.equalsIgnoreCase(ident.namespace()[0])) {
+      throw Errors.sneaky(new PaimonException("NotFound", "Procedure " + catalogName + "."
+          + String.join(".", ident.namespace()) + "." + ident.name() + " does not exist: the"
+          + " procedures of catalog " + catalogName + " are in namespace '" + SYSTEM_NAMESPACE
+          + "' (CALL " + catalogName + "." + SYSTEM_NAMESPACE + "." + ident.name() + "(...))", null));
+    }
+    Map<String, Object> p = ctx();
+    p.put("name", ident.name());
+    return new PaimonProcedure(this, call("describe_procedure", p));
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public Identifier[] listProcedures(String[] namespace) {
+    // every namespace shows the procedures, which live in 'sys' (SHOW PROCEDURES lists the
+    // current namespace)
+    List<String> l = (List<String>) call("list_procedures", ctx()).get("procedures");
+    return l.stream()
+        .map(n -> Identifier.of(new String[] {SYSTEM_NAMESPACE}, n))
+        .toArray(Identifier[]::new);
+  }
+}

@@ -1,0 +1,97 @@
+package org.paimon_sql.spark;
+
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
+import org.apache.spark.sql.connector.catalog.procedures.SimpleProcedure;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * A stored procedure declared in Python ({@code paimon_sql.procedures.PROCEDURES}): its
+ * parameters, defaults and output columns come from the {@code describe_procedure} bridge call, its
+ * body runs in Python through {@code call_procedure}, on the driver.
+ */
+public class PaimonProcedure implements SimpleProcedure {
+  private final PaimonCatalog catalog;
+  private final String name;
+  private final String description;
+  private final ProcedureParameter[] params;
+  private final StructType output;
+
+  @SuppressWarnings("unchecked")
+  PaimonProcedure(PaimonCatalog catalog, Map<String, Object> desc) {
+    this.catalog = catalog;
+    this.name = (String) desc.get("name");
+    this.description = (String) desc.getOrDefault("description", "procedure " + name);
+    List<Map<String, Object>> ps = (List<Map<String, Object>>) desc.get("params");
+    this.params = new ProcedureParameter[ps.size()];
+    for (int i = 0; i < ps.size(); i++) {
+      Map<String, Object> p = ps.get(i);
+      ProcedureParameter.Builder b =
+          ProcedureParameter.in((String) p.get("name"), DataType.fromDDL((String) p.get("type")));
+      if (!Boolean.TRUE.equals(p.get("required"))) {
+        Object d = p.get("default_sql");
+        b = b.defaultValue(d == null ? "NULL" : (String) d);
+      }
+      if (p.get("description") != null) {
+        b = b.comment((String) p.get("description"));
+      }
+      params[i] = b.build();
+    }
+    String ddl = (String) desc.get("output");
+    this.output = ddl == null || ddl.isEmpty() ? new StructType() : StructType.fromDDL(ddl);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public String description() {
+    return description;
+  }
+
+  @Override
+  public ProcedureParameter[] parameters() {
+    return params;
+  }
+
+  @Override
+  public boolean isDeterministic() {
+    return false;
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public Iterator<Scan> call(InternalRow input) {
+    Map<String, Object> args = new LinkedHashMap<>();
+    for (int i = 0; i < params.length; i++) {
+      args.put(params[i].name(), Values.arg(input, i, params[i].dataType()));
+    }
+    Map<String, Object> req = catalog.ctx();
+    req.put("name", name);
+    req.put("args", args);
+    Map<String, Object> res = PaimonCatalog.call("call_procedure", req);
+    List<List<Object>> rows = (List<List<Object>>) res.get("rows");
+    StructField[] fs = output.fields();
+    InternalRow[] out = new InternalRow[rows.size()];
+    for (int r = 0; r < out.length; r++) {
+      List<Object> row = rows.get(r);
+      Object[] vals = new Object[fs.length];
+      for (int c = 0; c < fs.length; c++) {
+        vals[c] = Values.toCatalyst(c < row.size() ? row.get(c) : null, fs[c].dataType());
+      }
+      out[r] = new GenericInternalRow(vals);
+    }
+    return Collections.<Scan>singletonList(new ProcedureResultScan(name, output, out)).iterator();
+  }
+}

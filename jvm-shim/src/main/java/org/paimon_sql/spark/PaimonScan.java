@@ -1,0 +1,72 @@
+package org.paimon_sql.spark;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.internal.connector.SupportsMetadata;
+import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The Python data source's scan, described for EXPLAIN: the filters Python accepted, split into
+ * partition filters (they prune partitions) and the others (they prune files and rows).
+ */
+public class PaimonScan implements Scan, SupportsMetadata {
+  private final Scan delegate;
+  private final List<Filter> partitionFilters = new ArrayList<>();
+  private final List<Filter> dataFilters = new ArrayList<>();
+
+  PaimonScan(Scan delegate, Filter[] accepted, List<String> partitionKeys) {
+    this.delegate = delegate;
+    for (Filter f : accepted) {
+      boolean onPartitions = f.references().length > 0
+          && Arrays.stream(f.references()).allMatch(partitionKeys::contains);
+      (onPartitions ? partitionFilters : dataFilters).add(f);
+    }
+  }
+
+  @Override
+  public StructType readSchema() {
+    return delegate.readSchema();
+  }
+
+  @Override
+  public String description() {
+    return "(Python) PartitionFilters: " + partitionFilters + ", PushedFilters: " + dataFilters;
+  }
+
+  @Override
+  public Batch toBatch() {
+    return delegate.toBatch();
+  }
+
+  @Override
+  public CustomMetric[] supportedCustomMetrics() {
+    return delegate.supportedCustomMetrics();
+  }
+
+  @Override
+  public CustomTaskMetric[] reportDriverMetrics() {
+    return delegate.reportDriverMetrics();
+  }
+
+  @Override
+  public ColumnarSupportMode columnarSupportMode() {
+    return delegate.columnarSupportMode();
+  }
+
+  @Override
+  public scala.collection.immutable.Map<String, String> getMetaData() {
+    Map<String, String> m = new HashMap<>();
+    m.put("PartitionFilters", partitionFilters.toString());
+    m.put("PushedFilters", dataFilters.toString());
+    m.put("ReadSchema", readSchema().simpleString());
+    return Errors.scalaMap(m);
+  }
+}

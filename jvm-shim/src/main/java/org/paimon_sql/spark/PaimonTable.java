@@ -1,0 +1,164 @@
+package org.paimon_sql.spark;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsWrite;
+import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.expressions.Expressions;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * A Paimon table in Spark. Its scans and writes run in the Python data source ({@code paimon_sql},
+ * Spark's PythonDataSourceV2); this class adds what the Python source lacks for catalog tables:
+ * the table's identity (warehouse, table, time travel) merged into every scan/write's options,
+ * column pruning, partition overwrite modes and the write distribution of primary-key tables.
+ */
+public class PaimonTable implements SupportsRead, SupportsWrite {
+  private final PaimonCatalog catalog;
+  private final Identifier ident;
+  private final StructType schema;
+  private final Map<String, String> properties;
+  private final List<String> partitionKeys;
+  private final List<String> primaryKeys;
+  private final Map<String, String> dataSourceOptions;
+  private final boolean readOnly;
+
+  PaimonTable(
+      PaimonCatalog catalog,
+      Identifier ident,
+      StructType schema,
+      Map<String, String> properties,
+      List<String> partitionKeys,
+      List<String> primaryKeys,
+      Map<String, String> dataSourceOptions,
+      boolean readOnly) {
+    this.catalog = catalog;
+    this.ident = ident;
+    this.schema = schema;
+    this.properties = Collections.unmodifiableMap(properties);
+    this.partitionKeys = partitionKeys;
+    this.primaryKeys = primaryKeys;
+    this.dataSourceOptions = dataSourceOptions;
+    this.readOnly = readOnly;
+  }
+
+  /** Builds a table from the Python {@code load_table} answer. */
+  @SuppressWarnings("unchecked")
+  static PaimonTable fromDescription(PaimonCatalog catalog, Identifier ident, Map<String, Object> r) {
+    StructType schema = (StructType) DataType.fromJson((String) r.get("schema"));
+    Map<String, String> props = new LinkedHashMap<>((Map<String, String>) r.get("properties"));
+    Map<String, String> opts = new HashMap<>((Map<String, String>) r.get("options"));
+    List<String> parts = new ArrayList<>((List<String>) r.get("partition_keys"));
+    List<String> pks = new ArrayList<>((List<String>) r.get("primary_keys"));
+    boolean ro = Boolean.TRUE.equals(r.get("read_only"));
+    return new PaimonTable(catalog, ident, schema, props, parts, pks, opts, ro);
+  }
+
+  @Override
+  public String name() {
+    return catalog.name() + "." + PaimonCatalog.quoted(ident);
+  }
+
+  @Override
+  @SuppressWarnings("deprecation")
+  public StructType schema() {
+    return schema;
+  }
+
+  @Override
+  public Transform[] partitioning() {
+    return partitionKeys.stream().map(Expressions::identity).toArray(Transform[]::new);
+  }
+
+  @Override
+  public Map<String, String> properties() {
+    return properties;
+  }
+
+  public List<String> partitionKeys() {
+    return partitionKeys;
+  }
+
+  public List<String> primaryKeys() {
+    return primaryKeys;
+  }
+
+  public Map<String, String> dataSourceOptions() {
+    return Collections.unmodifiableMap(dataSourceOptions);
+  }
+
+  @Override
+  public Set<TableCapability> capabilities() {
+    if (readOnly) {
+      return EnumSet.of(TableCapability.BATCH_READ);
+    }
+    return EnumSet.of(
+        TableCapability.BATCH_READ,
+        TableCapability.BATCH_WRITE,
+        TableCapability.TRUNCATE,
+        TableCapability.OVERWRITE_BY_FILTER,
+        TableCapability.OVERWRITE_DYNAMIC);
+  }
+
+  /** Per-query options plus the table's own; the table's identity cannot be overridden. */
+  CaseInsensitiveStringMap mergedOptions(CaseInsensitiveStringMap perQuery, Map<String, String> extra) {
+    Map<String, String> m = new HashMap<>(perQuery.asCaseSensitiveMap());
+    m.putAll(dataSourceOptions);
+    m.putAll(extra);
+    return new CaseInsensitiveStringMap(m);
+  }
+
+  /**
+   * Every scan gets a Python data source object of its own (see {@link PaimonScanBuilder}), so the
+   * Python reader may take Spark's filters ({@code paimon.filter-pushdown}); it also learns the
+   * cluster's parallelism, to plan at least that many input partitions.
+   */
+  @Override
+  public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+    if (!org.apache.spark.sql.internal.SQLConf.get().pythonFilterPushDown()) {
+      // Spark plans a Python source that takes filters only with this on (it may have been unset
+      // after the catalog set it, or the session is another one than the catalog's first)
+      SparkSession.active().conf().set("spark.sql.python.filterPushdown.enabled", "true");
+    }
+    Map<String, String> extra = new HashMap<>();
+    extra.put("paimon.filter-pushdown", "true");
+    if (!options.containsKey("paimon.read.parallelism")) {
+      try {
+        extra.put("paimon.read.parallelism",
+            String.valueOf(SparkSession.active().sparkContext().defaultParallelism()));
+      } catch (RuntimeException e) {
+        // no active session: the Python reader plans by split size only
+      }
+    }
+    return new PaimonScanBuilder(
+        catalog.dataSourceName(), schema, mergedOptions(options, extra), partitionKeys);
+  }
+
+  @Override
+  public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+    if (readOnly) {
+      throw new UnsupportedOperationException("Table " + name() + " is read-only");
+    }
+    return new PaimonWriteBuilder(this, catalog.dataSourceName(), info);
+  }
+
+  @Override
+  public String toString() {
+    return "PaimonTable(" + name() + ")";
+  }
+}

@@ -1,0 +1,105 @@
+"""A SparkSession (or spark-sql command line) configured for the ``paimon`` catalog."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from paimon_sql.errors import ValidationError
+from paimon_sql.spark import CATALOG_CLASS, EXTENSIONS_CLASS, jar_path
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+DEFAULT_WAREHOUSE = "warehouse"
+DEFAULT_MASTER = "local[*]"
+DEFAULT_CATALOG = "paimon"
+
+
+def absolute_warehouse(warehouse: str) -> str:
+    """A warehouse path made absolute (URIs with a scheme are kept): Spark's Python workers and
+    the catalog may not share the current folder."""
+    w = str(warehouse)
+    if "://" in w or w.startswith("file:"):
+        return w
+    return os.path.abspath(os.path.expanduser(w))
+
+
+def catalog_conf(
+    warehouse: str | None = None,
+    catalog: str = DEFAULT_CATALOG,
+    default_catalog: bool = True,
+    python: str | None = None,
+) -> dict[str, str]:
+    """The Spark settings of a Paimon catalog named ``catalog`` (all but the jar)."""
+    if not catalog or not catalog.replace("_", "").isalnum():
+        raise ValidationError(f"Invalid catalog name {catalog!r}: use letters, digits and '_'")
+    py = python or sys.executable
+    conf = {
+        f"spark.sql.catalog.{catalog}": CATALOG_CLASS,
+        f"spark.sql.catalog.{catalog}.warehouse": absolute_warehouse(warehouse or DEFAULT_WAREHOUSE),
+        "spark.sql.extensions": EXTENSIONS_CLASS,
+        "spark.sql.python.filterPushdown.enabled": "true",
+        "spark.pyspark.python": py,
+        "spark.pyspark.driver.python": py,
+    }
+    if default_catalog:
+        conf["spark.sql.defaultCatalog"] = catalog
+    return conf
+
+
+def session(
+    warehouse: str | None = None,
+    master: str | None = None,
+    *,
+    catalog: str = DEFAULT_CATALOG,
+    default_catalog: bool = True,
+    app_name: str = "paimon-sql",
+    conf: Mapping[str, Any] | None = None,
+    **extra_conf: Any,
+) -> SparkSession:
+    """A SparkSession with the Paimon catalog ``catalog`` on ``warehouse`` (default ``./warehouse``),
+    its JVM shim jar, the SQL extensions (unquoted ``t$files``, ``CALL sys.x``), Python filter
+    pushdown and this interpreter as the Python of Spark's workers. ``master`` defaults to
+    ``local[*]``. More settings: ``conf={...}`` or keyword arguments with the full key, e.g.
+    ``session(**{"spark.sql.shuffle.partitions": "4"})``.
+
+    Spark reads the jar only when its JVM starts: call this before any other SparkSession exists
+    in the process (or stop that one first)."""
+    from pyspark.sql import SparkSession
+
+    settings: dict[str, str] = {
+        "spark.master": master or DEFAULT_MASTER,
+        "spark.app.name": app_name,
+        **catalog_conf(warehouse, catalog, default_catalog),
+    }
+    jar = jar_path()
+    for k, v in {**(conf or {}), **extra_conf}.items():
+        settings[str(k)] = str(v)
+    jars = [j for j in settings.get("spark.jars", "").split(",") if j]
+    if jar not in jars:
+        jars.insert(0, jar)
+    settings["spark.jars"] = ",".join(jars)
+    os.environ.setdefault("PYSPARK_PYTHON", settings["spark.pyspark.python"])
+    builder = SparkSession.builder
+    for k, v in settings.items():
+        builder = builder.config(k, v)
+    spark = builder.getOrCreate()
+    jvm_jars = spark.sparkContext.getConf().get("spark.jars", "")
+    if jar not in jvm_jars.split(","):
+        raise ValidationError(
+            "A SparkSession without the paimon_sql jar was already running in this process: stop it "
+            "(spark.stop()) before calling paimon_sql.spark.session()"
+        )
+    _register_data_source(spark)
+    return spark
+
+
+def _register_data_source(spark: SparkSession) -> None:
+    """Registers the Python data source explicitly (Spark also discovers the installed
+    ``pyspark_paimon_sql`` module by itself, but not from a default editable install)."""
+    from paimon_sql.spark.datasource import PaimonDataSource
+
+    spark.dataSource.register(PaimonDataSource)

@@ -1,0 +1,85 @@
+"""``paimon-sql``: the command line it builds, and the real shell process (slow: one JVM each)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from paimon_sql.spark import CATALOG_CLASS, EXTENSIONS_CLASS, jar_path
+from paimon_sql.spark.cli import build_command
+
+
+def _confs(cmd: list[str]) -> dict[str, str]:
+    out = {}
+    for i, a in enumerate(cmd):
+        if a == "--conf":
+            k, v = cmd[i + 1].split("=", 1)
+            out[k] = v
+    return out
+
+
+def test_command_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    cmd, env = build_command(["-e", "SELECT 1"])
+    assert cmd[0].endswith(os.path.join("pyspark", "bin", "spark-sql"))
+    assert cmd[cmd.index("--master") + 1] == "local[*]"
+    assert cmd[cmd.index("--jars") + 1] == jar_path()
+    conf = _confs(cmd)
+    assert conf["spark.sql.catalog.paimon"] == CATALOG_CLASS
+    assert conf["spark.sql.catalog.paimon.warehouse"] == str(tmp_path / "warehouse")
+    assert conf["spark.sql.defaultCatalog"] == "paimon"
+    assert conf["spark.sql.extensions"] == EXTENSIONS_CLASS
+    assert conf["spark.sql.python.filterPushdown.enabled"] == "true"
+    assert conf["spark.pyspark.python"] == sys.executable == env["PYSPARK_PYTHON"]
+    assert conf["spark.sql.catalogImplementation"] == "in-memory"
+    assert cmd[-2:] == ["-e", "SELECT 1"]
+    assert env["SPARK_HOME"] == os.path.dirname(os.path.dirname(cmd[0]))
+
+
+def test_command_keeps_user_options(tmp_path: Path) -> None:
+    cmd, _ = build_command([
+        "--warehouse", str(tmp_path / "w"), "--catalog", "lake", "--master", "local[1]",
+        "--jars", "/x/other.jar", "--conf", "spark.ui.enabled=true", "-f", "q.sql",
+    ])
+    assert cmd.count("--master") == 1 and cmd[cmd.index("--master") + 1] == "local[1]"
+    assert cmd[cmd.index("--jars") + 1] == jar_path() + ",/x/other.jar"
+    conf = _confs(cmd)
+    assert conf["spark.sql.catalog.lake"] == CATALOG_CLASS and conf["spark.sql.defaultCatalog"] == "lake"
+    assert conf["spark.sql.catalog.lake.warehouse"] == str(tmp_path / "w")
+    assert conf["spark.ui.enabled"] == "true" and cmd.count("spark.ui.enabled=true") == 1
+    assert cmd[-2:] == ["-f", "q.sql"]
+
+
+def paimon_sql_command() -> str:
+    exe = Path(sys.executable).parent / "paimon-sql"
+    if not exe.exists():
+        pytest.fail(f"{exe} is missing: install the package (scripts/setup_env.sh)")
+    return str(exe)
+
+
+def run_shell(args: list[str], cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([paimon_sql_command(), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_shell_runs_create_insert_select(tmp_path: Path) -> None:
+    script = (
+        "CREATE TABLE t (id BIGINT, name STRING) TBLPROPERTIES ('primary-key'='id', 'bucket'='2');"
+        "INSERT INTO t VALUES (1, 'a'), (2, 'b');"
+        "INSERT INTO t VALUES (2, 'B'), (3, 'c');"
+        "SELECT * FROM t ORDER BY id;"
+        "SELECT snapshot_id, commit_kind FROM t$snapshots ORDER BY snapshot_id;"
+        "CALL sys.create_tag(table => 't', tag => 'v1', snapshot => 1);"
+        "SELECT count(*) FROM t VERSION AS OF 'v1';"
+        "SELECT * FROM nope;"
+    )
+    out = run_shell(["-e", script], tmp_path)
+    assert out.stdout.splitlines() == ["1\ta", "2\tB", "3\tc", "1\tAPPEND", "2\tAPPEND", "true", "2"], out.stderr
+    assert out.returncode != 0 and "TABLE_OR_VIEW_NOT_FOUND" in out.stderr  # the last statement
+    assert (tmp_path / "warehouse" / "default.db" / "t" / "snapshot" / "snapshot-2").is_file()
+    assert not (tmp_path / "metastore_db").exists()

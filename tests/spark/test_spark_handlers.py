@@ -1,0 +1,283 @@
+"""The bridge handlers without Spark: metadata calls, error kinds, time travel, statement rewrite."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from paimon_sql import Catalog
+from paimon_sql.spark import handlers
+from paimon_sql.spark.handlers import dispatch, rewrite_sql
+
+
+def _schema(*cols: tuple[str, str, bool]) -> str:
+    return json.dumps(
+        {"type": "struct", "fields": [{"name": n, "type": t, "nullable": nl, "metadata": {}} for n, t, nl in cols]}
+    )
+
+
+@pytest.fixture()
+def wh(tmp_path: Any) -> str:
+    w = str(tmp_path / "wh")
+    assert "result" in dispatch("initialize", {"warehouse": w})
+    return w
+
+
+def ok(method: str, **params: Any) -> dict[str, Any]:
+    resp = dispatch(method, params)
+    assert "error" not in resp, resp
+    result: dict[str, Any] = resp["result"]
+    return result
+
+
+def err(method: str, **params: Any) -> dict[str, Any]:
+    resp = dispatch(method, params)
+    assert "error" in resp, resp
+    error: dict[str, Any] = resp["error"]
+    return error
+
+
+def test_initialize_creates_the_default_database(wh: str) -> None:
+    assert ok("list_namespaces", warehouse=wh)["namespaces"] == ["default"]
+    assert ok("namespace_exists", warehouse=wh, namespace="default")["exists"] is True
+    assert ok("namespace_exists", warehouse=wh, namespace="nope")["exists"] is False
+
+
+def test_namespace_life_cycle_and_error_kinds(wh: str) -> None:
+    ok("create_namespace", warehouse=wh, namespace="db", metadata={})
+    assert err("create_namespace", warehouse=wh, namespace="db", metadata={})["kind"] == "AlreadyExists"
+    assert ok("load_namespace_metadata", warehouse=wh, namespace="db")["metadata"]["location"].endswith("db.db")
+    assert err("load_namespace_metadata", warehouse=wh, namespace="x")["kind"] == "NoSuchNamespace"
+    assert err("list_tables", warehouse=wh, namespace="x")["kind"] == "NoSuchNamespace"
+    ok("create_table", warehouse=wh, namespace="db", table="t", schema=_schema(("a", "long", True)), partition_keys=[], properties={})
+    e = err("drop_namespace", warehouse=wh, namespace="db", cascade=False)
+    assert e["kind"] == "NonEmptyNamespace" and "not empty" in e["message"]
+    assert ok("drop_namespace", warehouse=wh, namespace="db", cascade=True)["dropped"] is True
+    assert ok("drop_namespace", warehouse=wh, namespace="db", cascade=True)["dropped"] is False
+
+
+def test_create_table_maps_properties_and_reports_warnings(wh: str) -> None:
+    resp = dispatch(
+        "create_table",
+        {
+            "warehouse": wh,
+            "namespace": "default",
+            "table": "t",
+            "schema": _schema(("id", "long", True), ("v", "double", True), ("dt", "string", True)),
+            "partition_keys": ["dt"],
+            "properties": {
+                "primary-key": "id,dt",
+                "bucket": "2",
+                "merge-engine": "aggregation",
+                "fields.v.aggregate-function": "sum",
+                "option.file.format": "orc",
+                "provider": "paimon",
+                "owner": "someone",
+                "comment": "the table",
+                "my-own-key": "x",
+            },
+        },
+    )
+    assert "error" not in resp, resp
+    assert any("my-own-key" in w for w in resp["warnings"])
+    desc = resp["result"]
+    assert desc["primary_keys"] == ["id", "dt"] and desc["partition_keys"] == ["dt"]
+    assert desc["options"] == {"warehouse": Catalog(wh).warehouse, "table": "default.t"}
+    assert desc["read_only"] is False
+    props = desc["properties"]
+    assert props["primary-key"] == "id,dt" and props["file.format"] == "orc" and props["comment"] == "the table"
+    assert "owner" not in props and props["provider"] == "paimon"
+    fields = json.loads(desc["schema"])["fields"]
+    assert [(f["name"], f["nullable"]) for f in fields] == [("id", False), ("v", True), ("dt", False)]
+    table = Catalog(wh).get_table("default.t")
+    assert table.options["merge-engine"] == "aggregation" and table.schema.comment == "the table"
+
+
+def test_column_comments_are_reported_as_not_stored(wh: str) -> None:
+    schema = json.dumps({"type": "struct", "fields": [
+        {"name": "id", "type": "long", "nullable": True, "metadata": {"comment": "the id"}}]})
+    resp = dispatch("create_table", {"warehouse": wh, "namespace": "default", "table": "c", "schema": schema,
+                                     "partition_keys": [], "properties": {}})
+    assert any("column comments (id)" in w for w in resp["warnings"])
+
+
+def test_bad_property_fails_with_key_and_value_and_creates_nothing(wh: str) -> None:
+    e = err("create_table", warehouse=wh, namespace="default", table="bad", schema=_schema(("id", "long", True)),
+            partition_keys=[], properties={"bucket": "two"})
+    assert e["kind"] == "IllegalArgument"
+    assert "'bucket'" in e["message"] and "'two'" in e["message"]
+    assert ok("list_tables", warehouse=wh, namespace="default")["tables"] == []
+
+
+def test_create_table_rejects_foreign_provider_and_location(wh: str) -> None:
+    e = err("create_table", warehouse=wh, namespace="default", table="p", schema=_schema(("id", "long", True)),
+            partition_keys=[], properties={"provider": "parquet"})
+    assert e["kind"] == "IllegalArgument" and "USING parquet" in e["message"]
+    e = err("create_table", warehouse=wh, namespace="default", table="p", schema=_schema(("id", "long", True)),
+            partition_keys=[], properties={"location": "/elsewhere"})
+    assert e["kind"] == "Unsupported" and "/elsewhere" in e["message"]
+
+
+def test_load_table_not_found_kinds(wh: str) -> None:
+    assert err("load_table", warehouse=wh, namespace="default", table="nope")["kind"] == "NoSuchTable"
+    assert err("load_table", warehouse=wh, namespace="nodb", table="nope")["kind"] == "NoSuchNamespace"
+    assert err("load_table", warehouse=wh, namespace="default", table="nope$files")["kind"] == "NoSuchTable"
+
+
+def _table_with_snapshots(wh: str) -> Any:
+    cat = Catalog(wh)
+    t = cat.create_table("default.tt", pa.schema([("id", pa.int64())]))
+    t.write(pa.table({"id": [1]}))
+    t = t.alter(add_columns=[pa.field("x", pa.string())])
+    t.write(pa.table({"id": [2], "x": ["b"]}))
+    return t
+
+
+def test_time_travel_options_and_schema(wh: str) -> None:
+    t = _table_with_snapshots(wh)
+    d1 = ok("load_table", warehouse=wh, namespace="default", table="tt", version="1")
+    assert d1["options"]["scan.snapshot-id"] == "1" and d1["read_only"] is True
+    assert [f["name"] for f in json.loads(d1["schema"])["fields"]] == ["id"]  # the snapshot's schema
+    d2 = ok("load_table", warehouse=wh, namespace="default", table="tt", version="2")
+    assert [f["name"] for f in json.loads(d2["schema"])["fields"]] == ["id", "x"]
+    ms = t.snapshot(1).time_millis
+    d3 = ok("load_table", warehouse=wh, namespace="default", table="tt", timestamp_micros=ms * 1000 + 999)
+    assert d3["options"]["scan.timestamp-millis"] == str(ms)
+    e = err("load_table", warehouse=wh, namespace="default", table="tt", version="7")
+    assert e["kind"] == "NotFound" and "Snapshot 7" in e["message"]
+    e = err("load_table", warehouse=wh, namespace="default", table="tt", version="nosuchtag")
+    assert e["kind"] == "NotFound" and "nosuchtag" in e["message"]
+    e = err("load_table", warehouse=wh, namespace="default", table="tt", timestamp_micros=1000)
+    assert e["kind"] == "NotFound" and "no snapshot at or before" in e["message"]
+
+
+def test_alter_table_changes(wh: str) -> None:
+    ok("create_table", warehouse=wh, namespace="default", table="a",
+       schema=_schema(("id", "integer", True), ("s", "string", True), ("old", "string", True)), partition_keys=[], properties={})
+    changes = [
+        {"op": "add_column", "name": ["n"], "type": '"long"', "nullable": True, "comment": None, "position": None},
+        {"op": "rename_column", "name": ["s"], "new_name": "s2"},
+        {"op": "update_column_type", "name": ["id"], "type": '"long"'},
+        {"op": "drop_column", "name": ["old"], "if_exists": False},
+        {"op": "drop_column", "name": ["never"], "if_exists": True},
+        {"op": "set_property", "key": "snapshot.num-retained.max", "value": "20"},
+        {"op": "set_property", "key": "comment", "value": "c"},
+    ]
+    desc = ok("alter_table", warehouse=wh, namespace="default", table="a", changes=changes)
+    fields = [(f["name"], f["type"]) for f in json.loads(desc["schema"])["fields"]]
+    assert fields == [("id", "long"), ("s2", "string"), ("n", "long")]
+    assert desc["properties"]["snapshot.num-retained.max"] == "20" and desc["properties"]["comment"] == "c"
+    ok("alter_table", warehouse=wh, namespace="default", table="a",
+       changes=[{"op": "remove_property", "key": "snapshot.num-retained.max"}])
+    assert "snapshot.num-retained.max" not in Catalog(wh).get_table("default.a").options
+
+
+def test_alter_table_bad_changes_leave_the_table_unchanged(wh: str) -> None:
+    ok("create_table", warehouse=wh, namespace="default", table="b", schema=_schema(("id", "integer", True)),
+       partition_keys=[], properties={})
+    before = Catalog(wh).get_table("default.b").schema
+    e = err("alter_table", warehouse=wh, namespace="default", table="b",
+            changes=[{"op": "set_property", "key": "bucket", "value": "-7"}])
+    assert e["kind"] == "IllegalArgument" and "'bucket'" in e["message"] and "-7" in e["message"]
+    e = err("alter_table", warehouse=wh, namespace="default", table="b",
+            changes=[{"op": "add_column", "name": ["x"], "type": '"long"', "nullable": True, "position": "first"}])
+    assert e["kind"] == "Unsupported"
+    e = err("alter_table", warehouse=wh, namespace="default", table="b",
+            changes=[{"op": "update_column_type", "name": ["id"], "type": '"string"'}])
+    assert e["kind"] == "IllegalArgument"
+    e = err("alter_table", warehouse=wh, namespace="default", table="b",
+            changes=[{"op": "update_column_comment", "name": ["id"], "comment": "x"}])
+    assert e["kind"] == "Unsupported"
+    assert Catalog(wh).get_table("default.b").schema == before
+
+
+def test_drop_and_rename(wh: str) -> None:
+    ok("create_table", warehouse=wh, namespace="default", table="r", schema=_schema(("id", "integer", True)),
+       partition_keys=[], properties={})
+    ok("rename_table", warehouse=wh, namespace="default", table="r", new_namespace="default", new_table="r2")
+    assert ok("list_tables", warehouse=wh, namespace="default")["tables"] == ["r2"]
+    assert err("rename_table", warehouse=wh, namespace="default", table="r", new_namespace="default",
+               new_table="r3")["kind"] == "NoSuchTable"
+    assert ok("drop_table", warehouse=wh, namespace="default", table="r2")["dropped"] is True
+    assert ok("drop_table", warehouse=wh, namespace="default", table="r2")["dropped"] is False
+
+
+def test_unknown_method_and_unexpected_errors_carry_a_traceback(wh: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert dispatch("nope", {})["error"]["kind"] == "Internal"
+
+    def boom(params: Any) -> dict[str, Any]:
+        raise KeyError("x")
+
+    monkeypatch.setitem(handlers.HANDLERS, "ping", boom)
+    e = dispatch("ping", {})["error"]
+    assert e["kind"] == "Internal" and "KeyError" in e["message"] and "Traceback" in e["traceback"]
+
+
+def test_missing_warehouse_is_a_clear_error() -> None:
+    e = err("list_namespaces")
+    assert e["kind"] == "IllegalArgument" and "warehouse" in e["message"]
+
+
+def test_sql_literal() -> None:
+    assert handlers.sql_literal(None) == "NULL"
+    assert handlers.sql_literal(True) == "true"
+    assert handlers.sql_literal(3) == "3"
+    assert handlers.sql_literal("it's") == "'it\\'s'"
+
+
+# -- statement rewrite ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT * FROM db.t$files", "SELECT * FROM db.`t$files`"),
+        ("select * from t$snapshots where x = 'a$b'", "select * from `t$snapshots` where x = 'a$b'"),
+        ("SELECT * FROM db.t$branch_b$files", "SELECT * FROM db.`t$branch_b$files`"),
+        ("SELECT * FROM db.`t$files`", "SELECT * FROM db.`t$files`"),
+        ("SELECT 'x$y', \"a$b\" -- t$c\n FROM t", "SELECT 'x$y', \"a$b\" -- t$c\n FROM t"),
+        ("SELECT * FROM t $files", "SELECT * FROM t $files"),
+        ("SELECT a.x FROM t$options a JOIN u$tags b ON a.key = b.tag_name",
+         "SELECT a.x FROM `t$options` a JOIN `u$tags` b ON a.key = b.tag_name"),
+        ("db.t$files", "db.`t$files`"),
+    ],
+)
+def test_rewrite_quotes_dollar_names(sql: str, expected: str) -> None:
+    assert rewrite_sql(sql) == expected
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("CALL sys.rollback(table => 'db.t', snapshot => 1)", "CALL `paimon`.sys.rollback(table => 'db.t', snapshot => 1)"),
+        ("/* c */ call `sys`.create_tag('db.t', 't1')", "/* c */ call `paimon`.`sys`.create_tag('db.t', 't1')"),
+        ("-- x\nCALL sys.x()", "-- x\nCALL `paimon`.sys.x()"),
+        ("CALL paimon.sys.x()", "CALL paimon.sys.x()"),
+        ("CALL other.x()", "CALL other.x()"),
+        ("SELECT 'CALL sys.x()'", "SELECT 'CALL sys.x()'"),
+    ],
+)
+def test_rewrite_qualifies_call_sys(sql: str, expected: str) -> None:
+    assert rewrite_sql(sql, "paimon") == expected
+
+
+def test_rewrite_without_catalog_leaves_call_alone_and_bad_text_unchanged() -> None:
+    assert rewrite_sql("CALL sys.x()") == "CALL sys.x()"
+    assert rewrite_sql("SELECT 'unterminated $") == "SELECT 'unterminated $"
+    assert ok("rewrite_statement", sql="SELECT * FROM t$files", catalog=None) == {
+        "sql": "SELECT * FROM `t$files`", "changed": True
+    }
+
+
+def test_system_table_time_travel(wh: str) -> None:
+    _table_with_snapshots(wh)
+    d = ok("load_table", warehouse=wh, namespace="default", table="tt$files", version="1")
+    assert d["options"] == {"warehouse": Catalog(wh).warehouse, "table": "default.tt$files", "scan.snapshot-id": "1"}
+    assert d["read_only"] is True
+    e = err("load_table", warehouse=wh, namespace="default", table="tt$snapshots", version="1")
+    assert e["kind"] == "Unsupported" and "no time travel" in e["message"]
+    e = err("load_table", warehouse=wh, namespace="default", table="tt$nope")
+    assert e["kind"] == "NotFound" and "nope" in e["message"]

@@ -1,0 +1,43 @@
+"""Runs inside its own process: a Spark standalone cluster session writes and reads Paimon tables.
+
+Prints one JSON line with what the test checks (rows, the processes the Python work ran in)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from paimon_sql.spark import session
+
+
+def main() -> None:
+    master, warehouse = sys.argv[1], sys.argv[2]
+    spark = session(warehouse=warehouse, master=master, app_name="paimon-cluster-test", **{
+        "spark.executor.memory": "1g", "spark.cores.max": "2", "spark.sql.shuffle.partitions": "4",
+    })
+    out: dict[str, object] = {"driver_pid": os.getpid()}
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS db")
+    spark.sql("CREATE TABLE db.pk (id BIGINT, v STRING, dt STRING) PARTITIONED BY (dt) "
+              "TBLPROPERTIES ('primary-key' = 'id,dt', 'bucket' = '4')")
+    spark.sql("CREATE TABLE db.ap (id BIGINT, v STRING)")
+    spark.range(0, 20000, numPartitions=4).selectExpr(
+        "id", "concat('v', id) AS v", "CAST(id % 3 AS STRING) AS dt").writeTo("db.pk").append()
+    spark.sql("INSERT INTO db.pk SELECT id, 'new' AS v, CAST(id % 3 AS STRING) AS dt FROM range(0, 20000, 2)")
+    spark.range(0, 10000, numPartitions=4).selectExpr("id", "concat('a', id) AS v").writeTo("db.ap").append()
+    out["pk_count"] = spark.sql("SELECT count(*) FROM db.pk").collect()[0][0]
+    out["pk_new"] = spark.sql("SELECT count(*) FROM db.pk WHERE v = 'new'").collect()[0][0]
+    out["pk_v1"] = spark.sql("SELECT count(*) FROM db.pk VERSION AS OF 1 WHERE v = 'new'").collect()[0][0]
+    out["ap_sum"] = spark.sql("SELECT sum(id) FROM db.ap").collect()[0][0]
+    out["snapshots"] = [r[0] for r in spark.sql("SELECT snapshot_id FROM db.`pk$snapshots`").collect()]
+    # where did the Python work run? one row per task, from the Python workers
+    pids = spark.range(0, 8, numPartitions=8).rdd.map(lambda _: os.getpid()).collect()
+    out["worker_pids"] = sorted(set(pids))
+    executors = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size()  # type: ignore[union-attr]
+    out["executors"] = executors - 1  # minus the driver
+    spark.stop()
+    print("RESULT " + json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
