@@ -156,7 +156,10 @@ class FileIO:
         except FileExistsError:
             return False
         finally:
-            os.unlink(tmp)
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass  # a leftover temp file is harmless; the snapshot (or not) is already decided
 
     def overwrite_atomic(self, path: str, data: bytes) -> None:
         """Replaces ``path`` atomically (hint files): readers see old or new content, never a part."""

@@ -98,5 +98,5 @@ class SnapshotManager:
                 earliest = self.earliest_id()
                 if earliest is not None:
                     self.file_io.overwrite_atomic(join(self.dir, "EARLIEST"), str(earliest).encode())
-        except OSError:
-            pass  # hints are best effort: readers fall back to listing
+        except Exception:  # noqa: BLE001 - hints are best effort: readers fall back to listing
+            pass

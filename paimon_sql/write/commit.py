@@ -129,12 +129,13 @@ def commit(store: FileStore, req: CommitRequest) -> Snapshot:
         written: list[str] = []
         try:
             snap = build_snapshot(store, base, req, entries, written)
-            if store.snapshots.try_commit(snap):
-                return snap
+            committed = store.snapshots.try_commit(snap)
         except BaseException:
             for p in written:
                 store.file_io.delete_quietly(p)
             raise
+        if committed:  # visible now: nothing of it may be deleted, whatever happens next
+            return snap
         for p in written:  # lost the race: drop this attempt's manifests and rebase
             store.file_io.delete_quietly(p)
         time.sleep(0.01 * (_attempt + 1))

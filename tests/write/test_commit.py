@@ -91,3 +91,15 @@ def test_manifests_are_compacted(catalog: Catalog) -> None:
     assert snap is not None
     assert len(t.store.manifests.data_manifests(snap)) <= 4
     assert sorted(t.read().column("id").to_pylist()) == list(range(8))
+
+
+def test_failing_hint_write_keeps_the_committed_snapshot(catalog: Catalog, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    t = catalog.create_table("db.t", SCHEMA)
+
+    def broken(*_a, **_k):  # type: ignore[no-untyped-def]
+        raise RuntimeError("hint storage down")
+
+    monkeypatch.setattr(t.file_io, "overwrite_atomic", broken)
+    assert t.write(pa.table({"id": [1], "v": ["a"]})) == 1
+    monkeypatch.undo()
+    assert t.read().column("id").to_pylist() == [1]  # its manifests and data files were kept
