@@ -25,6 +25,7 @@ first brings a file's array to that representation (units, nested field names).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -1202,10 +1203,8 @@ def _string_to_date(arr: pa.Array, source: DataType, target: DataType) -> pa.Arr
     valid = pc.is_valid(arr)
     fast = pc.match_substring_regex(arr, r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
     if pc.all(pc.or_(fast, pc.invert(valid))).as_py():
-        try:
+        with contextlib.suppress(pa.ArrowInvalid):  # not all valid dates: the Java-rule path below
             return pc.cast(arr, pa.date32())
-        except pa.ArrowInvalid:
-            pass
     return _map_unique(arr, lambda v: _java_parse_date(v, source, target), pa.int32()).view(pa.date32())
 
 

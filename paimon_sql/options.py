@@ -14,6 +14,7 @@ table's options, exactly as Paimon stores them in ``schema/schema-N``); value pa
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -1629,10 +1630,8 @@ def validate_options(
     table_type = "table"
     type_value = options.get("type")
     if type_value is not None:
-        try:
+        with contextlib.suppress(_BadValue):  # a bad 'type' is reported by the key loop below
             table_type = _parse_enum(type_value, TABLE_TYPES)
-        except _BadValue:
-            pass
     for key, value in options.items():
         if not isinstance(value, str):
             errors.append(

@@ -20,6 +20,7 @@ LOCAL TIME ZONE columns), ``datetime.time``, or ``None`` (SQL NULL).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import functools
 import re
@@ -676,11 +677,9 @@ def _might_in(values: list[Any], col: _Column, n: int) -> np.ndarray:
         return np.zeros(n, dtype=bool)
     mn, mx = col.min, col.max
     if mn.type == mx.type:
-        try:
+        with contextlib.suppress(*_SAFE_ERRORS):  # literals the stats type cannot hold: slow path
             lits = _value_set(values).cast(mn.type)  # safe cast: raises rather than loses data
             return _might_in_sorted(lits, mn, mx)
-        except _SAFE_ERRORS:
-            pass
     out = np.zeros(n, dtype=bool)
     for v in values:
         out |= _cmp(pc.less_equal, mn, v) & _cmp(pc.greater_equal, mx, v)
@@ -1108,7 +1107,7 @@ class _Parser:
 
 
 class _CoerceError(Exception):
-    pass
+    """A literal that cannot take the column's type (turned into a ValidationError by the caller)."""
 
 
 def _parse_decimal(text: str) -> Decimal:

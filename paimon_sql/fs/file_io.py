@@ -7,6 +7,7 @@ commit is visible once its snapshot file exists, and two writers must never both
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import Iterator
@@ -156,10 +157,8 @@ class FileIO:
         except FileExistsError:
             return False
         finally:
-            try:
+            with contextlib.suppress(OSError):  # a leftover temp file is harmless: the outcome is decided
                 os.unlink(tmp)
-            except OSError:
-                pass  # a leftover temp file is harmless; the snapshot (or not) is already decided
 
     def overwrite_atomic(self, path: str, data: bytes) -> None:
         """Replaces ``path`` atomically (hint files): readers see old or new content, never a part."""
@@ -181,10 +180,8 @@ class FileIO:
             raise
 
     def delete_quietly(self, path: str) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self.delete(path)
-        except OSError:
-            pass
 
     def delete_dir(self, path: str) -> None:
         if self.exists(path):

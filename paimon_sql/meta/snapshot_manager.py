@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from paimon_sql.errors import NotFoundError
@@ -92,11 +93,9 @@ class SnapshotManager:
         return ok
 
     def write_hints(self, latest_id: int) -> None:
-        try:
+        with contextlib.suppress(Exception):  # hints are best effort: readers fall back to listing
             self.file_io.overwrite_atomic(join(self.dir, "LATEST"), str(latest_id).encode())
             if self._read_hint("EARLIEST") is None:
                 earliest = self.earliest_id()
                 if earliest is not None:
                     self.file_io.overwrite_atomic(join(self.dir, "EARLIEST"), str(earliest).encode())
-        except Exception:  # noqa: BLE001 - hints are best effort: readers fall back to listing
-            pass

@@ -16,6 +16,7 @@ The process ends when its stdin closes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -53,12 +54,9 @@ def main() -> None:
     protocol = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr
-    try:
+    # the JVM closing the pipe or interrupting us is a normal end of the bridge
+    with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
         serve(sys.stdin, protocol)
-    except KeyboardInterrupt:
-        pass
-    except BrokenPipeError:
-        pass
 
 
 if __name__ == "__main__":

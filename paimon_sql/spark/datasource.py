@@ -35,6 +35,7 @@ See docs/spark-datasource.md.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -868,10 +869,8 @@ class PaimonWriter(DataSourceArrowWriter):
     def _remove_empty_staging_root(self) -> None:
         fio = self.store.file_io
         if fio.is_local:  # only when empty: another write may be using it
-            try:
+            with contextlib.suppress(OSError):  # not empty, or already gone
                 os.rmdir(join(self.store.path, STAGING_DIR))
-            except OSError:
-                pass
 
 
 class _AttemptTableWrite(TableWrite):

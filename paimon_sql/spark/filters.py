@@ -131,7 +131,7 @@ def convert_filter(f: sds.Filter, fields: dict[str, DataField] | Sequence[DataFi
 
 
 class _Refused:
-    pass
+    """Marker: a Spark filter the engine does not evaluate (Spark keeps it)."""
 
 
 _NO: Any = _Refused()
