@@ -37,6 +37,11 @@ DECIMAL_MAX_COMPACT_PRECISION = 18
 TIMESTAMP_MAX_COMPACT_PRECISION = 3
 
 PARQUET_FIELD_ID_KEY = b"PARQUET:field_id"
+ARROW_COMMENT_KEY = b"paimon.comment"
+"""Arrow field-metadata key of a column's comment (Paimon's field description) in a new table's schema."""
+ARROW_TYPE_KEY = b"paimon.type"
+"""Arrow field-metadata key of a column's exact Paimon type (``CHAR(5)``, ``VARCHAR(20)``) in a new
+table's schema, where the Arrow type alone cannot tell it; it must map to the field's Arrow type."""
 """Arrow field-metadata key that pyarrow turns into a parquet field id (value: decimal string)."""
 
 
@@ -918,8 +923,24 @@ def from_arrow_type(t: pa.DataType, nullable: bool = True) -> DataType:
 
 def fields_from_arrow_schema(schema: pa.Schema, start_id: int = 0) -> tuple[list[DataField], int]:
     """Paimon fields of an Arrow schema, numbered from ``start_id`` as Paimon numbers new columns
-    (nested ROW fields included). Returns the fields and the highest id used."""
-    cols = [(f.name, from_arrow_type(f.type, f.nullable)) for f in schema]
+    (nested ROW fields included). Returns the fields and the highest id used. A column's
+    ``paimon.comment`` metadata becomes its description, its ``paimon.type`` metadata its exact
+    type (see ``ARROW_TYPE_KEY``)."""
+    cols: list[tuple[str, DataType, str | None]] = []
+    for f in schema:
+        meta = f.metadata or {}
+        t = from_arrow_type(f.type, f.nullable)
+        declared = meta.get(ARROW_TYPE_KEY)
+        if declared is not None:
+            exact = parse_type_string(declared.decode()).copy(f.nullable)
+            if not to_arrow_type(exact).equals(to_arrow_type(t)):
+                raise ValidationError(
+                    f"Column {f.name!r}: declared Paimon type {exact.to_string()} does not match its "
+                    f"Arrow type {f.type}"
+                )
+            t = exact
+        comment = meta.get(ARROW_COMMENT_KEY)
+        cols.append((f.name, t, comment.decode() if comment is not None else None))
     return assign_field_ids(cols, start_id)
 
 

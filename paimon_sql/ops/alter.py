@@ -54,6 +54,7 @@ def alter_schema(
     set_options: Mapping[str, str] | None = None,
     remove_options: Sequence[str] | None = None,
     comment: str | None = None,
+    column_comments: Mapping[str, str | None] | None = None,
 ) -> TableSchema:
     schema = store.schema
     table = store.name
@@ -109,6 +110,12 @@ def alter_schema(
         highest = max(highest, schema.highest_field_id)
         fields += new_fields
         names = [f.name for f in fields]
+
+    for name, text in (column_comments or {}).items():
+        if name not in names:
+            raise ValidationError(f"Cannot comment on column {name!r} of table {table}: it does not exist")
+        i = names.index(name)
+        fields[i] = dataclasses.replace(fields[i], description=text or None)
 
     if set_options:
         set_opts = {str(k): str(v) for k, v in set_options.items()}

@@ -346,11 +346,6 @@ def create_table(params: Params) -> Result:
     warnings = validate_options(
         {k: v for k, v in options.items() if k != "primary-key"}, ident.full_name, primary_keys=pks
     )
-    comments = spark_types.field_comments(_str(params, "schema"))
-    if comments:
-        warnings.append(
-            f"Table {ident.full_name}: column comments ({', '.join(sorted(comments))}) are not stored yet"
-        )
     cat.create_table(ident, schema, partition_keys=partition_keys, options=options, comment=comment)
     out = _describe(cat, ident, {})
     out[WARNINGS_KEY] = warnings
@@ -376,6 +371,7 @@ def _alter_kwargs(table: Table, changes: Sequence[Mapping[str, Any]]) -> dict[st
     set_opts: dict[str, str] = {}
     remove: list[str] = []
     comment: str | None = None
+    column_comments: dict[str, str | None] = {}
     for ch in changes:
         op = ch.get("op")
         if op == "set_property":
@@ -398,8 +394,10 @@ def _alter_kwargs(table: Table, changes: Sequence[Mapping[str, Any]]) -> dict[st
                 )
             if ch.get("has_default"):
                 raise UnsupportedError(f"ADD COLUMN {col} with a DEFAULT value on table {name} is not supported")
-            t = spark_types.arrow_type(spark_types.parse_spark_type(ch["type"]), f"column {col!r}")
-            add.append(pa.field(col, t, bool(ch.get("nullable", True))))
+            meta = {"comment": str(ch["comment"])} if ch.get("comment") else {}
+            field = {"name": col, "type": spark_types.parse_spark_type(ch["type"]),
+                     "nullable": bool(ch.get("nullable", True)), "metadata": meta}
+            add.append(spark_types.arrow_field(field, f"table {name}"))
         elif op == "drop_column":
             col = _column(ch, name)
             if col not in columns and ch.get("if_exists"):
@@ -416,7 +414,7 @@ def _alter_kwargs(table: Table, changes: Sequence[Mapping[str, Any]]) -> dict[st
                 continue
             raise UnsupportedError(f"Changing the nullability of column {col!r} of table {name} is not supported")
         elif op == "update_column_comment":
-            raise UnsupportedError(f"Column comments (column {_column(ch, name)!r} of table {name}) are not supported yet")
+            column_comments[_column(ch, name)] = ch.get("comment") or None
         elif op == "update_column_position":
             raise UnsupportedError(f"Moving column {_column(ch, name)!r} of table {name} is not supported")
         else:
@@ -436,6 +434,8 @@ def _alter_kwargs(table: Table, changes: Sequence[Mapping[str, Any]]) -> dict[st
         kwargs["remove_options"] = remove
     if comment is not None:
         kwargs["comment"] = comment
+    if column_comments:
+        kwargs["column_comments"] = column_comments
     return kwargs
 
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 DEFAULT_WAREHOUSE = "warehouse"
 DEFAULT_MASTER = "local[*]"
 DEFAULT_CATALOG = "paimon"
+ARROW_NO_BYTE_LIMIT = 2**31 - 1  # Int.MaxValue: Spark skips its per-row batch-size check
 
 
 def absolute_warehouse(warehouse: str) -> str:
@@ -42,6 +43,10 @@ def catalog_conf(
         f"spark.sql.catalog.{catalog}.warehouse": absolute_warehouse(warehouse or DEFAULT_WAREHOUSE),
         "spark.sql.extensions": EXTENSIONS_CLASS,
         "spark.sql.python.filterPushdown.enabled": "true",
+        # Spark checks an Arrow batch's byte size after EVERY row it adds when this is below
+        # Int.MaxValue (pyspark 4.3: ArrowWriter.sizeInBytes per row, about half the CPU of moving
+        # rows to the Python writers); batches stay bounded by arrow.maxRecordsPerBatch rows.
+        "spark.sql.execution.arrow.maxBytesPerBatch": str(ARROW_NO_BYTE_LIMIT),
         "spark.pyspark.python": py,
         "spark.pyspark.driver.python": py,
     }

@@ -31,6 +31,8 @@ import pyarrow as pa
 
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.types import (
+    ARROW_COMMENT_KEY,
+    ARROW_TYPE_KEY,
     MAX_LENGTH,
     ArrayType,
     BigIntType,
@@ -138,12 +140,13 @@ def spark_field(f: DataField) -> dict[str, Any]:
     metadata: dict[str, Any] = {}
     if f.description:
         metadata["comment"] = f.description
+    stype: SparkType = spark_type(f.type)
     if isinstance(f.type, (CharType, VarCharType)) and not (
         isinstance(f.type, VarCharType) and f.type.length == MAX_LENGTH
     ):
-        kind = "char" if isinstance(f.type, CharType) else "varchar"
-        metadata[CHAR_VARCHAR_METADATA] = f"{kind}({f.type.length})"
-    return {"name": f.name, "type": spark_type(f.type), "nullable": f.type.nullable, "metadata": metadata}
+        # Spark's own CHAR(n)/VARCHAR(n): DESCRIBE shows it, INSERT pads / checks the length
+        stype = f"{'char' if isinstance(f.type, CharType) else 'varchar'}({f.type.length})"
+    return {"name": f.name, "type": stype, "nullable": f.type.nullable, "metadata": metadata}
 
 
 def spark_struct(fields: Iterable[DataField]) -> dict[str, Any]:
@@ -227,9 +230,18 @@ def arrow_field(f: Mapping[str, Any], what: str = "column") -> pa.Field:
         raise ValidationError(f"Invalid Spark field {f!r} in {what}: no name")
     meta = f.get("metadata") or {}
     ftype = f["type"]
-    if isinstance(meta, Mapping) and isinstance(meta.get(CHAR_VARCHAR_METADATA), str):
-        ftype = meta[CHAR_VARCHAR_METADATA]
-    return pa.field(name, arrow_type(ftype, f"{what} {name!r}"), bool(f.get("nullable", True)))
+    extra: dict[bytes, bytes] = {}
+    if isinstance(meta, Mapping):
+        if isinstance(meta.get(CHAR_VARCHAR_METADATA), str):
+            ftype = meta[CHAR_VARCHAR_METADATA]
+        if isinstance(meta.get("comment"), str):
+            extra[ARROW_COMMENT_KEY] = meta["comment"].encode()
+    if isinstance(ftype, str) and _CHAR_RE.match(ftype.strip().lower()):
+        # CHAR(n) / VARCHAR(n): the Arrow type is a string, the length lives in Paimon's type
+        extra[ARROW_TYPE_KEY] = ftype.strip().upper().encode()
+    return pa.field(
+        name, arrow_type(ftype, f"{what} {name!r}"), bool(f.get("nullable", True)), metadata=extra or None
+    )
 
 
 def arrow_fields(struct: Mapping[str, Any], what: str = "schema") -> list[pa.Field]:

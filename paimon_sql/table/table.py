@@ -258,7 +258,7 @@ class Table:
 
     def alter(self, **changes: Any) -> Table:
         """Schema/option changes (add_columns, drop_columns, rename_columns, change_types,
-        set_options, remove_options); writes a new schema version and returns the refreshed table."""
+        set_options, remove_options, comment, column_comments); writes a new schema version and returns the refreshed table."""
         new_schema = alter_ops.alter_schema(self.store, **changes)
         self.store.schemas.commit(new_schema)
         return self.with_schema(new_schema)

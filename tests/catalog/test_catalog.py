@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pyarrow as pa
 import pytest
 
@@ -92,3 +94,26 @@ def test_cross_partition_upsert_is_unsupported(catalog: Catalog) -> None:
     with pytest.raises(UnsupportedError, match="cross-partition"):
         catalog.create_table("db.x", SCHEMA, primary_keys=["id"], partition_keys=["v"])
     assert not catalog.table_exists("db.x")
+
+
+def test_column_comments_and_exact_types_from_arrow_metadata(tmp_path: Path) -> None:
+    from paimon_sql.types import ARROW_COMMENT_KEY, ARROW_TYPE_KEY
+
+    cat = Catalog(str(tmp_path))
+    cat.create_database("db")
+    schema = pa.schema([
+        pa.field("id", pa.int64(), False, metadata={ARROW_COMMENT_KEY: b"the key"}),
+        pa.field("code", pa.string(), metadata={ARROW_TYPE_KEY: b"CHAR(4)"}),
+        pa.field("name", pa.string(), metadata={ARROW_TYPE_KEY: b"VARCHAR(9)", ARROW_COMMENT_KEY: b"who"}),
+    ])
+    t = cat.create_table("db.t", schema, primary_keys=["id"], options={"bucket": "1"})
+    again = Catalog(str(tmp_path)).get_table("db.t")
+    assert [(f.name, f.type.to_string(), f.description) for f in again.schema.fields] == [
+        ("id", "BIGINT NOT NULL", "the key"), ("code", "CHAR(4)", None), ("name", "VARCHAR(9)", "who")]
+    t.alter(column_comments={"code": "iso code", "id": None})
+    fields = Catalog(str(tmp_path)).get_table("db.t").schema.fields
+    assert [f.description for f in fields] == [None, "iso code", "who"]
+    with pytest.raises(ValidationError, match="'n'.*INT.*does not match"):
+        cat.create_table("db.bad", pa.schema([pa.field("n", pa.string(), metadata={ARROW_TYPE_KEY: b"INT"})]))
+    with pytest.raises(ValidationError, match="'nope'"):
+        t.alter(column_comments={"nope": "x"})

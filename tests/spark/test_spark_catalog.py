@@ -179,3 +179,34 @@ def test_drop_table(spark: Any, sql: Any, db: str, spark_warehouse: str) -> None
     spark.sql(f"DROP TABLE {db}.d")
     assert sql(f"SHOW TABLES IN {db}") == []
     assert not os.path.exists(os.path.join(spark_warehouse, f"{db}.db", "d"))
+
+
+def test_column_comments_and_char_varchar_lengths_are_kept(spark: Any, sql: Any, db: str, spark_warehouse: str) -> None:
+    spark.sql(
+        f"CREATE TABLE {db}.c (id BIGINT COMMENT 'the key', code CHAR(5), name VARCHAR(20) COMMENT 'who', "
+        "note STRING) TBLPROPERTIES ('primary-key'='id', 'bucket'='1')"
+    )
+    table = Catalog(spark_warehouse).get_table(f"{db}.c")
+    fields = {f.name: f for f in table.schema.fields}
+    assert fields["id"].description == "the key" and fields["name"].description == "who"
+    assert fields["note"].description is None
+    assert fields["code"].type.to_string() == "CHAR(5)"
+    assert fields["name"].type.to_string() == "VARCHAR(20)"
+    assert fields["note"].type.to_string() == "STRING"
+    desc = sql(f"DESCRIBE TABLE {db}.c")
+    assert desc[:4] == [("id", "bigint", "the key"), ("code", "char(5)", None),
+                        ("name", "varchar(20)", "who"), ("note", "string", None)]
+
+    spark.sql(f"ALTER TABLE {db}.c ALTER COLUMN note COMMENT 'free text'")
+    spark.sql(f"ALTER TABLE {db}.c ADD COLUMNS (extra INT COMMENT 'added', tag VARCHAR(3))")
+    fields = {f.name: f for f in Catalog(spark_warehouse).get_table(f"{db}.c").schema.fields}
+    assert fields["note"].description == "free text" and fields["extra"].description == "added"
+    assert fields["tag"].type.to_string() == "VARCHAR(3)"
+    assert ("note", "string", "free text") in sql(f"DESCRIBE TABLE {db}.c")
+
+    spark.sql(f"INSERT INTO {db}.c VALUES (1, 'ab', 'x', 'n', 7, 'abc')")
+    # Spark pads CHAR values to their length and checks VARCHAR lengths on write
+    assert sql(f"SELECT code, name, tag FROM {db}.c") == [("ab   ", "x", "abc")]
+    with pytest.raises(Exception, match="(?i)length|exceeds"):
+        spark.sql(f"INSERT INTO {db}.c VALUES (2, 'ab', 'x', 'n', 7, 'abcd')")
+    assert sql(f"SELECT count(*) FROM {db}.c") == [(1,)]

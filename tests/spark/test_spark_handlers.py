@@ -96,12 +96,14 @@ def test_create_table_maps_properties_and_reports_warnings(wh: str) -> None:
     assert table.options["merge-engine"] == "aggregation" and table.schema.comment == "the table"
 
 
-def test_column_comments_are_reported_as_not_stored(wh: str) -> None:
+def test_column_comments_are_stored(wh: str) -> None:
     schema = json.dumps({"type": "struct", "fields": [
         {"name": "id", "type": "long", "nullable": True, "metadata": {"comment": "the id"}}]})
-    resp = dispatch("create_table", {"warehouse": wh, "namespace": "default", "table": "c", "schema": schema,
-                                     "partition_keys": [], "properties": {}})
-    assert any("column comments (id)" in w for w in resp["warnings"])
+    ok("create_table", warehouse=wh, namespace="default", table="c", schema=schema, partition_keys=[], properties={})
+    assert Catalog(wh).get_table("default.c").schema.fields[0].description == "the id"
+    ok("alter_table", warehouse=wh, namespace="default", table="c",
+       changes=[{"op": "update_column_comment", "name": ["id"], "comment": "key"}])
+    assert Catalog(wh).get_table("default.c").schema.fields[0].description == "key"
 
 
 def test_bad_property_fails_with_key_and_value_and_creates_nothing(wh: str) -> None:
@@ -189,7 +191,8 @@ def test_alter_table_bad_changes_leave_the_table_unchanged(wh: str) -> None:
             changes=[{"op": "update_column_type", "name": ["id"], "type": '"string"'}])
     assert e["kind"] == "IllegalArgument"
     e = err("alter_table", warehouse=wh, namespace="default", table="b",
-            changes=[{"op": "update_column_comment", "name": ["id"], "comment": "x"}])
+            changes=[{"op": "update_column_comment", "name": ["id"], "comment": "x"},
+                     {"op": "update_column_position", "name": ["id"], "position": "first"}])
     assert e["kind"] == "Unsupported"
     assert Catalog(wh).get_table("default.b").schema == before
 

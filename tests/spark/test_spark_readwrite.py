@@ -235,3 +235,12 @@ def test_reads_work_when_python_filter_pushdown_was_turned_off(spark: Any, sql: 
         assert spark.conf.get("spark.sql.python.filterPushdown.enabled") == "true"
     finally:
         spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
+
+
+def test_static_overwrite_of_the_null_partition(spark: Any, sql: Any, parts: str) -> None:
+    spark.sql(f"INSERT INTO {parts} VALUES (40, 'n1', NULL), (41, 'n2', NULL)")
+    before = sorted(r for r in sql(f"SELECT * FROM {parts}") if r[2] is not None)
+    spark.sql(f"INSERT OVERWRITE {parts} PARTITION (dt=NULL) SELECT 42, 'n3'")
+    rows = sql(f"SELECT * FROM {parts}")
+    assert sorted(r for r in rows if r[2] is None) == [(42, "n3", None)]
+    assert sorted(r for r in rows if r[2] is not None) == before  # other partitions untouched

@@ -60,8 +60,8 @@ def test_schema_json_carries_comments_and_char_lengths() -> None:
     ]
     parsed = json.loads(stypes.spark_schema_json(fields))
     assert parsed["fields"][0] == {"name": "id", "type": "long", "nullable": False, "metadata": {"comment": "the key"}}
-    assert parsed["fields"][1]["metadata"] == {stypes.CHAR_VARCHAR_METADATA: "char(3)"}
-    assert parsed["fields"][2]["metadata"] == {}
+    assert parsed["fields"][1] == {"name": "code", "type": "char(3)", "nullable": True, "metadata": {}}
+    assert parsed["fields"][2]["type"] == "string" and parsed["fields"][2]["metadata"] == {}
 
 
 def test_spark_schema_to_arrow_round_trips_through_paimon() -> None:
@@ -95,7 +95,9 @@ def test_spark_schema_to_arrow_round_trips_through_paimon() -> None:
 def test_spark_char_varchar_become_strings() -> None:
     assert stypes.arrow_type("varchar(10)") == pa.string()
     field = stypes.arrow_field({"name": "c", "type": "string", "nullable": True, "metadata": {stypes.CHAR_VARCHAR_METADATA: "char(2)"}})
-    assert field.type == pa.string()
+    assert field.type == pa.string() and field.metadata == {b"paimon.type": b"CHAR(2)"}
+    field = stypes.arrow_field({"name": "v", "type": "varchar(7)", "nullable": True, "metadata": {"comment": "x"}})
+    assert field.type == pa.string() and field.metadata == {b"paimon.type": b"VARCHAR(7)", b"paimon.comment": b"x"}
 
 
 def test_unsupported_spark_type_names_the_column() -> None:

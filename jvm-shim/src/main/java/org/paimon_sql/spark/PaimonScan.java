@@ -8,7 +8,10 @@ import java.util.Map;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.execution.datasources.v2.python.PythonPartitionReaderFactory;
 import org.apache.spark.sql.internal.connector.SupportsMetadata;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructType;
@@ -43,7 +46,29 @@ public class PaimonScan implements Scan, SupportsMetadata {
 
   @Override
   public Batch toBatch() {
-    return delegate.toBatch();
+    return new ColumnarBatchOf(delegate.toBatch());
+  }
+
+  /** Spark's Python batch, read through {@link ColumnarPythonReaderFactory}. */
+  private static final class ColumnarBatchOf implements Batch {
+    private final Batch python;
+
+    ColumnarBatchOf(Batch python) {
+      this.python = python;
+    }
+
+    @Override
+    public InputPartition[] planInputPartitions() {
+      return python.planInputPartitions();
+    }
+
+    @Override
+    public PartitionReaderFactory createReaderFactory() {
+      PartitionReaderFactory f = python.createReaderFactory();
+      return f instanceof PythonPartitionReaderFactory
+          ? new ColumnarPythonReaderFactory((PythonPartitionReaderFactory) f)
+          : f;
+    }
   }
 
   @Override
@@ -58,7 +83,7 @@ public class PaimonScan implements Scan, SupportsMetadata {
 
   @Override
   public ColumnarSupportMode columnarSupportMode() {
-    return delegate.columnarSupportMode();
+    return ColumnarSupportMode.SUPPORTED; // see ColumnarPythonReaderFactory
   }
 
   @Override

@@ -108,6 +108,14 @@ public class PaimonWriteBuilder implements SupportsOverwriteV2, SupportsDynamicO
       }
       return;
     }
+    if ("IS_NULL".equals(n) && p.children().length == 1 && p.children()[0] instanceof NamedReference) {
+      // PARTITION (dt = NULL): the partition of rows whose dt is null (Paimon's default partition)
+      String[] names = ((NamedReference) p.children()[0]).fieldNames();
+      if (names.length == 1 && table.partitionKeys().contains(names[0])) {
+        spec.put(names[0], null);
+        return;
+      }
+    }
     if (("=".equals(n) || "<=>".equals(n)) && p.children().length == 2) {
       Expression a = p.children()[0];
       Expression b = p.children()[1];
