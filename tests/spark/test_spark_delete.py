@@ -1,0 +1,75 @@
+"""DELETE FROM and TRUNCATE TABLE on catalog tables through a real SparkSession."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from paimon_sql import Catalog
+
+pytestmark = pytest.mark.spark
+
+
+def _snapshots(wh: str, table: str) -> list[int]:
+    return Catalog(wh).get_table(table).snapshot_ids()
+
+
+def test_delete_from_append_table(spark: Any, sql: Any, db: str, spark_warehouse: str) -> None:
+    spark.sql(f"CREATE TABLE {db}.a (id BIGINT, name STRING, d DATE) PARTITIONED BY (d)")
+    spark.sql(f"INSERT INTO {db}.a VALUES (1, 'x', DATE'2024-01-01'), (2, 'its', DATE'2024-01-01'), "
+              f"(3, 'it\\'s', DATE'2024-01-02'), (4, NULL, DATE'2024-01-02')")
+    spark.sql(f"DELETE FROM {db}.a WHERE name = 'it\\'s'")
+    assert sorted(sql(f"SELECT id FROM {db}.a")) == [(1,), (2,), (4,)]
+    spark.sql(f"DELETE FROM {db}.a WHERE d = DATE'2024-01-01' AND id IN (1, 7)")
+    assert sorted(sql(f"SELECT id FROM {db}.a")) == [(2,), (4,)]
+    spark.sql(f"DELETE FROM {db}.a WHERE name IS NULL OR id > 100")
+    assert sql(f"SELECT id, name FROM {db}.a") == [(2, "its")]
+    before = _snapshots(spark_warehouse, f"{db}.a")
+    spark.sql(f"DELETE FROM {db}.a WHERE id = 99")  # nothing matches: no commit
+    assert _snapshots(spark_warehouse, f"{db}.a") == before == [1, 2, 3, 4]
+
+
+def test_delete_from_primary_key_table_and_time_travel(spark: Any, sql: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE {db}.k (id BIGINT, v STRING, ts TIMESTAMP_NTZ) "
+              "TBLPROPERTIES ('primary-key'='id', 'bucket'='2')")
+    spark.sql(f"INSERT INTO {db}.k VALUES (1, 'a', TIMESTAMP_NTZ'2024-01-01 00:00:00'), "
+              f"(2, 'b', TIMESTAMP_NTZ'2024-01-01 10:30:00.5'), (3, 'c', NULL)")
+    spark.sql(f"DELETE FROM {db}.k WHERE ts = TIMESTAMP_NTZ'2024-01-01 10:30:00.5' OR v LIKE 'c%'")
+    assert sql(f"SELECT id FROM {db}.k") == [(1,)]
+    assert sorted(sql(f"SELECT id FROM {db}.k VERSION AS OF 1")) == [(1,), (2,), (3,)]
+    spark.sql(f"INSERT INTO {db}.k VALUES (2, 'again', NULL)")
+    assert sorted(sql(f"SELECT id, v FROM {db}.k")) == [(1, "a"), (2, "again")]
+
+
+def test_delete_that_cannot_be_pushed_fails_and_changes_nothing(spark: Any, sql: Any, db: str, spark_warehouse: str) -> None:
+    spark.sql(f"CREATE TABLE {db}.b (id BIGINT, name STRING)")
+    spark.sql(f"INSERT INTO {db}.b VALUES (1, 'x'), (2, 'y')")
+    with pytest.raises(Exception, match="(?i)delete"):
+        spark.sql(f"DELETE FROM {db}.b WHERE upper(name) = 'X'")
+    with pytest.raises(Exception, match="(?i)read-only|not support|cannot"):
+        spark.sql(f"DELETE FROM {db}.`b$snapshots` WHERE snapshot_id = 1")
+    assert sorted(sql(f"SELECT id FROM {db}.b")) == [(1,), (2,)]
+    assert _snapshots(spark_warehouse, f"{db}.b") == [1]
+
+
+def test_truncate_table(spark: Any, sql: Any, db: str, spark_warehouse: str) -> None:
+    spark.sql(f"CREATE TABLE {db}.t (id BIGINT, dt STRING) PARTITIONED BY (dt) TBLPROPERTIES ('primary-key'='id,dt', 'bucket'='1')")
+    spark.sql(f"INSERT INTO {db}.t VALUES (1, 'a'), (2, 'b')")
+    spark.sql(f"TRUNCATE TABLE {db}.t")
+    assert sql(f"SELECT * FROM {db}.t") == []
+    t = Catalog(spark_warehouse).get_table(f"{db}.t")
+    assert t.latest_snapshot().commit_kind == "OVERWRITE"
+    assert sorted(sql(f"SELECT id FROM {db}.t VERSION AS OF 1")) == [(1,), (2,)]
+    spark.sql(f"INSERT INTO {db}.t VALUES (3, 'a')")
+    assert sql(f"SELECT id FROM {db}.t") == [(3,)]
+
+
+def test_delete_with_numeric_and_boolean_literals(spark: Any, sql: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE {db}.n (id INT, x DOUBLE, m DECIMAL(10, 2), f BOOLEAN, s SMALLINT)")
+    spark.sql(f"INSERT INTO {db}.n VALUES (1, 0.1, 1.25, true, 1), (2, 2.5, 10.00, false, 2), (3, -1e10, -3.50, NULL, 3)")
+    spark.sql(f"DELETE FROM {db}.n WHERE x = 0.1")
+    spark.sql(f"DELETE FROM {db}.n WHERE m <= -3.5 AND s <> 2")
+    assert sql(f"SELECT id FROM {db}.n") == [(2,)]
+    spark.sql(f"DELETE FROM {db}.n WHERE NOT f")
+    assert sql(f"SELECT id FROM {db}.n") == []
