@@ -11,11 +11,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.casting import cast_array
-from paimon_sql.errors import UnsupportedError
 from paimon_sql.format import deletion_vector
 from paimon_sql.format.data_files import read_file
 from paimon_sql.fs.file_io import join
-from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec, merge_engine
+from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec, build_merge_spec, merge_engine
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
@@ -108,6 +107,9 @@ def apply_deletion_vector(store: FileStore, table: pa.Table, dv: DeletionFile) -
 def _value_fields_for_merge(store: FileStore, fields: Sequence[DataField]) -> list[DataField]:
     names = {f.name for f in fields}
     extra = [store.schema.field(n) for n in store.options.sequence_fields if n not in names]
+    if store.options.merge_engine == "partial-update" and store.options.sequence_groups():
+        # sequence groups compare their sequence fields: merge every column, then project
+        extra += [f for f in store.schema.fields if f.name not in names and f not in extra]
     return list(fields) + extra
 
 
@@ -118,27 +120,22 @@ def read_split(
     schema = output_schema(fields)
     if not store.has_primary_key:
         parts = [read_data_file(store, split, f, fields) for f in split.files]
-    elif split.raw_convertible:
-        parts = [
-            _drop_retract_rows(read_data_file(store, split, f, fields, (KIND,))).drop_columns([KIND])
-            for f in split.files
-        ]
     else:
         value_fields = _value_fields_for_merge(store, fields)
-        key_fields = store.key_fields
-        runs = [read_data_file(store, split, f, value_fields, (SEQ, KIND), key_fields) for f in split.files]
-        merged_in = pa.concat_tables(runs) if runs else None
-        if merged_in is None:
-            return schema.empty_table()
-        spec = MergeSpec(
-            key_columns=tuple(KEY_PREFIX + k.name for k in key_fields),
-            sequence_columns=tuple(store.options.sequence_fields),
-            ignore_delete=store.options.ignore_delete,
-            remove_record_on_delete=store.options.partial_update_remove_record_on_delete,
-        )
-        check_merge_supported(store)
-        merged = merge_engine(store.options.merge_engine)(merged_in, spec)
-        parts = [merged.select([f.name for f in fields])]
+        spec = check_merge_supported(store, value_fields)
+        if split.raw_convertible:
+            parts = [
+                _drop_retract_rows(read_data_file(store, split, f, fields, (KIND,))).drop_columns([KIND])
+                for f in split.files
+            ]
+        else:
+            runs = [
+                read_data_file(store, split, f, value_fields, (SEQ, KIND), store.key_fields) for f in split.files
+            ]
+            if not runs:
+                return schema.empty_table()
+            merged = merge_engine(store.options.merge_engine)(pa.concat_tables(runs), spec)
+            parts = [merged.select([f.name for f in fields])]
     if not parts:
         return schema.empty_table()
     result = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
@@ -160,18 +157,17 @@ def read_splits_parallel(
         return list(pool.map(lambda j: read_split(j[0], j[1], j[2], predicate), jobs))
 
 
-def check_merge_supported(store: FileStore) -> None:
-    """Merge-engine options paimon_sql does not implement yet fail loudly instead of merging wrongly."""
-    if store.options.merge_engine != "partial-update":
-        return
-    bad = [k for k in store.schema.options if k.startswith("fields.") and
-           (k.endswith(".sequence-group") or k.endswith(".aggregate-function"))]
-    bad += [k for k in ("fields.default-aggregate-function",) if k in store.schema.options]
-    if bad:
-        raise UnsupportedError(
-            f"partial-update with sequence groups or aggregate functions ({bad}) is not supported yet "
-            f"(table {store.name})"
-        )
+def check_merge_supported(store: FileStore, value_fields: Sequence[DataField] | None = None) -> MergeSpec:
+    """The merge of ``value_fields`` (default: every column) by the table's merge engine; options and
+    aggregate functions paimon_sql does not implement fail loudly instead of merging wrongly."""
+    fields = list(store.schema.fields) if value_fields is None else value_fields
+    return build_merge_spec(
+        store.options,
+        [KEY_PREFIX + k.name for k in store.key_fields],
+        fields,
+        store.schema.primary_keys,
+        store.name,
+    )
 
 
 def _drop_retract_rows(table: pa.Table) -> pa.Table:

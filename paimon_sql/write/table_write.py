@@ -22,7 +22,14 @@ from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.format.binary_row import encode_rows
 from paimon_sql.format.murmur import bucket_of, hash_columns
 from paimon_sql.fs.file_io import join
-from paimon_sql.lsm.merge import MergeSpec, group_last_mask
+from paimon_sql.lsm.merge import (
+    MergeSpec,
+    build_merge_spec,
+    check_batch_delete,
+    group_last_mask,
+    merge_engine,
+    sort_indices,
+)
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_HASH, IndexManifestEntry
@@ -32,7 +39,6 @@ from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.types import to_arrow_type
 from paimon_sql.write.dynamic_bucket import PartitionBuckets, read_hashes, write_hash_index
 from paimon_sql.write.file_writer import (
-    KEY_PREFIX,
     KIND,
     SEQ,
     FileNamer,
@@ -43,6 +49,8 @@ from paimon_sql.write.file_writer import (
 from paimon_sql.write.grouping import group_ids
 
 ROW_KINDS = {"+I": 0, "-U": 1, "+U": 2, "-D": 3}
+# first-row needs compaction to make writes visible (batch reads skip level-0 files)
+WRITABLE_MERGE_ENGINES = ("deduplicate", "partial-update", "aggregation")
 # data files of different buckets are written in parallel (pyarrow releases the GIL)
 _HASH_CHUNK = 1 << 18
 _WRITE_THREADS = max(1, min(4, os.cpu_count() or 1))
@@ -98,10 +106,11 @@ class TableWrite:
         self.has_pk = store.has_primary_key
         self.num_buckets = opts.bucket
         if self.has_pk:
-            if opts.merge_engine not in ("deduplicate",):
+            if opts.merge_engine not in WRITABLE_MERGE_ENGINES:
                 raise UnsupportedError(
                     f"Writing to table {store.name} with merge-engine '{opts.merge_engine}' is not "
-                    "supported yet (only deduplicate)"
+                    f"supported yet (writable: {', '.join(WRITABLE_MERGE_ENGINES)}; first-row tables need "
+                    "compaction to make writes visible)"
                 )
             if opts.deletion_vectors_enabled:
                 raise UnsupportedError(
@@ -117,13 +126,17 @@ class TableWrite:
         self._dyn_loaded = False
         self._buffer: list[pa.Table] = []
         self._buffer_bytes = 0
-        self.spec = MergeSpec(
-            key_columns=tuple(KEY_PREFIX + k.name for k in store.key_fields),
-            sequence_columns=tuple(opts.sequence_fields),
-        )
+        # rows of one key in a write buffer are merged with the table's merge function before they
+        # become a level-0 file (keys are unique in a file), as Paimon's writer merges its sort buffer
+        self.spec = build_merge_spec(
+            opts, [k.name for k in store.key_fields], list(store.schema.fields), store.schema.primary_keys,
+            store.name,
+        ) if self.has_pk else MergeSpec(key_columns=())
 
     # -- public ----------------------------------------------------------------------------------
     def write(self, data: pa.Table | pa.RecordBatchReader | Iterable[pa.RecordBatch], kind: int | None = None) -> None:
+        if kind == ROW_KINDS["-D"] and self.has_pk:
+            check_batch_delete(self.store.options, self.store.name)  # DELETE statements: Paimon's rule
         if isinstance(data, pa.Table):
             self._add(data, kind)
             return
@@ -314,21 +327,24 @@ class TableWrite:
         file; primary-key rows are sorted by key and merged (the newest record of a key wins)."""
         store = self.store
         bucket_dir = store.bucket_dir(pvals, bucket)
-        if self.has_pk:
-            # a stable sort by (sequence fields,) key keeps each key's records in sequence order
-            key_names = [k.name for k in store.key_fields]
-            sort_cols = key_names + list(self.spec.sequence_columns)
-            sub = table.select(sort_cols).take(pa.array(idx))
-            perm = pc.sort_indices(sub, sort_keys=[(c, "ascending") for c in sort_cols])
+        key_names = [k.name for k in store.key_fields]
+        engine = store.options.merge_engine
+        if self.has_pk and engine == "deduplicate":
+            # a stable sort by key (then sequence fields) keeps each key's records in sequence order
+            sub = table.select(key_names + list(self.spec.sequence_columns)).take(pa.array(idx))
+            perm = sort_indices(sub, self.spec, with_sequence_number=False)
             idx = idx[np.asarray(perm, dtype=np.int64)]
         if len(idx) == table.num_rows and not self.has_pk:
             rows = table  # the whole buffer is one bucket, in input order: no copy
         else:
             rows = table.take(pa.array(idx))
         if self.has_pk:
-            last = group_last_mask(rows.select(key_names), key_names)
-            if not last.all():
-                rows = rows.filter(pa.array(last))  # the newest record of each key in this write
+            if engine == "deduplicate":
+                last = group_last_mask(rows.select(key_names), key_names)
+                if not last.all():
+                    rows = rows.filter(pa.array(last))  # the newest record of each key in this write
+            else:  # sorts by key, sequence fields and sequence number, then merges each key's records
+                rows = merge_engine(engine)(rows, self.spec, keep_deletes=True)
             cols = [rows.column(k.name) for k in store.key_fields] + [rows.column(SEQ), rows.column(KIND)]
             cols += [rows.column(f.name) for f in store.schema.fields]
             table = pa.Table.from_arrays(cols, schema=_relax(kv_arrow_schema(store))).cast(kv_arrow_schema(store))

@@ -83,7 +83,6 @@ def test_primary_key_table_upserts_and_writes_are_clustered_by_key(spark: Any, s
     assert "hashpartitioning(applyfunctionexpression(paimon_bucket, 2, id#" in plan
 
 
-@pytest.mark.xfail(reason="engine: writing merge-engine 'aggregation' tables is not supported yet", strict=True)
 def test_aggregation_merge_engine(spark: Any, sql: Any, db: str) -> None:
     spark.sql(
         f"CREATE TABLE {db}.agg (k STRING, total BIGINT, mx INT) TBLPROPERTIES ('primary-key'='k', "

@@ -1,0 +1,899 @@
+"""Field aggregators of the aggregation merge engine (Paimon's ``FieldAggregator`` family), vectorised.
+
+Semantics follow Apache Paimon's ``AggregateMergeFunction``: the records of one key, in sequence order,
+are folded field by field; ``+I``/``+U`` records call the aggregator's ``agg``, ``-U``/``-D`` records its
+``retract`` (an error for functions that cannot retract, unless ``fields.<f>.ignore-retract``), and with
+``aggregation.remove-record-on-delete`` a ``-D`` record replaces the accumulated row by its own values
+(a *reset*). Here a key group is cut into *segments* at every reset; each aggregator reduces every
+segment at once with numpy/pyarrow (``ufunc.at`` folds in row order where the order matters, so float
+sums and products round exactly as Java's left fold does). Per-row Python is used only where a type or
+an order-dependent rule forces it: decimals wider than 18 digits, decimal products, integer products
+close to overflowing, and products that are retracted (Java divides, truncating).
+
+``AGGREGATORS`` is the registry (function name → implementation); ``build_field_aggs`` resolves the
+function of every field exactly as Paimon does (sequence fields ``last_value``, primary-key fields
+``primary-key``, then ``fields.<f>.aggregate-function``, ``fields.default-aggregate-function``,
+``last_non_null_value``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, localcontext
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.options import CoreOptions
+from paimon_sql.types import (
+    MAX_LENGTH,
+    ArrayType,
+    BigIntType,
+    BooleanType,
+    DataField,
+    DataType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FloatType,
+    IntType,
+    LocalZonedTimestampType,
+    MapType,
+    MultisetType,
+    RowType,
+    SmallIntType,
+    TimestampType,
+    TimeType,
+    TinyIntType,
+    VarCharType,
+    to_arrow_type,
+)
+
+PRIMARY_KEY = "primary-key"
+LAST_VALUE = "last_value"
+LAST_NON_NULL_VALUE = "last_non_null_value"
+
+
+@dataclass(frozen=True)
+class FieldAgg:
+    """How one column of a merged table is aggregated."""
+
+    column: str
+    function: str
+    data_type: DataType
+    ignore_retract: bool = False
+    delimiter: str = ","  # listagg
+    distinct: bool = False  # listagg
+
+
+@dataclass(frozen=True)
+class Segments:
+    """The rows of several key groups (sorted by key and sequence) cut into segments: a segment
+    starts at each group's first row and at each reset row (a ``-D`` under remove-record-on-delete)."""
+
+    starts: np.ndarray  # first row of each segment
+    ends: np.ndarray  # last row of each segment (inclusive)
+    ids: np.ndarray  # per row: its segment
+    retract: np.ndarray  # per row: a retraction (-U, or -D when it is no reset)
+    reset: np.ndarray  # per segment: its first row is a reset
+    reset_rows: np.ndarray  # per row: a reset row
+    group_start: np.ndarray  # per segment: the first row of its key group
+
+    @property
+    def n(self) -> int:
+        return len(self.ids)
+
+
+def make_segments(
+    group_starts: np.ndarray, group_ends: np.ndarray, kinds: np.ndarray, remove_record_on_delete: bool
+) -> Segments:
+    """Segments of rows whose key groups are ``group_starts``..``group_ends`` (row kinds ``kinds``)."""
+    reset_rows = (kinds == 3) if remove_record_on_delete else np.zeros(len(kinds), dtype=bool)
+    retract = (kinds == 1) | ((kinds == 3) & ~reset_rows)
+    return segments_of(group_starts, group_ends, retract, reset_rows)
+
+
+def segments_of(
+    group_starts: np.ndarray, group_ends: np.ndarray, retract: np.ndarray, reset_rows: np.ndarray
+) -> Segments:
+    """Segments of rows in key groups, given which rows retract and which reset the row."""
+    n = len(retract)
+    is_start = reset_rows.copy()
+    is_start[group_starts] = True
+    starts = np.flatnonzero(is_start)
+    ends = np.append(starts[1:] - 1, n - 1)
+    ids = np.cumsum(is_start) - 1
+    sizes = group_ends - group_starts + 1
+    group_of_row = np.repeat(np.arange(len(group_starts)), sizes)
+    return Segments(
+        starts=starts,
+        ends=ends,
+        ids=ids,
+        retract=retract,
+        reset=reset_rows[starts],
+        reset_rows=reset_rows,
+        group_start=group_starts[group_of_row[starts]],
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Vectorised helpers over segments
+# ----------------------------------------------------------------------------------------------
+
+
+def _last_true(mask: np.ndarray, seg: Segments) -> np.ndarray:
+    """Per segment, the last row where ``mask`` holds (-1 when none)."""
+    idx = np.where(mask, np.arange(seg.n), -1)
+    last = np.maximum.accumulate(idx)[seg.ends]
+    return np.where(last >= seg.starts, last, -1)
+
+
+def _first_true(mask: np.ndarray, seg: Segments) -> np.ndarray:
+    """Per segment, the first row where ``mask`` holds (-1 when none)."""
+    idx = np.where(mask, np.arange(seg.n), seg.n)
+    first = np.minimum.reduceat(idx, seg.starts)
+    return np.where(first <= seg.ends, first, -1)
+
+
+def _count(mask: np.ndarray, seg: Segments) -> np.ndarray:
+    return np.add.reduceat(mask.astype(np.int64), seg.starts)
+
+
+def _take(values: pa.Array, idx: np.ndarray) -> pa.Array:
+    """``values[idx]`` per segment, null where ``idx`` is -1."""
+    missing = idx < 0
+    if not missing.any():
+        return values.take(pa.array(idx))
+    return values.take(pa.array(np.where(missing, 0, idx), mask=missing))
+
+
+def _valid(values: pa.Array) -> np.ndarray:
+    if values.null_count == 0:
+        return np.ones(len(values), dtype=bool)
+    return np.asarray(values.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _ints(values: pa.Array) -> np.ndarray:
+    """Integer-like values (ints, dates, times, timestamps, booleans) as int64, nulls as 0."""
+    t = values.type
+    if pa.types.is_boolean(t):
+        values = pc.cast(values, pa.int8())
+    elif pa.types.is_date32(t) or pa.types.is_time32(t):
+        values = values.view(pa.int32())
+    elif pa.types.is_timestamp(t) or pa.types.is_date64(t) or pa.types.is_time64(t):
+        values = values.view(pa.int64())
+    return np.asarray(pc.fill_null(values, 0).to_numpy(zero_copy_only=False)).astype(np.int64, copy=False)
+
+
+def _floats(values: pa.Array) -> np.ndarray:
+    return np.asarray(pc.fill_null(values, 0).to_numpy(zero_copy_only=False))
+
+
+def _decimal_unscaled(values: pa.Array) -> np.ndarray:
+    """Unscaled int64 values of a decimal128 array whose precision is at most 18 (nulls as 0)."""
+    data = values.buffers()[1]
+    assert data is not None
+    words = np.frombuffer(data, dtype=np.int64, count=2 * (values.offset + len(values)))
+    out = words[2 * values.offset :: 2].copy()
+    out[~_valid(values)] = 0
+    return out
+
+
+def _decimal_from_unscaled(unscaled: np.ndarray, valid: np.ndarray, t: pa.Decimal128Type) -> pa.Array:
+    words = np.empty(2 * len(unscaled), dtype=np.int64)
+    words[0::2] = unscaled
+    words[1::2] = unscaled >> 63
+    bitmap = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little").tobytes())
+    return pa.Array.from_buffers(t, len(unscaled), [bitmap, pa.py_buffer(words.tobytes())])
+
+
+def _numpy_result(result: np.ndarray, has: np.ndarray, t: pa.DataType) -> pa.Array:
+    if pa.types.is_decimal(t):
+        assert isinstance(t, pa.Decimal128Type)
+        return _decimal_from_unscaled(result.astype(np.int64), has, t)
+    return pa.array(result, type=t, mask=~has)
+
+
+# ----------------------------------------------------------------------------------------------
+# Aggregators
+# ----------------------------------------------------------------------------------------------
+
+
+class Aggregator:
+    """One Paimon field aggregator. ``reduce`` folds every segment of ``values``; ``active`` marks the
+    rows that take part (retractions ignored by ``fields.<f>.ignore-retract`` are left out)."""
+
+    name: ClassVar[str] = ""
+    retracts: ClassVar[bool] = False  # Paimon's aggregator implements retract()
+
+    def check_type(self, field: str, t: DataType) -> None:
+        """Raises like Paimon's factory when the function does not accept the column's type."""
+
+    def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
+        raise NotImplementedError
+
+
+def _rows(seg: Segments, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rows calling agg(), rows calling retract()) among the active rows; reset rows are neither."""
+    agg = active & ~seg.retract & ~seg.reset_rows
+    return agg, active & seg.retract
+
+
+class LastValue(Aggregator):
+    """The newest value (null included); a retraction sets the value to null."""
+
+    name = LAST_VALUE
+    retracts = True
+
+    def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
+        agg, retract = _rows(seg, active)
+        last = _last_true(agg | retract | seg.reset_rows, seg)
+        hit = last >= 0
+        last[hit] = np.where(seg.retract[last[hit]], -1, last[hit])
+        return _take(values, last)
+
+
+class PrimaryKeyValue(Aggregator):
+    """Primary-key columns: the newest record's value, retraction or not."""
+
+    name = PRIMARY_KEY
+    retracts = True
+
+    def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
+        agg, retract = _rows(seg, active)
+        return _take(values, _last_true(agg | retract | seg.reset_rows, seg))
+
+
+class LastNonNullValue(Aggregator):
+    """The newest non-null value; retracting a non-null value sets the value to null."""
+
+    name = LAST_NON_NULL_VALUE
+    retracts = True
+
+    def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
+        agg, retract = _rows(seg, active)
+        last = _last_true(seg.reset_rows | ((agg | retract) & _valid(values)), seg)
+        hit = last >= 0
+        last[hit] = np.where(seg.retract[last[hit]], -1, last[hit])
+        return _take(values, last)
+
+
+class FirstValue(Aggregator):
+    """The oldest value (null included). Paimon keeps an 'initialized' flag per key that a reset does
+    not clear: after a reset the reset row's value stays unless nothing was aggregated before it."""
+
+    name = "first_value"
+    non_null = False
+
+    def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
+        agg, _ = _rows(seg, active)
+        if self.non_null:
+            agg = agg & _valid(values)
+        first = _first_true(agg, seg)
+        # aggregated rows of the same key before the segment (only segments after a reset have any)
+        csum = np.concatenate([[0], np.cumsum(agg)])
+        before = csum[seg.starts] - csum[seg.group_start] > 0
+        pick = np.where(seg.reset & (before | (first < 0)), seg.starts, first)
+        return _take(values, pick)
+
+
+class FirstNonNullValue(FirstValue):
+    name = "first_non_null_value"
+    non_null = True
+
+
+class FirstNotNullValue(FirstNonNullValue):
+    """The legacy spelling."""
+
+    name = "first_not_null_value"
+
+
+_INT_BOUNDS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
+_NUMERIC = (TinyIntType, SmallIntType, IntType, BigIntType, FloatType, DoubleType, DecimalType)
+
+
+def _check_numeric(name: str, field: str, t: DataType) -> None:
+    if not isinstance(t, _NUMERIC):
+        raise ValidationError(
+            f"Data type for {name} column must be 'NumericType' but was '{t.to_string()}' (field {field!r})"
+        )
+
+
+def _overflow(fa: FieldAgg, what: str) -> ValidationError:
+    return ValidationError(
+        f"Aggregation of field {fa.column!r} ({fa.function} over {fa.data_type.to_string()}) overflows: {what} "
+        "(Apache Paimon fails the same way)"
+    )
+
+
+class Sum(Aggregator):
+    """Sum of the non-null values; a retraction subtracts (from null: the negated value). Integer
+    overflow fails as in Java (Math.addExact); wide decimals become null on overflow (Paimon's
+    Decimal.fromBigDecimal)."""
+
+    name = "sum"
+    retracts = True
+
+    def check_type(self, field: str, t: DataType) -> None:
+        _check_numeric(self.name, field, t)
+
+    def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
+        agg, retract = _rows(seg, active)
+        valid = _valid(values)
+        plus = (agg | seg.reset_rows) & valid
+        minus = retract & valid
+        contrib = plus | minus
+        has = _count(contrib, seg) > 0
+        t = fa.data_type
+        if isinstance(t, (FloatType, DoubleType)):
+            x = _floats(values)
+            acc = np.full(len(seg.starts), -0.0, dtype=x.dtype)  # -0.0 + x == x for every x
+            with np.errstate(all="ignore"):  # inf - inf is NaN, as in Java
+                np.add.at(acc, seg.ids[contrib], np.where(minus, -x, x)[contrib])
+            return _numpy_result(acc, has, values.type)
+        if isinstance(t, DecimalType) and not t.is_compact:
+            return _python_fold(values, seg, fa, plus, minus, _wide_decimal_sum(t))
+        if isinstance(t, DecimalType):
+            x = _decimal_unscaled(values)
+            limit = 10**t.precision
+            if _cannot_reach(x, contrib, seg, limit):
+                return _decimal_from_unscaled(_segment_sums(x, plus, minus, seg), has, values.type)
+            local = _exact_int64_sum(x, plus, minus, seg, fa)
+            if np.any(contrib & ((local >= limit) | (local <= -limit))):
+                raise _overflow(fa, f"a sum exceeds DECIMAL({t.precision}, {t.scale}), which Apache Paimon "
+                                    "keeps unchecked for compact decimals; paimon_sql cannot represent it")
+            return _decimal_from_unscaled(local[seg.ends], has, values.type)
+        x = _ints(values)
+        bits = _INT_BOUNDS[t.root]
+        if _cannot_reach(x, contrib, seg, 1 << (bits - 1)):  # the common case: no overflow possible
+            return _numpy_result(_segment_sums(x, plus, minus, seg), has, values.type)
+        if bits == 64:
+            return _numpy_result(_exact_int64_sum(x, plus, minus, seg, fa)[seg.ends], has, values.type)
+        signed = np.where(minus, -x, np.where(plus, x, 0))
+        csum = np.concatenate([[0], np.cumsum(signed)])
+        local = csum[1:] - csum[seg.starts][seg.ids]
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        bad = contrib & ((local < lo) | (local > hi))
+        if bad.any():
+            raise _overflow(fa, f"a running sum reaches {int(local[np.argmax(bad)])}")
+        return _numpy_result(local[seg.ends], has, values.type)
+
+
+def _cannot_reach(x: np.ndarray, contrib: np.ndarray, seg: Segments, limit: int) -> bool:
+    """True when no running sum of a segment can reach ``limit`` in magnitude (largest |value| times
+    the longest segment stays below it): then the sums need no overflow checks."""
+    if not contrib.any():
+        return True
+    biggest = float(np.abs(x[contrib].astype(np.float64)).max())
+    longest = int((seg.ends - seg.starts).max()) + 1
+    return biggest * longest < float(limit) * (1 - 1e-9)
+
+
+def _segment_sums(x: np.ndarray, plus: np.ndarray, minus: np.ndarray, seg: Segments) -> np.ndarray:
+    signed = np.where(plus, x, 0)
+    if minus.any():
+        signed = np.where(minus, -x, signed)
+    return np.add.reduceat(signed, seg.starts)
+
+
+def _exact_int64_sum(
+    x: np.ndarray, plus: np.ndarray, minus: np.ndarray, seg: Segments, fa: FieldAgg
+) -> np.ndarray:
+    """Per row, the running sum of its segment up to and including it, in int64, failing on the first step that overflows (Java's
+    addExact/subtractExact/negateExact), found exactly from the wrapped two's complement sums."""
+    x = np.where(plus | minus, x, 0)
+    signed = np.where(minus, -x, x)  # wraps for MIN_VALUE: the check below still finds it
+    csum = np.concatenate([[0], np.cumsum(signed)])
+    local = csum[1:] - csum[seg.starts][seg.ids]
+    prev = local - signed
+    add_over = plus & (((prev ^ local) & (x ^ local)) < 0)
+    sub_over = minus & (((prev ^ x) & (prev ^ local)) < 0)
+    if add_over.any() or sub_over.any():
+        raise _overflow(fa, "a running sum leaves the 64-bit range")
+    return local
+
+
+def _wide_decimal_sum(t: DecimalType) -> tuple[Callable[[Any, Any], Any], Callable[[Any, Any], Any]]:
+    limit = 10**t.precision
+
+    def fit(v: int) -> int | None:
+        return v if -limit < v < limit else None  # Decimal.fromBigDecimal: null when too wide
+
+    def agg(acc: int | None, x: int) -> int | None:
+        return x if acc is None else fit(acc + x)
+
+    def retract(acc: int | None, x: int) -> int | None:
+        return fit(-x) if acc is None else fit(acc - x)
+
+    return agg, retract
+
+
+def _to_unscaled(v: Decimal, scale: int) -> int:
+    with localcontext() as ctx:
+        ctx.prec = 100  # the default 28 digits would round DECIMAL(38, s) values
+        return int(v.scaleb(scale))
+
+
+def _from_unscaled(v: int, scale: int) -> Decimal:
+    with localcontext() as ctx:
+        ctx.prec = 100
+        return Decimal(v).scaleb(-scale)
+
+
+def _python_fold(
+    values: pa.Array,
+    seg: Segments,
+    fa: FieldAgg,
+    plus: np.ndarray,
+    minus: np.ndarray,
+    fns: tuple[Callable[[Any, Any], Any], Callable[[Any, Any], Any]],
+    only: np.ndarray | None = None,
+) -> pa.Array:
+    """Row-at-a-time fold (for types or rules that force it) of the segments flagged in ``only``
+    (all if None); ``plus`` rows call agg (a reset row's value starts the accumulator: agg from
+    null), ``minus`` rows retract. Decimals are folded as unscaled ints."""
+    agg, retract = fns
+    t = fa.data_type
+    scale = t.scale if isinstance(t, DecimalType) else None
+    todo = np.arange(len(seg.starts)) if only is None else np.flatnonzero(only)
+    rows = np.flatnonzero(plus | minus)
+    rows = rows[np.isin(seg.ids[rows], todo)] if only is not None else rows
+    py = values.take(pa.array(rows)).to_pylist()
+    acc: dict[int, Any] = {}
+    for r, v in zip(rows.tolist(), py):
+        s = int(seg.ids[r])
+        if scale is not None:
+            v = _to_unscaled(v, scale)
+        cur = acc.get(s)
+        acc[s] = retract(cur, v) if minus[r] else agg(cur, v)
+    out: list[Any] = []
+    for s in todo.tolist():
+        v = acc.get(s)
+        if v is not None and scale is not None:
+            v = _from_unscaled(v, scale)
+        out.append(v)
+    return pa.array(out, type=values.type)
+
+
+class Product(Aggregator):
+    """Product of the non-null values; a retraction divides (integers truncate, as in Java)."""
+
+    name = "product"
+    retracts = True
+
+    def check_type(self, field: str, t: DataType) -> None:
+        _check_numeric(self.name, field, t)
+
+    def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
+        agg, retract = _rows(seg, active)
+        valid = _valid(values)
+        plus = (agg | seg.reset_rows) & valid
+        minus = retract & valid
+        has = _count(plus, seg) > 0
+        t = fa.data_type
+        fns = _product_fns(t, fa)
+        if isinstance(t, DecimalType):
+            return _python_fold(values, seg, fa, plus, minus, fns)
+        slow = _count(minus, seg) > 0  # division truncates: order matters, fold row by row
+        if isinstance(t, (FloatType, DoubleType)):
+            x = _floats(values)
+            acc = np.ones(len(seg.starts), dtype=x.dtype)
+            with np.errstate(all="ignore"):
+                np.multiply.at(acc, seg.ids[plus], x[plus])
+        else:
+            x = _ints(values)
+            bits = _INT_BOUNDS[t.root]
+            # |running product| only grows until a zero: near the bound, check exactly row by row
+            mag = np.ones(len(seg.starts))
+            nz = plus & (x != 0)
+            np.multiply.at(mag, seg.ids[nz], np.abs(x[nz].astype(np.float64)))
+            slow |= mag >= float(1 << (bits - 1)) * (1 - 1e-9)
+            acc = np.ones(len(seg.starts), dtype=np.int64)
+            np.multiply.at(acc, seg.ids[plus], x[plus])
+            acc[slow] = 0  # replaced below
+        out = _numpy_result(acc, has, values.type)
+        if not slow.any():
+            return out
+        fixed = _python_fold(values, seg, fa, plus, minus, fns, only=slow)
+        where = np.flatnonzero(slow)
+        merged = out.to_pylist()
+        for i, v in zip(where.tolist(), fixed.to_pylist()):
+            merged[i] = v
+        return pa.array(merged, type=values.type)
+
+
+def _product_fns(t: DataType, fa: FieldAgg) -> tuple[Callable[[Any, Any], Any], Callable[[Any, Any], Any]]:
+    if isinstance(t, DecimalType):
+        scale, limit = t.scale, 10**t.precision
+
+        def fit(num: Fraction) -> int | None:
+            # BigDecimal.setScale(scale, HALF_UP), then null when wider than the precision
+            q = num * 10**scale
+            mag = abs(q)
+            r = int(mag)
+            if mag - r >= Fraction(1, 2):
+                r += 1
+            v = r if q >= 0 else -r
+            return v if -limit < v < limit else None
+
+        def dagg(acc: int | None, x: int) -> int | None:
+            if acc is None:
+                return x
+            return fit(Fraction(acc * x, 10 ** (2 * scale)))
+
+        def dretract(acc: int | None, x: int) -> int | None:
+            if acc is None:
+                return acc
+            if x == 0:
+                raise ValidationError(f"Aggregation of field {fa.column!r} (product): division by zero")
+            q = Fraction(acc, x)
+            d = q.denominator
+            for p in (2, 5):
+                while d % p == 0:
+                    d //= p
+            if d != 1:
+                raise ValidationError(
+                    f"Aggregation of field {fa.column!r} (product): retracting {_from_unscaled(x, scale)} "
+                    "gives a non-terminating decimal expansion (Java's BigDecimal.divide fails the same way)"
+                )
+            return fit(q)
+
+        return dagg, dretract
+    if isinstance(t, (FloatType, DoubleType)):
+        ftype = np.float32 if isinstance(t, FloatType) else np.float64
+
+        def fagg(acc: Any, x: Any) -> Any:
+            if acc is None:
+                return x
+            with np.errstate(all="ignore"):
+                return float(ftype(acc) * ftype(x))
+
+        def fretract(acc: Any, x: Any) -> Any:
+            if acc is None:
+                return acc
+            with np.errstate(all="ignore"):
+                return float(ftype(acc) / ftype(x))
+
+        return fagg, fretract
+    bits = _INT_BOUNDS[t.root]
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+    def iagg(acc: int | None, x: int) -> int | None:
+        if acc is None:
+            return x
+        v = acc * x
+        if not lo <= v <= hi:
+            raise _overflow(fa, f"{acc} * {x}")
+        return v
+
+    def iretract(acc: int | None, x: int) -> int | None:
+        if acc is None:
+            return acc
+        if x == 0:
+            raise ValidationError(f"Aggregation of field {fa.column!r} (product): division by zero")
+        q = abs(acc) // abs(x)
+        v = q if (acc >= 0) == (x > 0) else -q
+        if not lo <= v <= hi:
+            raise _overflow(fa, f"{acc} / {x}")
+        return v
+
+    return iagg, iretract
+
+
+_COMPARABLE_BLOCKLIST = (ArrayType, MapType, MultisetType, RowType)
+
+
+def _check_comparable(name: str, field: str, t: DataType) -> None:
+    if isinstance(t, _COMPARABLE_BLOCKLIST) or t.root in ("VECTOR", "VARIANT", "BLOB"):
+        raise ValidationError(
+            f"Data type for {name} column '{field}' must be comparable but was '{t.to_string()}'."
+        )
+
+
+def _order_keys(values: pa.Array, t: DataType) -> np.ndarray | None:
+    """int64 keys ordered as Paimon compares the values (None: compare with a sort instead)."""
+    if isinstance(t, (FloatType, DoubleType)):
+        x = _floats(values)
+        ibits = np.int32 if x.dtype == np.float32 else np.int64
+        nan = 0x7FC00000 if ibits is np.int32 else 0x7FF8000000000000
+        b = x.view(ibits).copy()
+        b[np.isnan(x)] = nan  # Float.compare / Double.compare: NaN above +inf, -0.0 below 0.0
+        mask = ibits(0x7FFFFFFF) if ibits is np.int32 else np.int64(0x7FFFFFFFFFFFFFFF)
+        return (b ^ ((b >> (31 if ibits is np.int32 else 63)) & mask)).astype(np.int64)
+    if isinstance(t, DecimalType) and t.is_compact:
+        return _decimal_unscaled(values)
+    if isinstance(t, (BooleanType, TinyIntType, SmallIntType, IntType, BigIntType, DateType, TimeType,
+                      TimestampType, LocalZonedTimestampType)):
+        return _ints(values)
+    return None
+
+
+class _MinMax(Aggregator):
+    largest: ClassVar[bool] = True
+
+    def check_type(self, field: str, t: DataType) -> None:
+        _check_comparable(self.name, field, t)
+
+    def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
+        agg, _ = _rows(seg, active)
+        contrib = (agg | seg.reset_rows) & _valid(values)
+        keys = _order_keys(values, fa.data_type)
+        if keys is None:  # strings, binary, wide decimals: pyarrow's hash min/max (byte order)
+            sub = pa.table({"s": seg.ids[contrib], "v": values.filter(pa.array(contrib))})
+            how = "max" if self.largest else "min"
+            g = sub.group_by("s", use_threads=False).aggregate([("v", how)])
+            pos = np.full(len(seg.starts), -1, dtype=np.int64)
+            pos[g.column("s").to_numpy()] = np.arange(g.num_rows)
+            return _take(g.column("v_" + how).combine_chunks(), pos)
+        info = np.iinfo(np.int64)
+        fill = info.min if self.largest else info.max
+        masked = np.where(contrib, keys, fill)
+        ufunc = np.maximum if self.largest else np.minimum
+        best = ufunc.reduceat(masked, seg.starts)
+        hit = contrib & (keys == best[seg.ids])
+        # ties compare equal and are equal values: max keeps the older one, min takes the newer one
+        pick = _first_true(hit, seg) if self.largest else _last_true(hit, seg)
+        return _take(values, pick)
+
+
+class Max(_MinMax):
+    name = "max"
+    largest = True
+
+
+class Min(_MinMax):
+    name = "min"
+    largest = False
+
+
+class _Bool(Aggregator):
+    all_of: ClassVar[bool] = True
+
+    def check_type(self, field: str, t: DataType) -> None:
+        if not isinstance(t, BooleanType):
+            raise ValidationError(
+                f"Data type for {self.name.replace('_', ' ')} column must be 'BooleanType' but was "
+                f"'{t.to_string()}' (field {field!r})"
+            )
+
+    def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
+        agg, _ = _rows(seg, active)
+        contrib = (agg | seg.reset_rows) & _valid(values)
+        x = _ints(values).astype(bool)
+        has = _count(contrib, seg) > 0
+        if self.all_of:
+            result = _count(contrib & ~x, seg) == 0
+        else:
+            result = _count(contrib & x, seg) > 0
+        return pa.array(result, type=pa.bool_(), mask=~has)
+
+
+class BoolAnd(_Bool):
+    name = "bool_and"
+    all_of = True
+
+
+class BoolOr(_Bool):
+    name = "bool_or"
+    all_of = False
+
+
+# Java's Character.isWhitespace (StringUtils.isBlank): no-break spaces are not whitespace
+_BLANK = r"^[\t\n\x0B\f\r\x1C-\x1F \x{1680}\x{2000}-\x{2006}\x{2008}-\x{200A}\x{2028}\x{2029}\x{205F}\x{3000}]*$"
+
+
+_BLANK_PY = "[\t\n\x0b\f\r\x1c-\x1f \u1680\u2000-\u2006\u2008-\u200a\u2028\u2029\u205f\u3000]*"
+
+
+def _blank(values: pa.Array) -> np.ndarray:
+    return np.asarray(pc.fill_null(pc.match_substring_regex(values, _BLANK), True).to_numpy(zero_copy_only=False),
+                      dtype=bool)
+
+
+def _lists(items: pa.Array, seg_of_item: np.ndarray, n_segs: int) -> pa.ListArray:
+    """A list per segment from ``items`` ordered by segment."""
+    counts = np.bincount(seg_of_item, minlength=n_segs)
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), items)
+
+
+class Listagg(Aggregator):
+    """Concatenation of the non-blank strings with ``fields.<f>.list-agg-delimiter`` (default ',');
+    with ``fields.<f>.distinct`` later strings add only their tokens not seen yet."""
+
+    name = "listagg"
+
+    def check_type(self, field: str, t: DataType) -> None:
+        if not isinstance(t, VarCharType):
+            raise ValidationError(
+                f"Data type for list agg column must be 'VarCharType' but was '{t.to_string()}' (field {field!r})"
+            )
+        if t.length != MAX_LENGTH:
+            raise ValidationError(
+                f"Data type for list agg column must be STRING (unbounded VARCHAR), but was VARCHAR({t.length}) "
+                f"(field {field!r})"
+            )
+
+    def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
+        agg, _ = _rows(seg, active)
+        nonblank = (agg | seg.reset_rows) & _valid(values) & ~_blank(values)
+        n_segs = len(seg.starts)
+        if fa.distinct:
+            joined = self._distinct(values, seg, fa, nonblank)
+        else:
+            items = values.filter(pa.array(nonblank))
+            joined = pc.binary_join(_lists(items, seg.ids[nonblank], n_segs), fa.delimiter)
+        has = _count(nonblank, seg) > 0
+        if has.all():
+            return joined
+        # nothing to concatenate: a reset row's own value (blank or null) stays, else null
+        fallback = _take(values, np.where(seg.reset, seg.starts, -1))
+        return pc.if_else(pa.array(has), joined, fallback)
+
+    def _distinct(self, values: pa.Array, seg: Segments, fa: FieldAgg, nonblank: np.ndarray) -> pa.Array:
+        d = fa.delimiter
+        if not d or any(d[:k] == d[-k:] for k in range(1, len(d))):
+            # Paimon re-splits the whole accumulated string at every step: with an empty delimiter
+            # (split on ' ', joined with '') or one that overlaps itself, tokens of the concatenation
+            # are not the tokens added, so fold row by row
+            return self._distinct_rows(values, seg, fa, nonblank)
+        n_segs = len(seg.starts)
+        first = _first_true(nonblank, seg)
+        first = first[first >= 0]
+        later = nonblank.copy()
+        later[first] = False
+        split_on = fa.delimiter or " "  # Paimon splits on a space when the delimiter is empty
+        first_tokens = pc.split_pattern(values.take(pa.array(first)), split_on)
+        later_rows = np.flatnonzero(later)
+        later_tokens = pc.split_pattern(values.take(pa.array(later_rows)), split_on)
+        ft = first_tokens.flatten()
+        lt = later_tokens.flatten()
+        f_seg = seg.ids[first][np.asarray(pc.list_parent_indices(first_tokens), dtype=np.int64)]
+        l_seg = seg.ids[later_rows][np.asarray(pc.list_parent_indices(later_tokens), dtype=np.int64)]
+        # a later token is kept unless blank or already present (in the first string or kept before)
+        tokens = pa.table({
+            "s": np.concatenate([f_seg, l_seg]),
+            "t": pa.concat_arrays([ft, lt]),
+            "o": np.concatenate([np.full(len(ft), -1, dtype=np.int64), np.arange(len(lt), dtype=np.int64)]),
+        })
+        order = np.asarray(pc.sort_indices(tokens, [("s", "ascending"), ("t", "ascending"), ("o", "ascending")]),
+                           dtype=np.int64)
+        st = tokens.take(pa.array(order))
+        s_np = st.column("s").to_numpy()
+        o_np = st.column("o").to_numpy()
+        tcol = st.column("t").combine_chunks()
+        run_start = np.ones(len(order), dtype=bool)
+        if len(order) > 1:
+            same_tok = np.asarray(pc.equal(tcol.slice(1), tcol.slice(0, len(tcol) - 1)).to_numpy(zero_copy_only=False),
+                                  dtype=bool)
+            run_start[1:] = ~((s_np[1:] == s_np[:-1]) & same_tok)
+        keep = run_start & (o_np >= 0)
+        keep &= ~_blank(tcol) if len(tcol) else keep
+        kept_o = o_np[keep]
+        kept_o.sort()
+        kept = lt.take(pa.array(kept_o))
+        kept_seg = l_seg[kept_o]
+        # per segment: the first string verbatim, then the kept tokens in arrival order
+        items = pa.concat_arrays([values.take(pa.array(first)).cast(pa.string()), kept.cast(pa.string())])
+        item_seg = np.concatenate([seg.ids[first], kept_seg])
+        item_ord = np.concatenate([np.full(len(first), -1, dtype=np.int64), kept_o])
+        perm = np.lexsort((item_ord, item_seg))
+        return pc.binary_join(_lists(items.take(pa.array(perm)), item_seg[perm], n_segs), fa.delimiter)
+
+
+    @staticmethod
+    def _distinct_rows(values: pa.Array, seg: Segments, fa: FieldAgg, nonblank: np.ndarray) -> pa.Array:
+        d, split_on = fa.delimiter, fa.delimiter or " "
+        rows = np.flatnonzero(nonblank)
+        acc: dict[int, str] = {}
+        for r, x in zip(rows.tolist(), values.take(pa.array(rows)).to_pylist()):
+            s = int(seg.ids[r])
+            cur = acc.get(s)
+            if cur is None:
+                acc[s] = x
+                continue
+            existing = set(cur.split(split_on)) if cur else set()
+            parts = [cur]
+            for tok in x.split(split_on) if x else []:
+                if tok in existing or re.fullmatch(_BLANK_PY, tok):
+                    continue
+                existing.add(tok)
+                parts.append(tok)
+            acc[s] = d.join(parts)
+        return pa.array([acc.get(s, "") for s in range(len(seg.starts))], type=pa.string())
+
+
+class _NotImplemented(Aggregator):
+    """A Paimon aggregator paimon_sql does not implement: reading or writing its column fails."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def check_type(self, field: str, t: DataType) -> None:
+        raise UnsupportedError(
+            f"Aggregate function '{self._name}' of field {field!r} is not supported by paimon_sql yet "
+            f"(supported: {', '.join(sorted(n for n, a in AGGREGATORS.items() if not isinstance(a, _NotImplemented)))})"
+        )
+
+
+AGGREGATORS: dict[str, Aggregator] = {
+    a.name: a
+    for a in (
+        Sum(), Product(), Max(), Min(), LastValue(), LastNonNullValue(), FirstValue(), FirstNonNullValue(),
+        FirstNotNullValue(), Listagg(), BoolAnd(), BoolOr(), PrimaryKeyValue(),
+    )
+}
+"""Paimon's aggregate functions by name (the unsupported ones raise UnsupportedError)."""
+for _name in ("collect", "merge_map", "merge_map_with_keytime", "nested_update", "nested_partial_update",
+              "rbm32", "rbm64", "hll_sketch", "theta_sketch"):
+    AGGREGATORS[_name] = _NotImplemented(_name)
+
+
+def aggregate_column(values: pa.Array | pa.ChunkedArray, seg: Segments, fa: FieldAgg) -> pa.Array:
+    """One value per segment: the column folded with its aggregator."""
+    arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    impl = AGGREGATORS[fa.function]
+    active = np.ones(seg.n, dtype=bool)
+    if fa.ignore_retract:
+        active &= ~seg.retract
+    elif not impl.retracts and seg.retract.any():
+        raise UnsupportedError(
+            f"Aggregate function '{fa.function}' does not support retraction (a -U/-D record of field "
+            f"{fa.column!r}); to ignore retraction messages set 'fields.{fa.column}.ignore-retract' = 'true'"
+        )
+    out = impl.reduce(arr, seg, fa, active)
+    target = to_arrow_type(fa.data_type)
+    return out if out.type.equals(target) else out.cast(target)
+
+
+# ----------------------------------------------------------------------------------------------
+# Resolving every field's function from the table options
+# ----------------------------------------------------------------------------------------------
+
+
+def function_name(field: str, options: CoreOptions, primary_keys: Sequence[str], sequence_fields: Sequence[str]) -> str:
+    """Paimon's ``AggregateMergeFunction.getAggFuncName``."""
+    if field in sequence_fields:
+        return LAST_VALUE
+    if field in primary_keys:
+        return PRIMARY_KEY
+    return options.field_aggregate_function(field) or options.fields_default_aggregate_function or LAST_NON_NULL_VALUE
+
+
+def field_agg(field: DataField, function: str, options: CoreOptions) -> FieldAgg:
+    """The FieldAgg of ``field`` aggregated by ``function``, checked as Paimon's factories check it."""
+    impl = AGGREGATORS.get(function)
+    if impl is None:
+        raise ValidationError(
+            f"Use unsupported aggregation: {function} or spell aggregate function incorrectly! (field {field.name!r})"
+        )
+    ignore = options.field_ignore_retract(field.name)
+    if ignore and options.aggregation_remove_record_on_delete:
+        raise ValidationError(
+            f"aggregation.remove-record-on-delete and fields.{field.name}.ignore-retract have conflicting "
+            "behavior so should not be enabled at the same time."
+        )
+    impl.check_type(field.name, field.type)
+    return FieldAgg(
+        column=field.name,
+        function=function,
+        data_type=field.type,
+        ignore_retract=ignore,
+        delimiter=options.field_list_agg_delimiter(field.name),
+        distinct=options.field_distinct(field.name),
+    )
+
+
+def build_field_aggs(
+    options: CoreOptions, fields: Sequence[DataField], primary_keys: Sequence[str]
+) -> tuple[FieldAgg, ...]:
+    """The aggregation of each of ``fields`` (the value columns being merged)."""
+    seq = options.sequence_fields
+    return tuple(field_agg(f, function_name(f.name, options, primary_keys, seq), options) for f in fields)
+
