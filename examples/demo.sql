@@ -11,3 +11,11 @@ SELECT `partition`, bucket, record_count FROM items$files ORDER BY `partition`, 
 CALL sys.create_tag(table => 'items', tag => 'first', snapshot => 1);
 CALL sys.rollback(table => 'items', tag => 'first');
 SELECT * FROM items ORDER BY id;
+DELETE FROM items WHERE name = 'plum';
+SELECT * FROM items ORDER BY id;
+CREATE TABLE page_views (page STRING, views BIGINT, last_visit DATE)
+  TBLPROPERTIES ('primary-key' = 'page', 'bucket' = '1', 'merge-engine' = 'aggregation',
+                 'fields.views.aggregate-function' = 'sum', 'fields.last_visit.aggregate-function' = 'max');
+INSERT INTO page_views VALUES ('home', 3, DATE'2024-01-01'), ('docs', 1, DATE'2024-01-01');
+INSERT INTO page_views VALUES ('home', 2, DATE'2024-01-03'), ('docs', 4, DATE'2023-12-31');
+SELECT * FROM page_views ORDER BY page;

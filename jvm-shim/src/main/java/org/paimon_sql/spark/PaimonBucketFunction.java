@@ -205,6 +205,32 @@ public class PaimonBucketFunction implements UnboundFunction {
     return h;
   }
 
+  /** One 4-byte block of {@link #murmur}. */
+  private static int mix(int h, int k) {
+    k *= 0xcc9e2d51;
+    k = Integer.rotateLeft(k, 15);
+    k *= 0x1b873593;
+    h ^= k;
+    h = Integer.rotateLeft(h, 13);
+    return h * 5 + 0xe6546b64;
+  }
+
+  /**
+   * {@link #murmur} of the 16-byte BinaryRow of one non-null 8-byte slot: the header and null bits
+   * (8 zero bytes), then {@code lo}, {@code hi} (little-endian halves of the slot). No allocation:
+   * the common single-column BIGINT/INT key of a write's shuffle.
+   */
+  static int hashSingleSlot(int lo, int hi) {
+    int h = mix(mix(mix(mix(SEED, 0), 0), lo), hi);
+    h ^= 16;
+    h ^= h >>> 16;
+    h *= 0x85ebca6b;
+    h ^= h >>> 13;
+    h *= 0xc2b2ae35;
+    h ^= h >>> 16;
+    return h;
+  }
+
   private static int round8(int n) {
     return (n + 7) & ~7;
   }
@@ -278,6 +304,15 @@ public class PaimonBucketFunction implements UnboundFunction {
     /** {@code BinaryRow.hashCode()} of the row of arguments 1..n. */
     int hash(InternalRow input) {
       int arity = kinds.length;
+      if (arity == 1 && !input.isNullAt(1)) {
+        if (kinds[0] == LONG) {
+          long v = input.getLong(1);
+          return hashSingleSlot((int) v, (int) (v >>> 32));
+        }
+        if (kinds[0] == INT) {
+          return hashSingleSlot(input.getInt(1), 0);
+        }
+      }
       byte[][] bytes = new byte[arity][];
       int varSize = 0;
       for (int i = 0; i < arity; i++) {
