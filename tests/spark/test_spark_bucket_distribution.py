@@ -232,6 +232,16 @@ def test_function_resolution_and_binding_errors(spark: Any, sql: Any) -> None:
 # ------------------------------------------------------------------------------------- writes
 
 
+@pytest.mark.parametrize("n", [1, 2, 4, 7, 16, 100])
+def test_bucket_slots_are_sparks_hash_partition_of_the_bucket(sql: Any, n: int) -> None:
+    rows = sql(
+        f"SELECT paimon.sys.paimon_bucket({n}, id) b, pmod(hash(paimon.sys.paimon_bucket_slot({n}, id)), {n}) p "
+        "FROM range(0, 3000)"
+    )
+    assert all(b == p for b, p in rows)
+    assert len({b for b, _ in rows}) == n
+
+
 def _files_per_bucket(sql: Any, db: str, table: str) -> dict[tuple[str, int], int]:
     """Live data files per (partition, bucket), partitions as $files shows them ({a})."""
     rows = sql(f"SELECT partition, bucket, count(*) FROM {db}.`{table}$files` GROUP BY partition, bucket")
@@ -248,7 +258,9 @@ def test_primary_key_insert_writes_one_file_per_bucket(spark: Any, sql: Any, db:
     spark.sql(f"CREATE TABLE {t} (id BIGINT, v STRING) TBLPROPERTIES ('primary-key'='id', 'bucket'='4')")
     query = "SELECT id, CAST(id AS STRING) FROM range(0, 2000, 1, 3)"  # 3 input partitions
     assert spark.sql(query).rdd.getNumPartitions() == 3
-    assert "Exchange hashpartitioning(applyfunctionexpression(paimon_bucket, 4, id#" in _plan(spark, f"INSERT INTO {t} {query}")
+    # unpartitioned: one shuffle partition per bucket, each bucket hashed to a partition of its own
+    assert "Exchange hashpartitioning(applyfunctionexpression(paimon_bucket_slot, 4, id#" in _plan(spark, f"INSERT INTO {t} {query}")
+    assert ", 4), REPARTITION_BY_NUM" in _plan(spark, f"INSERT INTO {t} {query}")
     spark.sql(f"INSERT INTO {t} {query}")
     assert _files_per_bucket(sql, db, "pk") == {("{}", b): 1 for b in range(4)}
     spark.sql(f"INSERT INTO {t} SELECT id, 'new' FROM range(1000, 3000, 1, 2)")
@@ -286,7 +298,7 @@ def test_multi_column_and_explicit_bucket_keys(spark: Any, sql: Any, db: str) ->
         "TBLPROPERTIES ('bucket'='4', 'bucket-key'='k2,k1')"
     )
     src = "SELECT CAST(id % 50 AS INT), concat('key-', id), CAST(id AS DECIMAL(20,2)) / 7, CAST(id AS INT) FROM range(0, 900, 1, 3)"
-    assert "(paimon_bucket, 3, a#" in _plan(spark, f"INSERT INTO {db}.mk {src}")
+    assert "(paimon_bucket_slot, 3, a#" in _plan(spark, f"INSERT INTO {db}.mk {src}")
     spark.sql(f"INSERT INTO {db}.mk {src}")
     files = _files_per_bucket(sql, db, "mk")
     assert files == {("{}", b): 1 for b in range(3)}
@@ -294,7 +306,7 @@ def test_multi_column_and_explicit_bucket_keys(spark: Any, sql: Any, db: str) ->
 
     src2 = "SELECT concat('k', id % 13), date_add(DATE'1960-01-01', CAST(id % 17 AS INT)), CAST(id AS INT) FROM range(0, 800, 1, 2)"
     plan = _plan(spark, f"INSERT INTO {db}.ap {src2}")
-    assert "(paimon_bucket, 4, k2#" in plan
+    assert "(paimon_bucket_slot, 4, k2#" in plan
     spark.sql(f"INSERT INTO {db}.ap {src2}")
     assert _files_per_bucket(sql, db, "ap") == {("{}", b): 1 for b in range(4)}
     assert sql(f"SELECT count(*), sum(v) FROM {db}.ap") == [(800, sum(range(800)))]
@@ -310,7 +322,7 @@ def test_timestamp3_key_uses_millis(spark: Any, sql: Any, db: str, spark_warehou
     )
     src = "SELECT timestamp_micros(id * 1234567 - 500000000000), CAST(id AS INT) FROM range(0, 1000, 1, 2)"
     plan = _plan(spark, f"INSERT INTO {db}.ts3 {src}")
-    assert "(paimon_bucket, 4, applyfunctionexpression(paimon_timestamp_millis, ts#" in plan
+    assert "(paimon_bucket_slot, 4, applyfunctionexpression(paimon_timestamp_millis, ts#" in plan
     spark.sql(f"INSERT INTO {db}.ts3 SELECT CAST(ts AS TIMESTAMP_NTZ), v FROM ({src}) AS s(ts, v)")
     assert _files_per_bucket(sql, db, "ts3") == {("{}", b): 1 for b in range(4)}
     assert sql(f"SELECT count(*), sum(v) FROM {db}.ts3") == [(1000, sum(range(1000)))]
@@ -355,7 +367,7 @@ def test_char_and_varchar_keys(spark: Any, sql: Any, db: str) -> None:
         "TBLPROPERTIES ('primary-key'='c,w', 'bucket'='4')"
     )
     src = "SELECT CAST(id % 7 AS STRING), concat('w', id), CAST(id AS INT) FROM range(0, 600, 1, 3)"
-    assert "(paimon_bucket, 4, c#" in _plan(spark, f"INSERT INTO {db}.cv {src}")
+    assert "(paimon_bucket_slot, 4, c#" in _plan(spark, f"INSERT INTO {db}.cv {src}")
     spark.sql(f"INSERT INTO {db}.cv {src}")
     assert _files_per_bucket(sql, db, "cv") == {("{}", b): 1 for b in range(4)}
     assert sql(f"SELECT count(*), sum(v), max(length(c)) FROM {db}.cv") == [(600, sum(range(600)), 5)]

@@ -80,7 +80,7 @@ def test_primary_key_table_upserts_and_writes_are_clustered_by_key(spark: Any, s
     assert sql(f"SELECT v, count(*), sum(n) FROM {db}.pk GROUP BY v ORDER BY v") == [("new", 100, 200), ("old", 50, 50)]
     plan = _plan(spark, f"INSERT INTO {db}.pk SELECT id, 'x', 3 FROM range(10)")
     # clustered by Paimon's bucket of the key: one task writes each bucket (one file per bucket)
-    assert "hashpartitioning(applyfunctionexpression(paimon_bucket, 2, id#" in plan
+    assert "hashpartitioning(applyfunctionexpression(paimon_bucket_slot, 2, id#" in plan
 
 
 def test_aggregation_merge_engine(spark: Any, sql: Any, db: str) -> None:

@@ -46,7 +46,23 @@ import org.apache.spark.sql.types.VarcharType;
  */
 public class PaimonBucketFunction implements UnboundFunction {
   public static final String NAME = "paimon_bucket";
-  static final PaimonBucketFunction INSTANCE = new PaimonBucketFunction();
+  /**
+   * {@code paimon_bucket_slot(n, keys...)}: a value whose Spark hash partition among n shuffle
+   * partitions is the key's bucket, so that a write clustered by it with n partitions sends each
+   * bucket to a task of its own (clustering by the bucket number itself puts several buckets into
+   * one task: Spark hashes 0..3 into 2 partitions as 3 + 1).
+   */
+  public static final String SLOT_NAME = "paimon_bucket_slot";
+  static final PaimonBucketFunction INSTANCE = new PaimonBucketFunction(false);
+  static final PaimonBucketFunction SLOTS = new PaimonBucketFunction(true);
+  /** Above this many buckets the slot table is not built and the slot is the bucket itself. */
+  static final int MAX_SLOT_BUCKETS = 1 << 16;
+
+  private final boolean slot;
+
+  private PaimonBucketFunction(boolean slot) {
+    this.slot = slot;
+  }
 
   private static final long serialVersionUID = 1L;
 
@@ -67,14 +83,19 @@ public class PaimonBucketFunction implements UnboundFunction {
 
   private static final int MAX_COMPACT_PRECISION = 18;
   private static final int SEED = 42;
+  private static final int SPARK_HASH_SEED = 42; // Spark's Murmur3Hash of HashPartitioning
 
   @Override
   public String name() {
-    return NAME;
+    return slot ? SLOT_NAME : NAME;
   }
 
   @Override
   public String description() {
+    if (slot) {
+      return SLOT_NAME + "(numBuckets INT, key1, ...): an INT whose Spark hash partition among"
+          + " numBuckets partitions is " + NAME + "(numBuckets, key1, ...)";
+    }
     return NAME + "(numBuckets INT, key1, key2, ...): the Paimon fixed bucket of the bucket-key"
         + " values (abs(murmur3(BinaryRow(keys)) % numBuckets))";
   }
@@ -126,7 +147,7 @@ public class PaimonBucketFunction implements UnboundFunction {
     for (int i = 0; i < fields.length; i++) {
       inputTypes[i] = fields[i].dataType();
     }
-    return new Bound(inputTypes, kinds, precisions, scales);
+    return new Bound(inputTypes, kinds, precisions, scales, slot);
   }
 
   private static int kind(DataType t) {
@@ -231,6 +252,25 @@ public class PaimonBucketFunction implements UnboundFunction {
     return h;
   }
 
+  /**
+   * For each bucket b of n, the smallest int v >= 0 that Spark's hash partitioning of an INT
+   * column sends to partition b of n: {@code pmod(Murmur3Hash(v, seed 42), n) == b}. About
+   * n * ln(n) hashes (every partition is hit by some small v).
+   */
+  static int[] slotTable(int n) {
+    int[] table = new int[n];
+    java.util.Arrays.fill(table, -1);
+    int missing = n;
+    for (int v = 0; missing > 0; v++) {
+      int p = Math.floorMod(org.apache.spark.unsafe.hash.Murmur3_x86_32.hashInt(v, SPARK_HASH_SEED), n);
+      if (table[p] < 0) {
+        table[p] = v;
+        missing--;
+      }
+    }
+    return table;
+  }
+
   private static int round8(int n) {
     return (n + 7) & ~7;
   }
@@ -245,7 +285,12 @@ public class PaimonBucketFunction implements UnboundFunction {
     private final int nullBitsSize;
     private final int fixedSize;
 
-    Bound(DataType[] inputTypes, int[] kinds, int[] precisions, int[] scales) {
+    private final boolean slot;
+    private transient int[] slots; // slots[b]: the slot value of bucket b (for slotsOf buckets)
+    private transient int slotsOf;
+
+    Bound(DataType[] inputTypes, int[] kinds, int[] precisions, int[] scales, boolean slot) {
+      this.slot = slot;
       this.inputTypes = inputTypes;
       this.kinds = kinds;
       this.precisions = precisions;
@@ -271,12 +316,12 @@ public class PaimonBucketFunction implements UnboundFunction {
 
     @Override
     public String name() {
-      return NAME;
+      return slot ? SLOT_NAME : NAME;
     }
 
     @Override
     public String canonicalName() {
-      StringBuilder sb = new StringBuilder("paimon_sql." + NAME + "(int");
+      StringBuilder sb = new StringBuilder("paimon_sql." + name() + "(int");
       for (int i = 1; i < inputTypes.length; i++) {
         sb.append(", ").append(inputTypes[i].catalogString());
       }
@@ -286,7 +331,7 @@ public class PaimonBucketFunction implements UnboundFunction {
     /** What EXPLAIN shows: {@code applyfunctionexpression(paimon_bucket, 4, id#1L)}. */
     @Override
     public String toString() {
-      return NAME;
+      return name();
     }
 
     @Override
@@ -298,7 +343,19 @@ public class PaimonBucketFunction implements UnboundFunction {
       if (n <= 0) {
         throw new IllegalArgumentException(NAME + ": the number of buckets must be positive, got " + n);
       }
-      return bucket(hash(input), n);
+      int b = bucket(hash(input), n);
+      return slot ? slotOf(b, n) : b;
+    }
+
+    private int slotOf(int bucket, int n) {
+      if (n > MAX_SLOT_BUCKETS) {
+        return bucket;
+      }
+      if (slots == null || slotsOf != n) {
+        slots = slotTable(n);
+        slotsOf = n;
+      }
+      return slots[bucket];
     }
 
     /** {@code BinaryRow.hashCode()} of the row of arguments 1..n. */

@@ -425,6 +425,7 @@ public class PaimonCatalog
    */
   private static final Map<String, UnboundFunction> FUNCTIONS = Map.of(
       PaimonBucketFunction.NAME, PaimonBucketFunction.INSTANCE,
+      PaimonBucketFunction.SLOT_NAME, PaimonBucketFunction.SLOTS,
       PaimonBucketFunction.TimestampMillis.NAME, PaimonBucketFunction.TimestampMillis.INSTANCE);
 
   private static boolean isFunctionNamespace(String[] namespace) {

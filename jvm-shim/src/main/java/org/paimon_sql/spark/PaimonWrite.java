@@ -114,7 +114,9 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
     for (String p : table.partitionKeys()) {
       clustering.add(column(p));
     }
-    clustering.add(Expressions.apply(PaimonBucketFunction.NAME, args.toArray(new Expression[0])));
+    // an unpartitioned table: one shuffle partition per bucket (see requiredNumPartitions)
+    String fn = slotted(table) ? PaimonBucketFunction.SLOT_NAME : PaimonBucketFunction.NAME;
+    clustering.add(Expressions.apply(fn, args.toArray(new Expression[0])));
     return clustering.toArray(new Expression[0]);
   }
 
@@ -134,6 +136,18 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
   static boolean isCompactTimestamp(String paimonType) {
     Matcher m = TIMESTAMP_PRECISION.matcher(paimonType.trim());
     return m.matches() && Integer.parseInt(m.group(1)) <= 3;
+  }
+
+  /** Unpartitioned fixed-bucket tables are clustered by {@code paimon_bucket_slot}, with as many
+   *  shuffle partitions as buckets: each bucket is written by a task of its own. */
+  private static boolean slotted(PaimonTable table) {
+    return table.partitionKeys().isEmpty() && table.bucket() > 0
+        && table.bucket() <= PaimonBucketFunction.MAX_SLOT_BUCKETS;
+  }
+
+  @Override
+  public int requiredNumPartitions() {
+    return slotted(table) && bucketClustering(table) != null ? table.bucket() : 0;
   }
 
   @Override
