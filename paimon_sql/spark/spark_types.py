@@ -256,17 +256,6 @@ def arrow_schema(schema_json: str | Mapping[str, Any], what: str = "schema") -> 
     return pa.schema(arrow_fields(struct, what))
 
 
-def field_comments(schema_json: str | Mapping[str, Any]) -> dict[str, str]:
-    """Column comments (``COMMENT '...'``) of a Spark ``StructType``, by column name."""
-    struct = json.loads(schema_json) if isinstance(schema_json, str) else schema_json
-    out: dict[str, str] = {}
-    for f in struct.get("fields", []):
-        meta = f.get("metadata") or {}
-        if isinstance(meta.get("comment"), str):
-            out[f["name"]] = meta["comment"]
-    return out
-
-
 # ----------------------------------------------------------------------------------------------
 # Spark SQL (DDL) type names, for procedure parameters and outputs
 # ----------------------------------------------------------------------------------------------

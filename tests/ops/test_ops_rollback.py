@@ -149,7 +149,7 @@ def test_rollback_cleans_long_lived_changelogs(catalog: Catalog) -> None:
 
 
 class _Crash(Exception):
-    pass
+    """A crash injected in the middle of a rollback."""
 
 
 @pytest.mark.parametrize("allowed", [0, 1, 2])

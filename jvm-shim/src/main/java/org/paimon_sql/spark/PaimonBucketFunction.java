@@ -200,30 +200,12 @@ public class PaimonBucketFunction implements UnboundFunction {
   static int murmur(ByteBuffer le, int len) {
     int h = SEED;
     for (int i = 0; i + 4 <= len; i += 4) {
-      int k = le.getInt(i);
-      k *= 0xcc9e2d51;
-      k = Integer.rotateLeft(k, 15);
-      k *= 0x1b873593;
-      h ^= k;
-      h = Integer.rotateLeft(h, 13);
-      h = h * 5 + 0xe6546b64;
+      h = mix(h, le.getInt(i));
     }
     for (int i = len - len % 4; i < len; i++) { // never for rows (multiples of 8); as Paimon does
-      int k = le.get(i);
-      k *= 0xcc9e2d51;
-      k = Integer.rotateLeft(k, 15);
-      k *= 0x1b873593;
-      h ^= k;
-      h = Integer.rotateLeft(h, 13);
-      h = h * 5 + 0xe6546b64;
+      h = mix(h, le.get(i));
     }
-    h ^= len;
-    h ^= h >>> 16;
-    h *= 0x85ebca6b;
-    h ^= h >>> 13;
-    h *= 0xc2b2ae35;
-    h ^= h >>> 16;
-    return h;
+    return fmix(h, len);
   }
 
   /** One 4-byte block of {@link #murmur}. */
@@ -236,20 +218,24 @@ public class PaimonBucketFunction implements UnboundFunction {
     return h * 5 + 0xe6546b64;
   }
 
-  /**
-   * {@link #murmur} of the 16-byte BinaryRow of one non-null 8-byte slot: the header and null bits
-   * (8 zero bytes), then {@code lo}, {@code hi} (little-endian halves of the slot). No allocation:
-   * the common single-column BIGINT/INT key of a write's shuffle.
-   */
-  static int hashSingleSlot(int lo, int hi) {
-    int h = mix(mix(mix(mix(SEED, 0), 0), lo), hi);
-    h ^= 16;
+  /** The final avalanche of {@link #murmur} over {@code len} bytes. */
+  private static int fmix(int h, int len) {
+    h ^= len;
     h ^= h >>> 16;
     h *= 0x85ebca6b;
     h ^= h >>> 13;
     h *= 0xc2b2ae35;
     h ^= h >>> 16;
     return h;
+  }
+
+  /**
+   * {@link #murmur} of the 16-byte BinaryRow of one non-null 8-byte slot: the header and null bits
+   * (8 zero bytes), then {@code lo}, {@code hi} (little-endian halves of the slot). No allocation:
+   * the common single-column BIGINT/INT key of a write's shuffle.
+   */
+  static int hashSingleSlot(int lo, int hi) {
+    return fmix(mix(mix(mix(mix(SEED, 0), 0), lo), hi), 16);
   }
 
   /**

@@ -44,17 +44,18 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
 
   private final PaimonTable table;
   private final PythonWrite delegate;
+  private final Expression[] bucketed; // the fixed-bucket clustering, or null
 
   PaimonWrite(PaimonTable table, String dataSourceName, LogicalWriteInfo info, boolean truncate) {
     this.table = table;
     PythonDataSourceV2 ds = new PythonDataSourceV2();
     ds.setShortName(dataSourceName);
     this.delegate = new PythonWrite(ds, dataSourceName, info, truncate);
+    this.bucketed = bucketClustering(table);
   }
 
   @Override
   public Distribution requiredDistribution() {
-    Expression[] bucketed = bucketClustering(table);
     if (bucketed != null) {
       return Distributions.clustered(bucketed);
     }
@@ -147,7 +148,7 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
 
   @Override
   public int requiredNumPartitions() {
-    return slotted(table) && bucketClustering(table) != null ? table.bucket() : 0;
+    return bucketed != null && slotted(table) ? table.bucket() : 0;
   }
 
   @Override
