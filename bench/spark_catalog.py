@@ -13,7 +13,10 @@ sides.
   after the same kind of shuffle: ``repartition(2, "id")``);
 - scan: ``SELECT *`` (every column of every row, into the ``noop`` sink) and ``SELECT sum(id)``
   through the catalog vs ``spark.read.parquet`` of the *same data files* (an append table's files
-  are plain parquet files), on ``--rows``-row tables;
+  are plain parquet files), on ``--rows``-row tables: each table read natively (Spark's parquet
+  reader, the default where the plan allows it) and through the Python path
+  (``spark.paimon.read.native=false``), plus a primary-key table whose two commits overlap, which
+  needs a merge by key (always the Python path);
 - tiny: the fixed cost of ``SELECT * FROM tiny`` (10 rows) vs the same query on a parquet table.
 
 Each phase runs once to warm up; then the phases of a comparison take turns for ``--repeat`` rounds
@@ -96,6 +99,20 @@ def main() -> int:
     def noop(query: str) -> None:
         sql(query).write.format("noop").mode("overwrite").save()
 
+    def python_path(fn: Callable[[], object]) -> Callable[[], None]:
+        """``fn`` with native reads off: the engine's reader in Spark's Python workers."""
+        def run() -> None:
+            spark.conf.set("spark.paimon.read.native", "false")
+            try:
+                fn()
+            finally:
+                spark.conf.unset("spark.paimon.read.native")
+        return run
+
+    def scan_path(table: str) -> str:
+        plan = sql(f"EXPLAIN SELECT * FROM {table}").collect()[0][0]
+        return "native parquet" if "(native parquet" in plan else "python"
+
     if "scan" in only:
         create("app")()
         create("pk", pk_props)()
@@ -107,17 +124,28 @@ def main() -> int:
         res["append table files"] = len(files)
         spark.read.parquet(*files).createOrReplaceTempView("pq")
         want = n * (n - 1) // 2
-        for t in ("db.app", "db.pk", "pq"):
+        # a primary-key table whose two commits overlap in every bucket: reads merge by key
+        create("pk2", pk_props)()
+        sql(f"INSERT INTO db.pk2 {GEN.format(n=n // 2)}")
+        sql(f"INSERT INTO db.pk2 {GEN.format(n=n)}")
+        for t in ("db.app", "db.pk", "db.pk2", "pq"):
             assert sql(f"SELECT sum(id) FROM {t}").collect()[0][0] == want, t
+        res["scan paths"] = {t: scan_path(t) for t in ("db.app", "db.pk", "db.pk2")}
         res.update(_compare(rep, {
             "scan * parquet (same files)": (lambda: noop("SELECT * FROM pq"), None),
             "scan * append": (lambda: noop("SELECT * FROM db.app"), None),
+            "scan * append, python path": (python_path(lambda: noop("SELECT * FROM db.app")), None),
             "scan * pk": (lambda: noop("SELECT * FROM db.pk"), None),
+            "scan * pk, python path": (python_path(lambda: noop("SELECT * FROM db.pk")), None),
+            "scan * pk, 2 overlapping commits (merge)": (lambda: noop("SELECT * FROM db.pk2"), None),
         }))
         res.update(_compare(rep, {
             "sum(id) parquet (same files)": (lambda: sql("SELECT sum(id) FROM pq").collect(), None),
             "sum(id) append": (lambda: sql("SELECT sum(id) FROM db.app").collect(), None),
+            "sum(id) append, python path": (python_path(lambda: sql("SELECT sum(id) FROM db.app").collect()), None),
             "sum(id) pk": (lambda: sql("SELECT sum(id) FROM db.pk").collect(), None),
+            "sum(id) pk, python path": (python_path(lambda: sql("SELECT sum(id) FROM db.pk").collect()), None),
+            "sum(id) pk, 2 overlapping commits (merge)": (lambda: sql("SELECT sum(id) FROM db.pk2").collect(), None),
         }))
 
     if "tiny" in only:
@@ -141,9 +169,15 @@ def main() -> int:
         "insert pk / parquet": ratio("insert pk (bucket 4)", "insert parquet"),
         "insert pk / shuffled parquet": ratio("insert pk (bucket 4)", "insert parquet, shuffled by id"),
         "scan * append / parquet": ratio("scan * append", "scan * parquet (same files)"),
+        "scan * append, python path / parquet": ratio("scan * append, python path", "scan * parquet (same files)"),
         "scan * pk / parquet": ratio("scan * pk", "scan * parquet (same files)"),
+        "scan * pk, python path / parquet": ratio("scan * pk, python path", "scan * parquet (same files)"),
+        "scan * pk merged / parquet": ratio("scan * pk, 2 overlapping commits (merge)", "scan * parquet (same files)"),
         "sum(id) append / parquet": ratio("sum(id) append", "sum(id) parquet (same files)"),
+        "sum(id) append, python path / parquet": ratio("sum(id) append, python path", "sum(id) parquet (same files)"),
         "sum(id) pk / parquet": ratio("sum(id) pk", "sum(id) parquet (same files)"),
+        "sum(id) pk, python path / parquet": ratio("sum(id) pk, python path", "sum(id) parquet (same files)"),
+        "sum(id) pk merged / parquet": ratio("sum(id) pk, 2 overlapping commits (merge)", "sum(id) parquet (same files)"),
     }
     if "tiny select paimon" in res:
         ratios["tiny select extra ms"] = round(1000 * (res["tiny select paimon"]["median"]

@@ -65,26 +65,32 @@ from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.predicate import Predicate, and_, referenced_columns
 from paimon_sql.scan.split import DataSplit
+from paimon_sql.spark.source_options import (  # noqa: F401 (re-exported: the source's options)
+    NAME,
+    OPT_BATCH_ROWS,
+    OPT_FILTER_PUSHDOWN,
+    OPT_OVERWRITE,
+    OPT_OVERWRITE_PARTITION,
+    OPT_PARALLELISM,
+    OPT_PATH,
+    OPT_SCAN_LOG,
+    OPT_SNAPSHOT_ID,
+    OPT_SPLIT_OPEN_FILE_COST,
+    OPT_SPLIT_TARGET_SIZE,
+    OPT_TABLE,
+    OPT_TAG_NAME,
+    OPT_TIMESTAMP_MILLIS,
+    OPT_VERSION,
+    OPT_WAREHOUSE,
+    TableRef,
+    _bool_option,
+    _int_option,
+    _lower,
+    _resolved_store,
+    time_travel,
+)
 from paimon_sql.write.file_writer import FileNamer
 from paimon_sql.write.table_write import TableWrite
-
-NAME = "paimon_sql"
-
-OPT_WAREHOUSE = "warehouse"
-OPT_TABLE = "table"
-OPT_PATH = "path"
-OPT_SNAPSHOT_ID = "scan.snapshot-id"
-OPT_TAG_NAME = "scan.tag-name"
-OPT_TIMESTAMP_MILLIS = "scan.timestamp-millis"
-OPT_VERSION = "scan.version"
-OPT_SPLIT_TARGET_SIZE = "source.split.target-size"
-OPT_SPLIT_OPEN_FILE_COST = "source.split.open-file-cost"
-OPT_PARALLELISM = "paimon.read.parallelism"
-OPT_BATCH_ROWS = "paimon.read.batch-rows"
-OPT_OVERWRITE = "paimon.overwrite"
-OPT_OVERWRITE_PARTITION = "paimon.overwrite.partition"
-OPT_SCAN_LOG = "paimon.debug.scan-log"
-OPT_FILTER_PUSHDOWN = "paimon.filter-pushdown"
 
 DEFAULT_BATCH_ROWS = 1 << 16
 # a task hands the engine's writer chunks of about this many rows (Spark sends 10k-row batches)
@@ -186,102 +192,6 @@ def _cast(col: pa.ChunkedArray, target: pa.DataType) -> pa.ChunkedArray:
 # ----------------------------------------------------------------------------------------------
 # Options
 # ----------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TableRef:
-    """Where a table lives: the warehouse and the identifier text (``db.t``, ``db.t$branch_b``,
-    ``db.t$files``)."""
-
-    warehouse: str
-    table: str
-
-    @staticmethod
-    def of(options: Mapping[str, str]) -> TableRef:
-        opts = _lower(options)
-        wh, name = opts.get(OPT_WAREHOUSE), opts.get(OPT_TABLE)
-        if (not wh or not name) and opts.get(OPT_PATH):
-            path = opts[OPT_PATH].rstrip("/")
-            db_dir, t = os.path.split(path)
-            parent, db = os.path.split(db_dir)
-            if not db.endswith(".db") or not t:
-                raise ValidationError(
-                    f"Option 'path' of the {NAME} data source must be a table folder "
-                    f"<warehouse>/<db>.db/<table>, got {opts[OPT_PATH]!r}"
-                )
-            wh, name = wh or parent, name or f"{db[:-3]}.{t}"
-        if not wh or not name:
-            raise ValidationError(
-                f"The {NAME} data source needs the options 'warehouse' and 'table' (or 'path'); "
-                f"got {sorted(opts)}"
-            )
-        return TableRef(wh, name)
-
-    @property
-    def is_system(self) -> bool:
-        from paimon_sql.catalog.identifier import Identifier
-
-        return Identifier.parse(self.table).system_table is not None
-
-    def catalog(self) -> Any:
-        from paimon_sql.catalog.catalog import Catalog
-
-        return Catalog(self.warehouse)
-
-    def load(self) -> Any:
-        """The engine table (or system table) object."""
-        return self.catalog().get_table(self.table)
-
-
-def _lower(options: Mapping[str, str]) -> dict[str, str]:
-    return {str(k).lower(): str(v) for k, v in options.items()}
-
-
-def _bool_option(opts: Mapping[str, str], key: str) -> bool:
-    raw = (opts.get(key) or "false").strip().lower()
-    if raw not in ("true", "false"):
-        raise ValidationError(f"Option {key!r} must be true or false, got {opts.get(key)!r}")
-    return raw == "true"
-
-
-def _int_option(opts: Mapping[str, str], key: str) -> int | None:
-    raw = opts.get(key)
-    if raw is None or raw == "":
-        return None
-    try:
-        return int(raw)
-    except ValueError:
-        raise ValidationError(f"Option {key!r} must be an integer, got {raw!r}") from None
-
-
-def time_travel(options: Mapping[str, str], table: Any) -> dict[str, Any]:
-    """Keyword arguments of ``Table.plan`` for the time-travel options (at most one may be set)."""
-    opts = _lower(options)
-    given = [k for k in (OPT_SNAPSHOT_ID, OPT_TAG_NAME, OPT_TIMESTAMP_MILLIS, OPT_VERSION) if opts.get(k)]
-    if len(given) > 1:
-        raise ValidationError(f"Give at most one of the time-travel options {given} of table {table.name}")
-    if not given:
-        return {}
-    key = given[0]
-    if key == OPT_SNAPSHOT_ID:
-        return {"snapshot_id": _int_option(opts, key)}
-    if key == OPT_TAG_NAME:
-        return {"tag": opts[key]}
-    if key == OPT_TIMESTAMP_MILLIS:
-        return {"timestamp_ms": _int_option(opts, key)}
-    version = opts[key]
-    if table.store.tags.exists(version):
-        return {"tag": version}
-    if version.isdigit():
-        return {"snapshot_id": int(version)}
-    return {"tag": version}
-
-
-def _resolved_store(table: Any, tt: Mapping[str, Any]) -> FileStore:
-    """The store (schema) a read of ``table`` with time travel ``tt`` uses, without planning."""
-    snap, travelled = table._resolve_snapshot(tt.get("snapshot_id"), tt.get("tag"), tt.get("timestamp_ms"))
-    store: FileStore = table._store_for(snap, travelled)
-    return store
 
 
 def _field_by_name(fields: Sequence[pt.DataField], name: str, where: str) -> pt.DataField:

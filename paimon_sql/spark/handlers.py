@@ -494,6 +494,25 @@ def delete_where(params: Params) -> Result:
     return {"snapshot": table.delete(_str(params, "where"))}
 
 
+def plan_native_read(params: Params) -> Result:
+    """Plans a catalog scan (``options``: the scan's data source options; ``columns``: Spark's
+    required columns; ``filters``: Spark SQL text of each offered filter, or None) and says whether
+    Spark's own parquet reader can read its files as they are (see ``paimon_sql.spark.native_read``)."""
+    from paimon_sql.spark.native_read import plan_native
+    from paimon_sql.spark.source_options import TableRef, time_travel
+
+    options = params.get("options")
+    columns = params.get("columns")
+    filters = params.get("filters") or []
+    if not isinstance(options, Mapping) or not isinstance(columns, list) or not isinstance(filters, list):
+        raise ValidationError("plan_native_read needs 'options' (an object), 'columns' and 'filters' (lists)")
+    ref = TableRef.of(options)
+    table = _catalog({"warehouse": ref.warehouse}).get_table(ref.table)
+    if not isinstance(table, Table):
+        return {"native": False, "reason": "a system table", "accepted": [False] * len(filters), "files": []}
+    return plan_native(table, time_travel(options, table), [str(c) for c in columns], filters).to_json()
+
+
 def truncate_table(params: Params) -> Result:
     """``TRUNCATE TABLE t``: one OVERWRITE commit that keeps no file."""
     table = _writable_table(params, "TRUNCATE")
@@ -739,6 +758,7 @@ HANDLERS: dict[str, Handler] = {
     "alter_table": alter_table,
     "drop_table": drop_table,
     "delete_where": delete_where,
+    "plan_native_read": plan_native_read,
     "truncate_table": truncate_table,
     "rename_table": rename_table,
     "list_procedures": list_procedures,

@@ -28,7 +28,12 @@ def main() -> None:
     out["pk_count"] = spark.sql("SELECT count(*) FROM db.pk").collect()[0][0]
     out["pk_new"] = spark.sql("SELECT count(*) FROM db.pk WHERE v = 'new'").collect()[0][0]
     out["pk_v1"] = spark.sql("SELECT count(*) FROM db.pk VERSION AS OF 1 WHERE v = 'new'").collect()[0][0]
-    out["ap_sum"] = spark.sql("SELECT sum(id) FROM db.ap").collect()[0][0]
+    out["ap_sum"] = spark.sql("SELECT sum(id) FROM db.ap").collect()[0][0]  # Spark's parquet reader
+    spark.conf.set("spark.paimon.read.native", "false")
+    out["ap_sum_python"] = spark.sql("SELECT sum(id) FROM db.ap").collect()[0][0]  # the engine's reader
+    spark.conf.unset("spark.paimon.read.native")
+    out["paths"] = {t: "native" if "(native parquet" in spark.sql(f"EXPLAIN SELECT * FROM {t}").collect()[0][0]
+                    else "python" for t in ("db.pk", "db.ap")}
     out["snapshots"] = [r[0] for r in spark.sql("SELECT snapshot_id FROM db.`pk$snapshots`").collect()]
     # where did the Python work run? one row per task, from the Python workers
     pids = spark.range(0, 8, numPartitions=8).rdd.map(lambda _: os.getpid()).collect()

@@ -79,6 +79,10 @@ def test_reads_and_writes_on_a_standalone_cluster(cluster, tmp_path) -> None:  #
     assert out["pk_new"] == 10000
     assert out["pk_v1"] == 0
     assert out["ap_sum"] == sum(range(10000))
+    assert out["ap_sum_python"] == sum(range(10000))
+    # the primary-key table's two commits overlap (merged in Python workers); the append table's
+    # files are read by the executors' parquet reader
+    assert out["paths"] == {"db.pk": "python", "db.ap": "native"}
     assert out["snapshots"] == [1, 2]
     # the Python work ran in the workers' processes, not in the driver
     assert out["driver_pid"] not in out["worker_pids"]

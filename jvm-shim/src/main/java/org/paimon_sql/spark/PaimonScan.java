@@ -28,10 +28,13 @@ public class PaimonScan implements Scan, SupportsMetadata {
   PaimonScan(Scan delegate, Filter[] accepted, List<String> partitionKeys) {
     this.delegate = delegate;
     for (Filter f : accepted) {
-      boolean onPartitions = f.references().length > 0
-          && Arrays.stream(f.references()).allMatch(partitionKeys::contains);
-      (onPartitions ? partitionFilters : dataFilters).add(f);
+      (onPartitions(f, partitionKeys) ? partitionFilters : dataFilters).add(f);
     }
+  }
+
+  /** Whether {@code f} reads partition columns only (it prunes partitions). */
+  static boolean onPartitions(Filter f, List<String> partitionKeys) {
+    return f.references().length > 0 && Arrays.stream(f.references()).allMatch(partitionKeys::contains);
   }
 
   @Override

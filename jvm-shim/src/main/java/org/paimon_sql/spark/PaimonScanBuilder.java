@@ -6,6 +6,7 @@ import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.execution.datasources.v2.python.PythonDataSourceV2;
 import org.apache.spark.sql.execution.datasources.v2.python.PythonScanBuilder;
+import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
@@ -27,6 +28,11 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  */
 public class PaimonScanBuilder
     implements ScanBuilder, SupportsPushDownFilters, SupportsPushDownRequiredColumns {
+  /** Scan option: {@code false} reads every file through the Python engine. */
+  static final String NATIVE_OPTION = "paimon.read.native";
+  /** The session's default for {@link #NATIVE_OPTION} (default {@code true}). */
+  static final String NATIVE_CONF = "spark.paimon.read.native";
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PaimonScanBuilder.class);
   private final String dataSourceName;
   private final StructType fullSchema;
   private final CaseInsensitiveStringMap options;
@@ -83,6 +89,10 @@ public class PaimonScanBuilder
 
   @Override
   public Scan build() {
+    Scan nativeScan = nativeScan();
+    if (nativeScan != null) {
+      return nativeScan;
+    }
     PythonDataSourceV2 ds = new PythonDataSourceV2();
     ds.setShortName(dataSourceName);
     PythonScanBuilder delegate = new PythonScanBuilder(ds, dataSourceName, required, options);
@@ -92,5 +102,55 @@ public class PaimonScanBuilder
       accepted = delegate.pushedFilters();
     }
     return new PaimonScan(delegate.build(), accepted, partitionKeys);
+  }
+
+  /** Whether scans may be read by Spark's parquet reader: the scan option, else the session's. */
+  private boolean nativeEnabled() {
+    String session = SQLConf.get().getConfString(NATIVE_CONF, "true");
+    String v = options.getOrDefault(NATIVE_OPTION, session).trim().toLowerCase(java.util.Locale.ROOT);
+    if (!v.equals("true") && !v.equals("false")) {
+      throw new IllegalArgumentException(
+          "Option " + NATIVE_OPTION + " (or " + NATIVE_CONF + ") must be true or false, got '" + v + "'");
+    }
+    return v.equals("true");
+  }
+
+  /**
+   * The scan as a {@link NativeParquetScan} when the Python engine's plan says every file can be
+   * read as it is stored (see {@code paimon_sql/spark/native_read.py}); else null.
+   */
+  private Scan nativeScan() {
+    if (!nativeEnabled()) {
+      return null;
+    }
+    java.util.List<String> texts = new java.util.ArrayList<>();
+    for (Filter f : filters) {
+      String sql = null;
+      try {
+        sql = PredicateSql.ofOne(f.toV2());
+      } catch (RuntimeException e) {
+        // no V2 form: Spark evaluates it after the scan, as it does every filter
+      }
+      texts.add(sql);
+    }
+    java.util.Map<String, Object> p = new java.util.HashMap<>();
+    p.put("options", options.asCaseSensitiveMap());
+    p.put("columns", java.util.Arrays.asList(required.fieldNames()));
+    p.put("filters", texts);
+    java.util.Map<String, Object> r = PaimonCatalog.call("plan_native_read", p);
+    if (!Boolean.TRUE.equals(r.get("native"))) {
+      LOG.debug("Python reads {}: {}", options.get("table"), r.get("reason"));
+      return null;
+    }
+    java.util.List<?> accepted = r.get("accepted") instanceof java.util.List ? (java.util.List<?>) r.get("accepted") : null;
+    java.util.List<Filter> partitionFilters = new java.util.ArrayList<>();
+    java.util.List<Filter> dataFilters = new java.util.ArrayList<>();
+    for (int i = 0; i < filters.length; i++) {
+      if (accepted != null && i < accepted.size() && Boolean.TRUE.equals(accepted.get(i))) {
+        (PaimonScan.onPartitions(filters[i], partitionKeys) ? partitionFilters : dataFilters).add(filters[i]);
+      }
+    }
+    return new NativeParquetScan(fullSchema, required, filters, partitionFilters, dataFilters,
+        NativeParquetScan.files(r.get("files")), r.get("snapshot"));
   }
 }

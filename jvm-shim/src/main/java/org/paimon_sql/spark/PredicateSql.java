@@ -46,6 +46,11 @@ final class PredicateSql {
     return sb.length() == 0 ? "TRUE" : sb.toString();
   }
 
+  /** One predicate as SQL, or null when it has no exact SQL form here. */
+  static String ofOne(Predicate p) {
+    return predicate(p);
+  }
+
   private static String predicate(Predicate p) {
     Expression[] c = p.children();
     switch (p.name()) {

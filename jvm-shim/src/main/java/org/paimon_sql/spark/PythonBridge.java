@@ -41,7 +41,8 @@ public final class PythonBridge {
           "load_table",
           "list_procedures",
           "describe_procedure",
-          "rewrite_statement");
+          "rewrite_statement",
+          "plan_native_read");
 
   private static Process proc;
   private static BufferedWriter toPy;

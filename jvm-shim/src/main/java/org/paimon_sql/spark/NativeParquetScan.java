@@ -1,0 +1,187 @@
+package org.paimon_sql.spark;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.paths.SparkPath;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.Statistics;
+import org.apache.spark.sql.connector.read.SupportsReportStatistics;
+import org.apache.spark.sql.execution.datasources.FilePartition;
+import org.apache.spark.sql.execution.datasources.FilePartition$;
+import org.apache.spark.sql.execution.datasources.PartitionedFile;
+import org.apache.spark.sql.execution.datasources.parquet.ParquetOptions;
+import org.apache.spark.sql.execution.datasources.parquet.ParquetReadSupport;
+import org.apache.spark.sql.execution.datasources.parquet.ParquetReadSupport$;
+import org.apache.spark.sql.execution.datasources.parquet.ParquetWriteSupport$;
+import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetPartitionReaderFactory;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.internal.SQLConf$;
+import org.apache.spark.sql.internal.connector.SupportsMetadata;
+import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.util.SerializableConfiguration;
+
+/**
+ * A scan whose files Spark's own vectorised parquet reader reads as they are stored: the Python
+ * engine planned it (snapshot, manifests, partition and file pruning) and found that no file needs
+ * anything from Paimon on top (no key merge, no deletion vector, no retraction row, no schema
+ * change of a read column; see {@code paimon_sql/spark/native_read.py}). Every other scan runs
+ * the engine's reader in Spark's Python workers ({@link PaimonScan}).
+ *
+ * <p>Files are split and packed into tasks the way Spark's file sources do it
+ * ({@code spark.sql.files.maxPartitionBytes}, {@code openCostInBytes}, the default parallelism).
+ * Spark's filters were all kept as post-scan filters; the reader uses them to skip row groups.
+ */
+final class NativeParquetScan implements Scan, Batch, SupportsMetadata, SupportsReportStatistics {
+  /** One data file of the plan. */
+  record DataFile(String path, long size, long rows) {}
+
+  private final StructType tableSchema;
+  private final StructType readSchema;
+  private final Filter[] filters;
+  private final List<Filter> partitionFilters;
+  private final List<Filter> dataFilters;
+  private final List<DataFile> files;
+  private final Object snapshot;
+
+  NativeParquetScan(StructType tableSchema, StructType readSchema, Filter[] filters,
+      List<Filter> partitionFilters, List<Filter> dataFilters, List<DataFile> files, Object snapshot) {
+    this.tableSchema = tableSchema;
+    this.readSchema = readSchema;
+    this.filters = filters;
+    this.partitionFilters = partitionFilters;
+    this.dataFilters = dataFilters;
+    this.files = files;
+    this.snapshot = snapshot;
+  }
+
+  @Override
+  public StructType readSchema() {
+    return readSchema;
+  }
+
+  @Override
+  public String description() {
+    return "(native parquet, " + files.size() + " files, snapshot " + snapshot + ") PartitionFilters: "
+        + partitionFilters + ", PushedFilters: " + dataFilters;
+  }
+
+  @Override
+  public Batch toBatch() {
+    return this;
+  }
+
+  @Override
+  public Statistics estimateStatistics() {
+    long bytes = 0;
+    long rows = 0;
+    for (DataFile f : files) {
+      bytes += f.size();
+      rows += f.rows();
+    }
+    final long b = bytes;
+    final long r = rows;
+    return new Statistics() {
+      @Override
+      public OptionalLong sizeInBytes() {
+        return OptionalLong.of(b);
+      }
+
+      @Override
+      public OptionalLong numRows() {
+        return OptionalLong.of(r);
+      }
+    };
+  }
+
+  @Override
+  public InputPartition[] planInputPartitions() {
+    SparkSession spark = SparkSession.active();
+    SQLConf conf = SQLConf.get();
+    long openCost = conf.filesOpenCostInBytes();
+    long total = 0;
+    for (DataFile f : files) {
+      total += f.size() + openCost;
+    }
+    int minPartitions = conf.filesMinPartitionNum().isDefined()
+        ? (Integer) conf.filesMinPartitionNum().get()
+        : spark.sparkContext().defaultParallelism();
+    long maxSplit = Math.min(conf.filesMaxPartitionBytes(), Math.max(openCost, total / Math.max(1, minPartitions)));
+    List<PartitionedFile> parts = new ArrayList<>();
+    for (DataFile f : files) {
+      SparkPath path = SparkPath.fromPath(new Path(new File(f.path()).toURI()));
+      for (long start = 0; start < f.size(); start += maxSplit) {
+        long len = Math.min(maxSplit, f.size() - start);
+        parts.add(new PartitionedFile(InternalRow.empty(), path, start, len, new String[0], 0L, f.size(),
+            scala.collection.immutable.Map$.MODULE$.empty()));
+      }
+    }
+    // largest first, as Spark's file sources do before packing
+    parts.sort((a, b) -> Long.compare(b.length(), a.length()));
+    scala.collection.immutable.Seq<FilePartition> packed = FilePartition$.MODULE$.getFilePartitions(
+        spark, scala.jdk.javaapi.CollectionConverters.asScala(parts).toList(), maxSplit);
+    return scala.jdk.javaapi.CollectionConverters.asJava(packed).toArray(new InputPartition[0]);
+  }
+
+  @Override
+  public PartitionReaderFactory createReaderFactory() {
+    SparkSession spark = SparkSession.active();
+    SQLConf conf = spark.sessionState().conf();
+    Configuration hadoop = spark.sessionState().newHadoopConf();
+    String json = readSchema.json();
+    hadoop.set("parquet.read.support.class", ParquetReadSupport.class.getName());
+    hadoop.set(ParquetReadSupport$.MODULE$.SPARK_ROW_REQUESTED_SCHEMA(), json);
+    hadoop.set(ParquetWriteSupport$.MODULE$.SPARK_ROW_SCHEMA(), json);
+    SQLConf$ keys = SQLConf$.MODULE$;
+    hadoop.set(keys.SESSION_LOCAL_TIMEZONE().key(), conf.sessionLocalTimeZone());
+    hadoop.setBoolean(keys.NESTED_SCHEMA_PRUNING_ENABLED().key(), conf.nestedSchemaPruningEnabled());
+    hadoop.setBoolean(keys.CASE_SENSITIVE().key(), conf.caseSensitiveAnalysis());
+    hadoop.setBoolean(keys.PARQUET_BINARY_AS_STRING().key(), conf.isParquetBinaryAsString());
+    hadoop.setBoolean(keys.PARQUET_INT96_AS_TIMESTAMP().key(), conf.isParquetINT96AsTimestamp());
+    hadoop.setBoolean(keys.PARQUET_INFER_TIMESTAMP_NTZ_ENABLED().key(), conf.parquetInferTimestampNTZEnabled());
+    hadoop.setBoolean(keys.LEGACY_PARQUET_NANOS_AS_LONG().key(), conf.legacyParquetNanosAsLong());
+    Broadcast<SerializableConfiguration> broadcast =
+        SerializableConfiguration.broadcast(spark.sparkContext(), hadoop);
+    // Paimon's files carry no Spark version: their dates and timestamps are proleptic Gregorian
+    Map<String, String> opts = new HashMap<>();
+    opts.put("datetimeRebaseMode", "CORRECTED");
+    opts.put("int96RebaseMode", "CORRECTED");
+    return new ParquetPartitionReaderFactory(conf, broadcast, tableSchema, readSchema, new StructType(),
+        filters, scala.Option.empty(), new ParquetOptions(Errors.scalaMap(opts), conf));
+  }
+
+  @Override
+  public scala.collection.immutable.Map<String, String> getMetaData() {
+    Map<String, String> m = new HashMap<>();
+    m.put("Format", "parquet (native)");
+    m.put("PartitionFilters", partitionFilters.toString());
+    m.put("PushedFilters", dataFilters.toString());
+    m.put("ReadSchema", readSchema.simpleString());
+    m.put("Files", String.valueOf(files.size()));
+    return Errors.scalaMap(m);
+  }
+
+  static List<DataFile> files(Object raw) {
+    List<DataFile> out = new ArrayList<>();
+    if (raw instanceof List) {
+      for (Object o : (List<?>) raw) {
+        Map<?, ?> m = (Map<?, ?>) o;
+        out.add(new DataFile(String.valueOf(m.get("path")), ((Number) m.get("size")).longValue(),
+            ((Number) m.get("rows")).longValue()));
+      }
+    }
+    return out;
+  }
+}

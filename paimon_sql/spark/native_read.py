@@ -1,0 +1,205 @@
+"""Native reads: which scans Spark's own vectorised parquet reader can read, file by file.
+
+The engine plans every scan (snapshot → manifests → pruned splits). When every file of the plan can
+be read as it is stored, with nothing for Paimon to do on top, the catalog shim hands the files to
+Spark's parquet reader in the JVM instead of running the engine's reader in Python workers: no
+Python task, no Arrow hand-over, and Spark's row-group filtering on top. The engine's reader stays
+the path for everything else. A file is read natively only when all of these hold (else the whole
+scan takes the Python path):
+
+- the store is on the local file system and the file is a parquet file;
+- no deletion vector applies to it;
+- in a primary-key table, its split needs no merge (``raw_convertible``) and the file holds no
+  retraction row (``delete_row_count == 0``; files that do not say are not read natively);
+- every requested column has a type Spark's reader turns into the same values as the engine's
+  (flat primitive types; timestamps up to microseconds) and exists in the file under the same name
+  and type as in the table's schema (no renamed, re-typed or later-added column).
+
+Spark's filters stay post-scan filters on both paths (Spark evaluates them again), so pruning with
+them here only skips partitions, files and row groups.
+
+This module never imports pyspark: the bridge process (driver side) runs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from paimon_sql import types as pt
+from paimon_sql.errors import PaimonError
+from paimon_sql.fs.file_io import join
+from paimon_sql.meta.data_file_meta import DataFileMeta
+from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.schema import TableSchema
+from paimon_sql.predicate import Predicate, and_, parse_predicate
+from paimon_sql.scan.planner import plan
+from paimon_sql.scan.split import DataSplit
+from paimon_sql.table.table import FALLBACK_BRANCH
+
+_FLAT_TYPES = (
+    pt.BooleanType,
+    pt.TinyIntType,
+    pt.SmallIntType,
+    pt.IntType,
+    pt.BigIntType,
+    pt.FloatType,
+    pt.DoubleType,
+    pt.DecimalType,
+    pt.CharType,
+    pt.VarCharType,
+    pt.VarBinaryType,
+    pt.DateType,
+)
+MAX_NATIVE_TIMESTAMP_PRECISION = 6  # above: INT96 or nanoseconds, which Spark reads differently
+
+
+@dataclass(frozen=True)
+class NativeFile:
+    path: str  # absolute, on the local file system
+    size: int
+    rows: int
+
+
+@dataclass(frozen=True)
+class NativePlan:
+    """The outcome: ``files`` when the scan is native, else ``reason`` says why not. ``accepted``
+    holds, per offered filter, whether the engine understood it (EXPLAIN lists those as pushed)."""
+
+    files: tuple[NativeFile, ...] | None
+    reason: str | None
+    accepted: tuple[bool, ...]
+    snapshot_id: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "native": self.files is not None,
+            "reason": self.reason,
+            "accepted": list(self.accepted),
+            "snapshot": self.snapshot_id,
+            "files": [{"path": f.path, "size": f.size, "rows": f.rows} for f in self.files or ()],
+        }
+
+
+def native_type(t: pt.DataType) -> bool:
+    """Whether Spark's parquet reader reads a column of Paimon type ``t`` exactly as the engine does."""
+    if isinstance(t, _FLAT_TYPES):
+        return True
+    if isinstance(t, (pt.TimestampType, pt.LocalZonedTimestampType)):
+        return t.precision <= MAX_NATIVE_TIMESTAMP_PRECISION
+    return False
+
+
+def parse_filters(
+    store: FileStore, filters: Sequence[str | None]
+) -> tuple[Predicate | None, tuple[bool, ...]]:
+    """The AND of the filters (Spark SQL text; None for one the shim could not render) the engine
+    parses, and which ones those were."""
+    preds: list[Predicate] = []
+    accepted: list[bool] = []
+    fields = list(store.schema.fields)
+    for text in filters:
+        p: Predicate | None = None
+        if text:
+            try:
+                p = parse_predicate(text, fields)
+            except PaimonError:
+                p = None  # Spark evaluates it anyway; it just prunes nothing
+        accepted.append(p is not None)
+        if p is not None:
+            preds.append(p)
+    return (and_(*preds) if preds else None), tuple(accepted)
+
+
+def plan_native(
+    table: Any,
+    time_travel: Mapping[str, Any],
+    columns: Sequence[str],
+    filters: Sequence[str | None] = (),
+) -> NativePlan:
+    """Plans a scan of ``columns`` of ``table`` (an engine ``Table``) and says whether it is native."""
+    snap, travelled = table._resolve_snapshot(
+        time_travel.get("snapshot_id"), time_travel.get("tag"), time_travel.get("timestamp_ms")
+    )
+    store: FileStore = table._store_for(snap, travelled)
+    pred, accepted = parse_filters(store, filters)
+
+    def no(reason: str) -> NativePlan:
+        return NativePlan(None, reason, accepted, snap.id if snap is not None else None)
+
+    if not store.file_io.is_local:
+        return no("the table is not on the local file system")
+    by_name = {f.name: f for f in store.schema.fields}
+    by_lower = {f.name.lower(): f for f in store.schema.fields}
+    wanted: list[pt.DataField] = []
+    for c in columns:
+        f = by_name.get(c) or by_lower.get(c.lower())
+        if f is None:
+            return no(f"column {c!r} is not in the table's schema")
+        if not native_type(f.type):
+            return no(f"column {f.name!r} has type {f.type}")
+        wanted.append(f)
+    if table.schema.options.get(FALLBACK_BRANCH):
+        return no("the table reads a fallback branch")
+    if snap is None:
+        return NativePlan((), None, accepted, None)
+    files: list[NativeFile] = []
+    schemas: dict[int, TableSchema] = {store.schema.id: store.schema}
+    for split in plan(store, snap, pred):
+        why = _split_not_native(store, split)
+        if why is not None:
+            return no(why)
+        for meta in split.files:
+            why = _file_not_native(store, split, meta, wanted, schemas)
+            if why is not None:
+                return no(why)
+            files.append(NativeFile(_local_path(split, meta), meta.file_size, meta.row_count))
+    return NativePlan(tuple(files), None, accepted, snap.id)
+
+
+def _split_not_native(store: FileStore, split: DataSplit) -> str | None:
+    if split.deletion_files:
+        return "deletion vectors apply to its files"
+    if store.has_primary_key and not split.raw_convertible:
+        return f"bucket {split.bucket} needs a merge by key"
+    return None
+
+
+def _file_not_native(
+    store: FileStore,
+    split: DataSplit,
+    f: DataFileMeta,
+    wanted: Sequence[pt.DataField],
+    schemas: dict[int, TableSchema],
+) -> str | None:
+    name = f.file_name.lower()
+    if not name.endswith(".parquet"):
+        return f"file {f.file_name} is not a parquet file"
+    if f.external_path is not None and not (
+        f.external_path.startswith("/") or f.external_path.startswith("file:")
+    ):
+        return f"file {f.file_name} lives outside the local file system"
+    if store.has_primary_key and f.delete_row_count != 0:
+        return f"file {f.file_name} may hold retraction rows"
+    file_schema = schemas.get(f.schema_id)
+    if file_schema is None:
+        file_schema = schemas[f.schema_id] = store.schemas.schema(f.schema_id)
+    if file_schema is store.schema:
+        return None
+    old = file_schema.field_by_id()
+    for w in wanted:
+        o = old.get(w.id)
+        if o is None or o.name != w.name or o.type.copy(True) != w.type.copy(True):
+            return f"column {w.name!r} differs in file {f.file_name} (schema {f.schema_id})"
+    return None
+
+
+def _local_path(split: DataSplit, f: DataFileMeta) -> str:
+    if f.external_path is None:
+        return join(split.bucket_dir, f.file_name)
+    path = f.external_path
+    if path.startswith("file://"):
+        return unquote(urlparse(path).path)
+    return path.removeprefix("file:")

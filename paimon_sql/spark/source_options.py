@@ -1,0 +1,126 @@
+"""The ``paimon_sql`` data source's options and the table they name, without pyspark: the data
+source (in Spark's Python workers) and the bridge (planning native reads) both read them."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from paimon_sql.errors import ValidationError
+from paimon_sql.meta.file_store import FileStore
+
+NAME = "paimon_sql"
+
+OPT_WAREHOUSE = "warehouse"
+OPT_TABLE = "table"
+OPT_PATH = "path"
+OPT_SNAPSHOT_ID = "scan.snapshot-id"
+OPT_TAG_NAME = "scan.tag-name"
+OPT_TIMESTAMP_MILLIS = "scan.timestamp-millis"
+OPT_VERSION = "scan.version"
+OPT_SPLIT_TARGET_SIZE = "source.split.target-size"
+OPT_SPLIT_OPEN_FILE_COST = "source.split.open-file-cost"
+OPT_PARALLELISM = "paimon.read.parallelism"
+OPT_BATCH_ROWS = "paimon.read.batch-rows"
+OPT_OVERWRITE = "paimon.overwrite"
+OPT_OVERWRITE_PARTITION = "paimon.overwrite.partition"
+OPT_SCAN_LOG = "paimon.debug.scan-log"
+OPT_FILTER_PUSHDOWN = "paimon.filter-pushdown"
+
+
+@dataclass(frozen=True)
+class TableRef:
+    """Where a table lives: the warehouse and the identifier text (``db.t``, ``db.t$branch_b``,
+    ``db.t$files``)."""
+
+    warehouse: str
+    table: str
+
+    @staticmethod
+    def of(options: Mapping[str, str]) -> TableRef:
+        opts = _lower(options)
+        wh, name = opts.get(OPT_WAREHOUSE), opts.get(OPT_TABLE)
+        if (not wh or not name) and opts.get(OPT_PATH):
+            path = opts[OPT_PATH].rstrip("/")
+            db_dir, t = os.path.split(path)
+            parent, db = os.path.split(db_dir)
+            if not db.endswith(".db") or not t:
+                raise ValidationError(
+                    f"Option 'path' of the {NAME} data source must be a table folder "
+                    f"<warehouse>/<db>.db/<table>, got {opts[OPT_PATH]!r}"
+                )
+            wh, name = wh or parent, name or f"{db[:-3]}.{t}"
+        if not wh or not name:
+            raise ValidationError(
+                f"The {NAME} data source needs the options 'warehouse' and 'table' (or 'path'); "
+                f"got {sorted(opts)}"
+            )
+        return TableRef(wh, name)
+
+    @property
+    def is_system(self) -> bool:
+        from paimon_sql.catalog.identifier import Identifier
+
+        return Identifier.parse(self.table).system_table is not None
+
+    def catalog(self) -> Any:
+        from paimon_sql.catalog.catalog import Catalog
+
+        return Catalog(self.warehouse)
+
+    def load(self) -> Any:
+        """The engine table (or system table) object."""
+        return self.catalog().get_table(self.table)
+
+
+def _lower(options: Mapping[str, str]) -> dict[str, str]:
+    return {str(k).lower(): str(v) for k, v in options.items()}
+
+
+def _bool_option(opts: Mapping[str, str], key: str) -> bool:
+    raw = (opts.get(key) or "false").strip().lower()
+    if raw not in ("true", "false"):
+        raise ValidationError(f"Option {key!r} must be true or false, got {opts.get(key)!r}")
+    return raw == "true"
+
+
+def _int_option(opts: Mapping[str, str], key: str) -> int | None:
+    raw = opts.get(key)
+    if raw is None or raw == "":
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValidationError(f"Option {key!r} must be an integer, got {raw!r}") from None
+
+
+def time_travel(options: Mapping[str, str], table: Any) -> dict[str, Any]:
+    """Keyword arguments of ``Table.plan`` for the time-travel options (at most one may be set)."""
+    opts = _lower(options)
+    given = [k for k in (OPT_SNAPSHOT_ID, OPT_TAG_NAME, OPT_TIMESTAMP_MILLIS, OPT_VERSION) if opts.get(k)]
+    if len(given) > 1:
+        raise ValidationError(f"Give at most one of the time-travel options {given} of table {table.name}")
+    if not given:
+        return {}
+    key = given[0]
+    if key == OPT_SNAPSHOT_ID:
+        return {"snapshot_id": _int_option(opts, key)}
+    if key == OPT_TAG_NAME:
+        return {"tag": opts[key]}
+    if key == OPT_TIMESTAMP_MILLIS:
+        return {"timestamp_ms": _int_option(opts, key)}
+    version = opts[key]
+    if table.store.tags.exists(version):
+        return {"tag": version}
+    if version.isdigit():
+        return {"snapshot_id": int(version)}
+    return {"tag": version}
+
+
+def _resolved_store(table: Any, tt: Mapping[str, Any]) -> FileStore:
+    """The store (schema) a read of ``table`` with time travel ``tt`` uses, without planning."""
+    snap, travelled = table._resolve_snapshot(tt.get("snapshot_id"), tt.get("tag"), tt.get("timestamp_ms"))
+    store: FileStore = table._store_for(snap, travelled)
+    return store

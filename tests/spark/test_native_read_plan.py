@@ -1,0 +1,93 @@
+"""Which scans Spark's parquet reader may read natively (paimon_sql.spark.native_read), without
+Spark: the plan the bridge's ``plan_native_read`` answers with."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from paimon_sql import Catalog
+from paimon_sql.spark.handlers import dispatch
+from paimon_sql.spark.native_read import native_type, plan_native
+from paimon_sql.types import parse_type_string
+
+
+@pytest.fixture()
+def cat(tmp_path: Any) -> Catalog:
+    c = Catalog(str(tmp_path / "wh"))
+    c.create_database("db")
+    return c
+
+
+def test_append_table_files_are_native_and_filters_prune(cat: Catalog) -> None:
+    schema = pa.schema([("id", pa.int64()), ("dt", pa.string())])
+    t = cat.create_table("db.a", schema, partition_keys=["dt"])
+    t.write(pa.table({"id": [1, 2], "dt": ["a", "b"]}))
+    t.write(pa.table({"id": [3], "dt": ["a"]}))
+    plan = plan_native(t, {}, ["id"], ["`dt` = 'a'", None, "no such syntax ((("])
+    assert plan.reason is None and plan.files is not None
+    assert plan.accepted == (True, False, False)
+    assert len(plan.files) == 2 and all(os.path.isfile(f.path) for f in plan.files)
+    assert sum(f.rows for f in plan.files) == 2
+    assert all(f.size == os.path.getsize(f.path) for f in plan.files)
+    assert plan.snapshot_id == 2
+    # time travel: snapshot 1 had one file of partition a
+    old = plan_native(t, {"snapshot_id": 1}, ["id"], ["`dt` = 'a'"])
+    assert old.files is not None and len(old.files) == 1 and old.snapshot_id == 1
+
+
+def test_merges_retractions_and_evolution_are_not_native(cat: Catalog) -> None:
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.string())])
+    t = cat.create_table("db.p", schema, primary_keys=["id"], options={"bucket": "1"})
+    t.write(pa.table({"id": [1, 2], "v": ["a", "b"]}, schema=schema))
+    assert plan_native(t, {}, ["id", "v"]).files is not None
+    t.write(pa.table({"id": [2], "v": ["c"]}, schema=schema))
+    p = plan_native(t, {}, ["id", "v"])
+    assert p.files is None and p.reason is not None and "merge by key" in p.reason
+
+    d = cat.create_table("db.d", schema, primary_keys=["id"], options={"bucket": "1"})
+    d.write(pa.table({"id": [1, 2], "v": ["a", "b"]}, schema=schema))
+    d.delete("id = 1")
+    assert "merge" in (plan_native(d, {}, ["v"]).reason or "")
+
+    a = cat.create_table("db.e", pa.schema([("id", pa.int32()), ("v", pa.string())]))
+    a.write(pa.table({"id": pa.array([1], pa.int32()), "v": ["x"]}))
+    a.alter(rename_columns={"v": "w"})
+    r = plan_native(cat.get_table("db.e"), {}, ["w"])
+    assert r.files is None and "'w' differs" in (r.reason or "")
+    assert plan_native(cat.get_table("db.e"), {}, ["id"]).files is not None
+
+
+def test_types_and_formats(cat: Catalog) -> None:
+    for text, ok in [
+        ("BIGINT", True), ("DECIMAL(38, 10)", True), ("VARCHAR(3)", True), ("BYTES", True),
+        ("DATE", True), ("TIMESTAMP(3)", True), ("TIMESTAMP(6) WITH LOCAL TIME ZONE", True),
+        ("TIMESTAMP(9)", False), ("BINARY(4)", False), ("ARRAY<INT>", False), ("MAP<INT, INT>", False),
+        ("ROW<a INT>", False), ("TIME", False),
+    ]:
+        assert native_type(parse_type_string(text)) is ok, text
+    t = cat.create_table("db.o", pa.schema([("id", pa.int64())]), options={"file.format": "orc"})
+    t.write(pa.table({"id": [1]}))
+    assert "not a parquet file" in (plan_native(t, {}, ["id"]).reason or "")
+    empty = cat.create_table("db.empty", pa.schema([("id", pa.int64())]))
+    p = plan_native(empty, {}, ["id"])
+    assert p.files == () and p.snapshot_id is None
+
+
+def test_the_bridge_handler(cat: Catalog) -> None:
+    t = cat.create_table("db.h", pa.schema([("id", pa.int64())]))
+    t.write(pa.table({"id": [1, 2, 3]}))
+    wh = cat.warehouse
+    resp = dispatch("plan_native_read", {
+        "options": {"warehouse": wh, "table": "db.h"}, "columns": ["ID"], "filters": ["`id` > 1"]})
+    res = resp["result"]
+    assert res["native"] is True and res["accepted"] == [True] and res["snapshot"] == 1
+    assert [f["rows"] for f in res["files"]] == [3]
+    sys_table = dispatch("plan_native_read", {
+        "options": {"warehouse": wh, "table": "db.h$files"}, "columns": ["file_path"], "filters": []})
+    assert sys_table["result"]["native"] is False
+    bad = dispatch("plan_native_read", {"options": {"warehouse": wh, "table": "db.nope"}, "columns": []})
+    assert bad["error"]["kind"] == "NoSuchTable"

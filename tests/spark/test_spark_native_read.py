@@ -1,0 +1,209 @@
+"""Native reads: scans whose files need nothing from Paimon on top are read by Spark's own parquet
+reader (EXPLAIN: ``native parquet``); every other scan runs the engine's reader in Python workers
+(EXPLAIN: ``(Python)``). Both paths must return the same rows."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from paimon_sql import Catalog
+
+NATIVE_CONF = "spark.paimon.read.native"
+CORPUS = [
+    "/work/shared/fixtures/java-corpus/parquet",
+    os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "fixtures", "java-corpus", "parquet"),
+]
+
+
+@pytest.fixture()
+def python_path(spark: Any) -> Iterator[Any]:
+    """Runs a callable with native reads off."""
+
+    def run(fn: Any) -> Any:
+        spark.conf.set(NATIVE_CONF, "false")
+        try:
+            return fn()
+        finally:
+            spark.conf.unset(NATIVE_CONF)
+
+    yield run
+
+
+def _scan_path(spark: Any, query: str) -> str:
+    plan: str = spark.sql("EXPLAIN " + query).collect()[0][0]
+    scans = [line for line in plan.splitlines() if "BatchScan" in line]
+    assert len(scans) == 1, plan
+    if "(native parquet" in scans[0]:
+        return "native"
+    assert "(Python)" in scans[0], plan
+    return "python"
+
+
+def _both(spark: Any, python_path: Any, query: str) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    native = sorted((tuple(r) for r in spark.sql(query).collect()), key=repr)
+    python = sorted(python_path(lambda: [tuple(r) for r in spark.sql(query).collect()]), key=repr)
+    return native, python
+
+
+def test_append_and_primary_key_tables_are_read_natively(spark: Any, sql: Any, db: str, python_path: Any) -> None:
+    spark.sql(f"CREATE TABLE {db}.a (id BIGINT, k STRING, dt STRING) PARTITIONED BY (dt)")
+    spark.sql(f"INSERT INTO {db}.a VALUES (1, 'x', 'a'), (2, 'y', 'a'), (3, 'z', 'b'), (4, NULL, NULL)")
+    spark.sql(f"CREATE TABLE {db}.p (id BIGINT, k STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2')")
+    spark.sql(f"INSERT INTO {db}.p VALUES (1, 'x'), (2, 'y'), (3, 'z')")
+    for q in (
+        f"SELECT * FROM {db}.a",
+        f"SELECT k FROM {db}.a WHERE dt = 'a' AND id > 1",
+        f"SELECT count(*) FROM {db}.a",
+        f"SELECT dt, count(*) FROM {db}.a GROUP BY dt",
+        f"SELECT * FROM {db}.p",
+        f"SELECT sum(id) FROM {db}.p WHERE k <> 'y'",
+    ):
+        assert _scan_path(spark, q) == "native", q
+        native, python = _both(spark, python_path, q)
+        assert native == python, q
+    assert sql(f"SELECT k FROM {db}.a WHERE dt = 'a' AND id > 1") == [("y",)]
+    assert sql(f"SELECT * FROM {db}.p ORDER BY id") == [(1, "x"), (2, "y"), (3, "z")]
+    assert python_path(lambda: _scan_path(spark, f"SELECT * FROM {db}.a")) == "python"
+
+
+def test_every_flat_type_reads_the_same_on_both_paths(spark: Any, db: str, python_path: Any) -> None:
+    spark.sql(
+        f"CREATE TABLE {db}.ty (b BOOLEAN, t TINYINT, s SMALLINT, i INT, l BIGINT, f FLOAT, d DOUBLE, "
+        "d1 DECIMAL(5, 2), d2 DECIMAL(18, 3), d3 DECIMAL(25, 4), c CHAR(3), v VARCHAR(5), st STRING, "
+        "bin BINARY, dat DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ)"
+    )
+    spark.sql(
+        f"INSERT INTO {db}.ty VALUES (true, 1Y, 2S, 3, 4L, 1.5, 2.5, 123.45, 123456789012345.678, "
+        "12345678901234567890.1234, 'ab', 'abc', 'ünï', X'0102', DATE'1500-01-01', "
+        "TIMESTAMP'2024-01-01 10:00:00.123456', TIMESTAMP_NTZ'1000-01-01 00:00:00.5'), "
+        "(false, -1Y, -2S, -3, -4L, CAST(-0.0 AS FLOAT), CAST('NaN' AS DOUBLE), -1.00, 0, 0, '', '', '', X'', DATE'9999-12-31', "
+        "TIMESTAMP'1900-01-01 00:00:00', TIMESTAMP_NTZ'2262-04-11 23:47:16.854775'), "
+        "(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)"
+    )
+    q = f"SELECT * FROM {db}.ty"
+    assert _scan_path(spark, q) == "native"
+    native, python = _both(spark, python_path, q)
+    assert repr(native) == repr(python)  # repr: NaN equals itself there
+    assert len(native) == 3
+
+
+def test_scans_that_need_paimon_take_the_python_path(spark: Any, sql: Any, db: str) -> None:
+    # two overlapping commits of a primary-key table: the bucket needs a merge by key
+    spark.sql(f"CREATE TABLE {db}.p (id BIGINT, k STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
+    spark.sql(f"INSERT INTO {db}.p VALUES (1, 'x'), (2, 'y')")
+    assert _scan_path(spark, f"SELECT * FROM {db}.p") == "native"
+    spark.sql(f"INSERT INTO {db}.p VALUES (2, 'new'), (3, 'z')")
+    assert _scan_path(spark, f"SELECT * FROM {db}.p") == "python"
+    assert sql(f"SELECT * FROM {db}.p ORDER BY id") == [(1, "x"), (2, "new"), (3, "z")]
+    # deletes are retraction rows: merged away, never read as they are stored
+    spark.sql(f"CREATE TABLE {db}.d (id BIGINT, k STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
+    spark.sql(f"INSERT INTO {db}.d VALUES (1, 'x'), (2, 'y')")
+    spark.sql(f"DELETE FROM {db}.d WHERE id = 1")
+    assert _scan_path(spark, f"SELECT * FROM {db}.d") == "python"
+    assert sql(f"SELECT * FROM {db}.d") == [(2, "y")]
+    # a renamed column: older files store it under its old name
+    spark.sql(f"CREATE TABLE {db}.r (id BIGINT, k STRING)")
+    spark.sql(f"INSERT INTO {db}.r VALUES (1, 'x')")
+    spark.sql(f"ALTER TABLE {db}.r RENAME COLUMN k TO k2")
+    spark.sql(f"INSERT INTO {db}.r VALUES (2, 'y')")
+    assert _scan_path(spark, f"SELECT k2 FROM {db}.r") == "python"
+    assert _scan_path(spark, f"SELECT id FROM {db}.r") == "native"  # that column did not change
+    assert sql(f"SELECT * FROM {db}.r ORDER BY id") == [(1, "x"), (2, "y")]
+    # an added column is missing from older files; a widened one changed type
+    spark.sql(f"CREATE TABLE {db}.w (id INT, k STRING)")
+    spark.sql(f"INSERT INTO {db}.w VALUES (1, 'x')")
+    spark.sql(f"ALTER TABLE {db}.w ADD COLUMNS (n DOUBLE)")
+    spark.sql(f"ALTER TABLE {db}.w ALTER COLUMN id TYPE BIGINT")
+    spark.sql(f"INSERT INTO {db}.w VALUES (2, 'y', 0.5)")
+    assert _scan_path(spark, f"SELECT n FROM {db}.w") == "python"
+    assert _scan_path(spark, f"SELECT id FROM {db}.w") == "python"
+    assert _scan_path(spark, f"SELECT k FROM {db}.w") == "native"
+    assert sql(f"SELECT * FROM {db}.w ORDER BY id") == [(1, "x", None), (2, "y", 0.5)]
+    # nested types and other file formats
+    spark.sql(f"CREATE TABLE {db}.n (id BIGINT, xs ARRAY<INT>)")
+    spark.sql(f"INSERT INTO {db}.n VALUES (1, array(1, 2))")
+    assert _scan_path(spark, f"SELECT * FROM {db}.n") == "python"
+    assert _scan_path(spark, f"SELECT id FROM {db}.n") == "native"
+    spark.sql(f"CREATE TABLE {db}.o (id BIGINT) TBLPROPERTIES ('file.format' = 'orc')")
+    spark.sql(f"INSERT INTO {db}.o VALUES (7)")
+    assert _scan_path(spark, f"SELECT * FROM {db}.o") == "python"
+    assert sql(f"SELECT * FROM {db}.o") == [(7,)]
+
+
+def test_time_travel_and_filters_on_the_native_path(spark: Any, sql: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE {db}.t (id BIGINT, k STRING, dt STRING) PARTITIONED BY (dt)")
+    spark.sql(f"INSERT INTO {db}.t VALUES (1, 'ab', 'a'), (2, 'bc', 'b')")
+    spark.sql(f"INSERT INTO {db}.t VALUES (3, 'cd', 'a')")
+    plan = spark.sql(f"EXPLAIN SELECT id FROM {db}.t VERSION AS OF 1 WHERE dt = 'a'").collect()[0][0]
+    assert "(native parquet, 1 files, snapshot 1)" in plan, plan
+    assert "PartitionFilters: [IsNotNull(dt), EqualTo(dt,a)]" in plan, plan
+    assert sql(f"SELECT id FROM {db}.t VERSION AS OF 1 WHERE dt = 'a'") == [(1,)]
+    assert sql(f"SELECT id FROM {db}.t WHERE dt = 'a' ORDER BY id") == [(1,), (3,)]
+    # filters the engine cannot take still hold: Spark evaluates every filter after the scan
+    assert sql(f"SELECT id FROM {db}.t WHERE k LIKE '%c%' ORDER BY id") == [(2,), (3,)]
+    assert sql(f"SELECT id FROM {db}.t WHERE dt = 'b' OR id = 3 ORDER BY id") == [(2,), (3,)]
+    assert sql(f"SELECT id FROM {db}.t WHERE id > 100") == []
+
+
+def test_native_scans_report_statistics_so_small_tables_are_broadcast(spark: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE {db}.big (id BIGINT, v STRING)")
+    spark.sql(f"CREATE TABLE {db}.small (id BIGINT, name STRING)")
+    spark.sql(f"INSERT INTO {db}.big SELECT id, 'v' FROM range(100)")
+    spark.sql(f"INSERT INTO {db}.small VALUES (1, 'one'), (2, 'two')")
+    q = f"SELECT b.id, s.name FROM {db}.big b JOIN {db}.small s ON b.id = s.id"
+    plan = spark.sql("EXPLAIN " + q).collect()[0][0]
+    assert "BroadcastHashJoin" in plan, plan
+    assert sorted(tuple(r) for r in spark.sql(q).collect()) == [(1, "one"), (2, "two")]
+
+
+def test_a_bad_native_setting_is_a_clear_error(spark: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE {db}.t (id BIGINT)")
+    spark.conf.set(NATIVE_CONF, "sometimes")
+    try:
+        with pytest.raises(Exception, match="spark.paimon.read.native.*true or false.*sometimes"):
+            spark.sql(f"SELECT * FROM {db}.t").collect()
+    finally:
+        spark.conf.unset(NATIVE_CONF)
+
+
+def _corpus() -> str | None:
+    for c in CORPUS:
+        if os.path.isdir(c):
+            return c
+    return None
+
+
+def test_java_written_tables_read_the_same_on_both_paths(spark: Any, spark_warehouse: str, python_path: Any) -> None:
+    """Every Java-written parquet table of the corpus: whichever path a scan takes, its rows are
+    those of the Python path (which tests/test_java_corpus.py checks against Paimon's own)."""
+    corpus = _corpus()
+    if corpus is None:
+        pytest.skip("the Java-written corpus is not available")
+    cat = Catalog(spark_warehouse)
+    paths: dict[str, str] = {}
+    for db_dir in sorted(os.listdir(corpus)):
+        if not db_dir.endswith(".db"):
+            continue
+        name = db_dir[:-3]
+        dst = os.path.join(spark_warehouse, db_dir)
+        if not os.path.exists(dst):
+            shutil.copytree(os.path.join(corpus, db_dir), dst)
+        for table in cat.list_tables(name):
+            try:
+                cat.get_table(f"{name}.{table}").read()
+            except Exception:  # the engine refuses it (Unsupported): no path reads it
+                continue
+            q = f"SELECT * FROM {name}.`{table}`"
+            try:
+                python = sorted(python_path(lambda q=q: [tuple(r) for r in spark.sql(q).collect()]), key=repr)
+            except Exception:  # a type Spark cannot show: not a read-path question
+                continue
+            paths[f"{name}.{table}"] = _scan_path(spark, q)
+            native = sorted((tuple(r) for r in spark.sql(q).collect()), key=repr)
+            assert native == python, q
+    assert "native" in paths.values() and "python" in paths.values(), paths
