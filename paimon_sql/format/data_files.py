@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.orc as paorc
 import pyarrow.parquet as pq
 
@@ -74,6 +75,24 @@ def file_columns(file_io: FileIO, path: str, file_format: str) -> list[str]:
 _AVRO_HEADER_PROBE = 1 << 16
 
 
+DICTIONARY_SAMPLE_ROWS = 1 << 14
+DICTIONARY_MAX_DISTINCT = 0.9  # share of distinct values in the sample above which a column is plain
+
+
+def dictionary_columns(table: pa.Table) -> bool | list[str]:
+    """The parquet columns worth dictionary encoding: those that repeat values in a sample of the
+    first rows. A column of (nearly) distinct values, such as a key, a sequence number or a
+    measurement, only costs time in a dictionary before the writer falls back to plain encoding,
+    and comes out larger. Tables with nested columns keep dictionaries everywhere (the option
+    names leaf columns)."""
+    if table.num_rows == 0 or any(pa.types.is_nested(f.type) for f in table.schema):
+        return True
+    sample = table.slice(0, DICTIONARY_SAMPLE_ROWS)
+    limit = DICTIONARY_MAX_DISTINCT * sample.num_rows
+    return [name for name, col in zip(table.column_names, sample.columns)
+            if pc.count_distinct(col, mode="all").as_py() <= limit]
+
+
 def write_file(
     file_io: FileIO, path: str, table: pa.Table, file_format: str, compression: str = "zstd",
     zstd_level: int = 1,
@@ -88,7 +107,7 @@ def write_file(
             pq.write_table(
                 table, out, compression=comp,
                 compression_level=zstd_level if comp == "zstd" else None,
-                use_dictionary=True, write_statistics=True,
+                use_dictionary=dictionary_columns(table), write_statistics=True,
             )
     elif fmt == "orc":
         with file_io.open_output_stream(path) as out:

@@ -75,6 +75,28 @@ def sort_indices(table: pa.Table, spec: MergeSpec, with_sequence_number: bool = 
     return pc.sort_indices(sub, sort_keys=keys, null_placement="at_start")
 
 
+def unique_key_order(table: pa.Table, key_columns: Sequence[str]) -> np.ndarray | None:
+    """The order of ``table``'s rows by its key when the key is one integer, date or timestamp
+    column without nulls and no two rows share a key; else None (use ``sort_indices``).
+
+    An unstable sort is several times faster than a stable one (numpy's SIMD quicksort); with all
+    keys distinct, stability cannot matter, and checking that costs one pass over the sorted keys."""
+    if len(key_columns) != 1:
+        return None
+    col = table.column(key_columns[0])
+    t = col.type
+    if col.null_count or not (pa.types.is_integer(t) or pa.types.is_date(t) or pa.types.is_timestamp(t)):
+        return None
+    keys = col.to_numpy()
+    if keys.dtype.kind == "M":
+        keys = keys.view(np.int64)
+    perm = np.argsort(keys, kind="quicksort")
+    ordered = keys[perm]
+    if len(ordered) > 1 and not bool(np.all(ordered[1:] != ordered[:-1])):
+        return None
+    return perm
+
+
 def sort_by_key_and_sequence(table: pa.Table, spec: MergeSpec) -> pa.Table:
     return table.take(sort_indices(table, spec))
 

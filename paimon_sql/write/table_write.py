@@ -29,6 +29,7 @@ from paimon_sql.lsm.merge import (
     group_last_mask,
     merge_engine,
     sort_indices,
+    unique_key_order,
 )
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
@@ -332,8 +333,10 @@ class TableWrite:
         if self.has_pk and engine == "deduplicate":
             # a stable sort by key (then sequence fields) keeps each key's records in sequence order
             sub = table.select(key_names + list(self.spec.sequence_columns)).take(pa.array(idx))
-            perm = sort_indices(sub, self.spec, with_sequence_number=False)
-            idx = idx[np.asarray(perm, dtype=np.int64)]
+            perm = None if self.spec.sequence_columns else unique_key_order(sub, key_names)
+            if perm is None:
+                perm = np.asarray(sort_indices(sub, self.spec, with_sequence_number=False), dtype=np.int64)
+            idx = idx[perm]
         if len(idx) == table.num_rows and not self.has_pk:
             rows = table  # the whole buffer is one bucket, in input order: no copy
         else:

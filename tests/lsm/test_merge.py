@@ -145,3 +145,25 @@ def test_dedup_two_million_rows_is_vectorised() -> None:
     })
     out = deduplicate(t, SPEC)
     assert out.num_rows == len(np.unique(t.column("_KEY_k").to_numpy()))
+
+
+def test_unique_key_order_is_a_sort_when_keys_are_distinct() -> None:
+    import datetime as dt
+
+    from paimon_sql.lsm.merge import unique_key_order
+
+    rng = np.random.default_rng(3)
+    ids = rng.permutation(10_000).astype(np.int64) * 3 - 5000
+    t = pa.table({"id": ids, "v": np.arange(10_000)})
+    perm = unique_key_order(t, ["id"])
+    assert perm is not None
+    assert (np.diff(ids[perm]) > 0).all()
+    days = pa.array([dt.date(2024, 1, d) for d in (3, 1, 2)])
+    assert list(unique_key_order(pa.table({"d": days}), ["d"])) == [1, 2, 0]  # type: ignore[arg-type]
+    ts = pa.array([3_000, 1_000, 2_000], pa.timestamp("ms"))
+    assert list(unique_key_order(pa.table({"t": ts}), ["t"])) == [1, 2, 0]  # type: ignore[arg-type]
+    # duplicates, nulls, strings and composite keys take the stable sort
+    assert unique_key_order(pa.table({"id": [2, 1, 2]}), ["id"]) is None
+    assert unique_key_order(pa.table({"id": [2, None, 1]}), ["id"]) is None
+    assert unique_key_order(pa.table({"s": ["b", "a"]}), ["s"]) is None
+    assert unique_key_order(pa.table({"a": [1, 2], "b": [1, 2]}), ["a", "b"]) is None
