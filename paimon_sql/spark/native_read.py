@@ -9,6 +9,7 @@ scan takes the Python path):
 
 - the store is on the local file system and the file is a parquet file;
 - no deletion vector applies to it;
+- it holds every column (no ``write_cols``: data-evolution files hold some columns only);
 - in a primary-key table, its split needs no merge (``raw_convertible``) and the file holds no
   retraction row (``delete_row_count == 0``; files that do not say are not read natively);
 - every requested column has a type Spark's reader turns into the same values as the engine's
@@ -181,6 +182,8 @@ def _file_not_native(
         f.external_path.startswith("/") or f.external_path.startswith("file:")
     ):
         return f"file {f.file_name} lives outside the local file system"
+    if f.write_cols is not None:
+        return f"file {f.file_name} holds only some columns (data evolution)"
     if store.has_primary_key and f.delete_row_count != 0:
         return f"file {f.file_name} may hold retraction rows"
     file_schema = schemas.get(f.schema_id)

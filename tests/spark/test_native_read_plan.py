@@ -91,3 +91,20 @@ def test_the_bridge_handler(cat: Catalog) -> None:
     assert sys_table["result"]["native"] is False
     bad = dispatch("plan_native_read", {"options": {"warehouse": wh, "table": "db.nope"}, "columns": []})
     assert bad["error"]["kind"] == "NoSuchTable"
+
+
+def test_files_with_a_column_subset_are_not_native(cat: Catalog) -> None:
+    import dataclasses
+
+    from paimon_sql.spark.native_read import _file_not_native
+
+    t = cat.create_table("db.x", pa.schema([("id", pa.int64()), ("v", pa.string())]))
+    t.write(pa.table({"id": [1], "v": ["a"]}))
+    store, splits, _ = t.plan()
+    split = splits[0][1]
+    meta = split.files[0]
+    fields = list(store.schema.fields)
+    assert _file_not_native(store, split, meta, fields, {store.schema.id: store.schema}) is None
+    partial = dataclasses.replace(meta, write_cols=("id",))
+    why = _file_not_native(store, split, partial, fields, {store.schema.id: store.schema})
+    assert why is not None and "some columns" in why
