@@ -147,6 +147,10 @@ def main() -> int:
             "sum(id) pk, python path": (python_path(lambda: sql("SELECT sum(id) FROM db.pk").collect()), None),
             "sum(id) pk, 2 overlapping commits (merge)": (lambda: sql("SELECT sum(id) FROM db.pk2").collect(), None),
         }))
+        res.update(_compare(rep, {
+            "count(*) parquet (same files)": (lambda: sql("SELECT count(*) FROM pq").collect(), None),
+            "count(*) append (from the manifests)": (lambda: sql("SELECT count(*) FROM db.app").collect(), None),
+        }))
 
     if "tiny" in only:
         create("tiny")()
@@ -178,6 +182,7 @@ def main() -> int:
         "sum(id) pk / parquet": ratio("sum(id) pk", "sum(id) parquet (same files)"),
         "sum(id) pk, python path / parquet": ratio("sum(id) pk, python path", "sum(id) parquet (same files)"),
         "sum(id) pk merged / parquet": ratio("sum(id) pk, 2 overlapping commits (merge)", "sum(id) parquet (same files)"),
+        "count(*) append / parquet": ratio("count(*) append (from the manifests)", "count(*) parquet (same files)"),
     }
     if "tiny select paimon" in res:
         ratios["tiny select extra ms"] = round(1000 * (res["tiny select paimon"]["median"]

@@ -513,6 +513,22 @@ def plan_native_read(params: Params) -> Result:
     return plan_native(table, time_travel(options, table), [str(c) for c in columns], filters).to_json()
 
 
+def count_rows(params: Params) -> Result:
+    """``SELECT count(*)`` of a catalog scan (``options``: the scan's data source options) from the
+    manifests, when the files' row counts are the table's (see ``native_read.count_rows``)."""
+    from paimon_sql.spark.native_read import count_rows as count
+    from paimon_sql.spark.source_options import TableRef, time_travel
+
+    options = params.get("options")
+    if not isinstance(options, Mapping):
+        raise ValidationError("count_rows needs 'options' (an object)")
+    ref = TableRef.of(options)
+    table = _catalog({"warehouse": ref.warehouse}).get_table(ref.table)
+    if not isinstance(table, Table):
+        return {"count": None, "reason": "a system table", "snapshot": None}
+    return count(table, time_travel(options, table)).to_json()
+
+
 def truncate_table(params: Params) -> Result:
     """``TRUNCATE TABLE t``: one OVERWRITE commit that keeps no file."""
     table = _writable_table(params, "TRUNCATE")
@@ -759,6 +775,7 @@ HANDLERS: dict[str, Handler] = {
     "drop_table": drop_table,
     "delete_where": delete_where,
     "plan_native_read": plan_native_read,
+    "count_rows": count_rows,
     "truncate_table": truncate_table,
     "rename_table": rename_table,
     "list_procedures": list_procedures,

@@ -206,3 +206,44 @@ def _local_path(split: DataSplit, f: DataFileMeta) -> str:
     if path.startswith("file://"):
         return unquote(urlparse(path).path)
     return path.removeprefix("file:")
+
+
+@dataclass(frozen=True)
+class RowCount:
+    """``SELECT count(*)`` answered from the plan's file metadata, or why it cannot be."""
+
+    count: int | None
+    reason: str | None
+    snapshot_id: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"count": self.count, "reason": self.reason, "snapshot": self.snapshot_id}
+
+
+def count_rows(table: Any, time_travel: Mapping[str, Any]) -> RowCount:
+    """The table's row count from its manifests, when every row a file holds is a live row of the
+    table: no bucket needing a merge by key, no retraction row, deletion vectors with a known
+    cardinality (subtracted). Reads no data file."""
+    snap, travelled = table._resolve_snapshot(
+        time_travel.get("snapshot_id"), time_travel.get("tag"), time_travel.get("timestamp_ms"))
+    store: FileStore = table._store_for(snap, travelled)
+    if table.schema.options.get(FALLBACK_BRANCH):
+        return RowCount(None, "the table reads a fallback branch", None)
+    if snap is None:
+        return RowCount(0, None, None)
+    total = 0
+    for split in plan(store, snap, None):
+        if store.has_primary_key and not split.raw_convertible:
+            return RowCount(None, f"bucket {split.bucket} needs a merge by key", snap.id)
+        for f in split.files:
+            if store.has_primary_key and f.delete_row_count != 0:
+                return RowCount(None, f"file {f.file_name} may hold retraction rows", snap.id)
+            if f.write_cols is not None:
+                return RowCount(None, f"file {f.file_name} holds only some columns (data evolution)", snap.id)
+            total += f.row_count
+            dv = split.deletion_files.get(f.file_name)
+            if dv is not None:
+                if dv.cardinality is None:
+                    return RowCount(None, f"the deletion vector of {f.file_name} has no cardinality", snap.id)
+                total -= dv.cardinality
+    return RowCount(total, None, snap.id)

@@ -108,3 +108,18 @@ def test_files_with_a_column_subset_are_not_native(cat: Catalog) -> None:
     partial = dataclasses.replace(meta, write_cols=("id",))
     why = _file_not_native(store, split, partial, fields, {store.schema.id: store.schema})
     assert why is not None and "some columns" in why
+
+
+def test_count_rows_from_the_manifests(cat: Catalog) -> None:
+    from paimon_sql.spark.native_read import count_rows
+
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.string())])
+    t = cat.create_table("db.c", schema, primary_keys=["id"], options={"bucket": "2"})
+    assert count_rows(t, {}).count == 0
+    t.write(pa.table({"id": list(range(10)), "v": ["a"] * 10}, schema=schema))
+    one = count_rows(t, {})
+    assert one.count == 10 and one.snapshot_id == 1
+    t.write(pa.table({"id": [1, 20], "v": ["b", "c"]}, schema=schema))
+    two = count_rows(t, {})
+    assert two.count is None and "merge" in (two.reason or "")
+    assert count_rows(t, {"snapshot_id": 1}).count == 10

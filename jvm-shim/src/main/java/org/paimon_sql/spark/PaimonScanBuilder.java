@@ -2,6 +2,9 @@ package org.paimon_sql.spark;
 
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
+import org.apache.spark.sql.connector.expressions.aggregate.CountStar;
+import org.apache.spark.sql.connector.read.SupportsPushDownAggregates;
 import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.execution.datasources.v2.python.PythonDataSourceV2;
@@ -27,7 +30,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * to skip partitions, files and rows; EXPLAIN shows them as the scan's pushed filters.
  */
 public class PaimonScanBuilder
-    implements ScanBuilder, SupportsPushDownFilters, SupportsPushDownRequiredColumns {
+    implements ScanBuilder, SupportsPushDownFilters, SupportsPushDownRequiredColumns, SupportsPushDownAggregates {
   /** Scan option: {@code false} reads every file through the Python engine. */
   static final String NATIVE_OPTION = "paimon.read.native";
   /** The session's default for {@link #NATIVE_OPTION} (default {@code true}). */
@@ -39,6 +42,7 @@ public class PaimonScanBuilder
   private final java.util.List<String> partitionKeys;
   private StructType required;
   private Filter[] filters = new Filter[0];
+  private MetadataCountScan countScan; // count(*) answered from the manifests
 
   PaimonScanBuilder(String dataSourceName, StructType fullSchema, CaseInsensitiveStringMap options,
       java.util.List<String> partitionKeys) {
@@ -87,8 +91,38 @@ public class PaimonScanBuilder
     return required;
   }
 
+  /** {@code count(*)} without GROUP BY (Spark offers it only when no filter is left to evaluate). */
+  private static boolean countStar(Aggregation agg) {
+    return agg.groupByExpressions().length == 0 && agg.aggregateExpressions().length == 1
+        && agg.aggregateExpressions()[0] instanceof CountStar;
+  }
+
+  @Override
+  public boolean supportCompletePushDown(Aggregation agg) {
+    return countStar(agg);
+  }
+
+  @Override
+  public boolean pushAggregation(Aggregation agg) {
+    if (!countStar(agg) || filters.length > 0 || !nativeEnabled()) {
+      return false;
+    }
+    java.util.Map<String, Object> p = new java.util.HashMap<>();
+    p.put("options", options.asCaseSensitiveMap());
+    java.util.Map<String, Object> r = PaimonCatalog.call("count_rows", p);
+    if (!(r.get("count") instanceof Number)) {
+      LOG.debug("count(*) of {} reads the files: {}", options.get("table"), r.get("reason"));
+      return false;
+    }
+    countScan = new MetadataCountScan(((Number) r.get("count")).longValue(), r.get("snapshot"));
+    return true;
+  }
+
   @Override
   public Scan build() {
+    if (countScan != null) {
+      return countScan;
+    }
     Scan nativeScan = nativeScan();
     if (nativeScan != null) {
       return nativeScan;

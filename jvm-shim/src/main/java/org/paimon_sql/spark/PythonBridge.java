@@ -42,7 +42,8 @@ public final class PythonBridge {
           "list_procedures",
           "describe_procedure",
           "rewrite_statement",
-          "plan_native_read");
+          "plan_native_read",
+          "count_rows");
 
   private static Process proc;
   private static BufferedWriter toPy;
