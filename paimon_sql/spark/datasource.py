@@ -87,6 +87,8 @@ from paimon_sql.spark.source_options import (  # noqa: F401 (re-exported: the so
     _int_option,
     _lower,
     _resolved_store,
+    read_snapshot,
+    skip_buckets,
     time_travel,
 )
 from paimon_sql.write.file_writer import FileNamer
@@ -336,7 +338,10 @@ class PaimonReader(DataSourceReader):
     def partitions(self) -> list[InputPartition]:
         table = self._load()
         pred = and_(*self.predicates) if self.predicates else None
-        _, splits, _ = table.plan(pred, **time_travel(self.options, table))
+        _, splits, _ = table.plan(pred, **read_snapshot(self.options, table))
+        skip = skip_buckets(self.options)  # read by Spark's parquet reader (a mixed catalog scan)
+        if skip:
+            splits = [(st, sp) for st, sp in splits if (sp.partition, sp.bucket) not in skip]
         parts = self._pack(splits)
         self._log_scan(table, splits, parts)
         return list(parts)

@@ -510,7 +510,8 @@ def plan_native_read(params: Params) -> Result:
     table = _catalog({"warehouse": ref.warehouse}).get_table(ref.table)
     if not isinstance(table, Table):
         return {"native": False, "reason": "a system table", "accepted": [False] * len(filters), "files": []}
-    return plan_native(table, time_travel(options, table), [str(c) for c in columns], filters).to_json()
+    mixed = params.get("mixed") is True
+    return plan_native(table, time_travel(options, table), [str(c) for c in columns], filters, mixed).to_json()
 
 
 def count_rows(params: Params) -> Result:

@@ -24,6 +24,7 @@ This module never imports pyspark: the bridge process (driver side) runs it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -66,13 +67,18 @@ class NativeFile:
 
 @dataclass(frozen=True)
 class NativePlan:
-    """The outcome: ``files`` when the scan is native, else ``reason`` says why not. ``accepted``
-    holds, per offered filter, whether the engine understood it (EXPLAIN lists those as pushed)."""
+    """The outcome: ``files`` when (part of) the scan is native, else ``reason`` says why not.
+    ``accepted`` holds, per offered filter, whether the engine understood it (EXPLAIN lists those as
+    pushed). A mixed plan (``python_buckets`` > 0) reads ``native_buckets`` (partition BinaryRow,
+    bucket) natively and leaves every other bucket of the snapshot to the Python path."""
 
     files: tuple[NativeFile, ...] | None
     reason: str | None
     accepted: tuple[bool, ...]
     snapshot_id: int | None = None
+    native_buckets: tuple[tuple[bytes, int], ...] = ()
+    python_buckets: int = 0
+    python_reason: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -81,6 +87,9 @@ class NativePlan:
             "accepted": list(self.accepted),
             "snapshot": self.snapshot_id,
             "files": [{"path": f.path, "size": f.size, "rows": f.rows} for f in self.files or ()],
+            "python_buckets": self.python_buckets,
+            "python_reason": self.python_reason,
+            "skip_buckets": json.dumps([[p.hex(), b] for p, b in self.native_buckets]),
         }
 
 
@@ -119,8 +128,12 @@ def plan_native(
     time_travel: Mapping[str, Any],
     columns: Sequence[str],
     filters: Sequence[str | None] = (),
+    mixed: bool = False,
 ) -> NativePlan:
-    """Plans a scan of ``columns`` of ``table`` (an engine ``Table``) and says whether it is native."""
+    """Plans a scan of ``columns`` of ``table`` (an engine ``Table``) and says whether it is native.
+    With ``mixed``, buckets that need the engine do not stop the others from being read natively
+    (the plan then lists which buckets it reads); without, one such bucket makes the whole scan
+    a Python one."""
     snap, travelled = table._resolve_snapshot(
         time_travel.get("snapshot_id"), time_travel.get("tag"), time_travel.get("timestamp_ms")
     )
@@ -148,16 +161,26 @@ def plan_native(
         return NativePlan((), None, accepted, None)
     files: list[NativeFile] = []
     schemas: dict[int, TableSchema] = {store.schema.id: store.schema}
+    native_buckets: list[tuple[bytes, int]] = []
+    python_buckets = 0
+    python_reason: str | None = None
     for split in plan(store, snap, pred):
         why = _split_not_native(store, split)
-        if why is not None:
-            return no(why)
-        for meta in split.files:
+        for meta in split.files if why is None else ():
             why = _file_not_native(store, split, meta, wanted, schemas)
             if why is not None:
+                break
+        if why is not None:
+            if not mixed:
                 return no(why)
-            files.append(NativeFile(_local_path(split, meta), meta.file_size, meta.row_count))
-    return NativePlan(tuple(files), None, accepted, snap.id)
+            python_buckets += 1
+            python_reason = python_reason or why
+            continue
+        native_buckets.append((split.partition, split.bucket))
+        files.extend(NativeFile(_local_path(split, m), m.file_size, m.row_count) for m in split.files)
+    if python_buckets and not native_buckets:
+        return no(python_reason or "no bucket can be read natively")
+    return NativePlan(tuple(files), None, accepted, snap.id, tuple(native_buckets), python_buckets, python_reason)
 
 
 def _split_not_native(store: FileStore, split: DataSplit) -> str | None:

@@ -3,6 +3,7 @@ source (in Spark's Python workers) and the bridge (planning native reads) both r
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,6 +29,10 @@ OPT_OVERWRITE = "paimon.overwrite"
 OPT_OVERWRITE_PARTITION = "paimon.overwrite.partition"
 OPT_SCAN_LOG = "paimon.debug.scan-log"
 OPT_FILTER_PUSHDOWN = "paimon.filter-pushdown"
+# set by the catalog shim on the Python part of a scan whose other buckets Spark's parquet reader
+# reads (see paimon_sql.spark.native_read): the buckets to leave out, and the snapshot both parts read
+OPT_SKIP_BUCKETS = "paimon.read.skip-buckets"
+OPT_LATEST_SNAPSHOT = "paimon.read.latest-snapshot-id"
 
 
 @dataclass(frozen=True)
@@ -124,3 +129,26 @@ def _resolved_store(table: Any, tt: Mapping[str, Any]) -> FileStore:
     snap, travelled = table._resolve_snapshot(tt.get("snapshot_id"), tt.get("tag"), tt.get("timestamp_ms"))
     store: FileStore = table._store_for(snap, travelled)
     return store
+
+
+def skip_buckets(options: Mapping[str, str]) -> frozenset[tuple[bytes, int]]:
+    """The (partition BinaryRow, bucket) pairs of ``paimon.read.skip-buckets`` (JSON: a list of
+    [partition hex, bucket])."""
+    raw = _lower(options).get(OPT_SKIP_BUCKETS)
+    if not raw:
+        return frozenset()
+    try:
+        pairs = json.loads(raw)
+        return frozenset((bytes.fromhex(str(p)), int(b)) for p, b in pairs)
+    except (ValueError, TypeError) as e:
+        raise ValidationError(f"Option {OPT_SKIP_BUCKETS!r} must be a JSON list of [partition hex, bucket]: {e}") from e
+
+
+def read_snapshot(options: Mapping[str, str], table: Any) -> dict[str, Any]:
+    """Keyword arguments of ``Table.plan`` for a scan: its time travel, else the snapshot the shim
+    pinned as the latest (``paimon.read.latest-snapshot-id``), else none (the latest)."""
+    tt = time_travel(options, table)
+    pinned = _int_option(_lower(options), OPT_LATEST_SNAPSHOT)
+    if not tt and pinned is not None:
+        return {"latest_snapshot_id": pinned}
+    return tt

@@ -128,10 +128,20 @@ class Table:
 
     def plan(
         self, filter: str | Predicate | None = None, snapshot_id: int | None = None,
-        tag: str | None = None, timestamp_ms: int | None = None,
+        tag: str | None = None, timestamp_ms: int | None = None, latest_snapshot_id: int | None = None,
     ) -> tuple[FileStore, list[tuple[FileStore, DataSplit]], Predicate | None]:
-        """The store (schema) the read uses and its splits, each with the store to read it with."""
-        snap, tt = self._resolve_snapshot(snapshot_id, tag, timestamp_ms)
+        """The store (schema) the read uses and its splits, each with the store to read it with.
+
+        ``latest_snapshot_id``: read that snapshot as the latest one (with the table's current
+        schema, not time travel): a caller that planned part of a read already pins the snapshot
+        it saw, so that the rest of the read sees the same one."""
+        snap: Snapshot | None
+        if latest_snapshot_id is not None:
+            if any(x is not None for x in (snapshot_id, tag, timestamp_ms)):
+                raise ValidationError("latest_snapshot_id cannot be combined with time travel")
+            snap, tt = self.store.snapshots.snapshot(latest_snapshot_id), False
+        else:
+            snap, tt = self._resolve_snapshot(snapshot_id, tag, timestamp_ms)
         store = self._store_for(snap, tt)
         pred = self._parse_filter(store, filter)
         splits: list[tuple[FileStore, DataSplit]] = []

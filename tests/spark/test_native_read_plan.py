@@ -123,3 +123,55 @@ def test_count_rows_from_the_manifests(cat: Catalog) -> None:
     two = count_rows(t, {})
     assert two.count is None and "merge" in (two.reason or "")
     assert count_rows(t, {"snapshot_id": 1}).count == 10
+
+
+def test_mixed_plans_and_the_pinned_latest_snapshot(cat: Catalog) -> None:
+    from paimon_sql.spark.source_options import read_snapshot, skip_buckets
+
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("dt", pa.string(), nullable=False)])
+    t = cat.create_table("db.m", schema, primary_keys=["id", "dt"], partition_keys=["dt"], options={"bucket": "1"})
+    t.write(pa.table({"id": [1, 2], "dt": ["a", "b"]}, schema=schema))
+    t.write(pa.table({"id": [2], "dt": ["b"]}, schema=schema))  # partition b needs a merge
+    assert plan_native(t, {}, ["id"]).files is None
+    mixed = plan_native(t, {}, ["id"], mixed=True)
+    assert mixed.files is not None and len(mixed.files) == 1 and mixed.python_buckets == 1
+    assert "merge" in (mixed.python_reason or "")
+    js = mixed.to_json()
+    skip = skip_buckets({"paimon.read.skip-buckets": js["skip_buckets"]})
+    _, splits, _ = t.plan()
+    assert {(s.partition, s.bucket) for _, s in splits} - skip == {(splits[1][1].partition, 0)}
+    assert len(skip) == 1
+    # the Python part reads the pinned snapshot as the latest one: the current schema
+    t = t.alter(add_columns=[pa.field("n", pa.int32())])
+    t.write(pa.table({"id": [3], "dt": ["a"], "n": pa.array([7], pa.int32())}))
+    kw = read_snapshot({"paimon.read.latest-snapshot-id": "2"}, t)
+    assert kw == {"latest_snapshot_id": 2}
+    store, pinned, _ = t.plan(**kw)
+    assert "n" in store.schema.field_names and len(pinned) == 2
+    old_store, _, _ = t.plan(snapshot_id=2)
+    assert "n" not in old_store.schema.field_names
+    assert read_snapshot({"paimon.read.latest-snapshot-id": "2", "scan.snapshot-id": "1"}, t) == {"snapshot_id": 1}
+    with pytest.raises(Exception, match="skip-buckets"):
+        skip_buckets({"paimon.read.skip-buckets": "[[1"})
+
+
+def test_the_python_part_of_a_mixed_scan_reads_the_planned_snapshot_and_skips_native_buckets(cat: Catalog) -> None:
+    from pyspark.sql import types as st
+
+    from paimon_sql.spark.datasource import PaimonReader, SplitPartition, TableRef
+
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("dt", pa.string(), nullable=False)])
+    t = cat.create_table("db.r", schema, primary_keys=["id", "dt"], partition_keys=["dt"], options={"bucket": "1"})
+    t.write(pa.table({"id": [1, 2], "dt": ["a", "b"]}, schema=schema))
+    t.write(pa.table({"id": [2], "dt": ["b"]}, schema=schema))
+    js = plan_native(t, {}, ["id"], mixed=True).to_json()
+    assert js["snapshot"] == 2 and js["python_buckets"] == 1
+    t.write(pa.table({"id": [5, 6], "dt": ["a", "b"]}, schema=schema))  # a commit after planning
+    opts = {"paimon.read.skip-buckets": js["skip_buckets"], "paimon.read.latest-snapshot-id": "2"}
+    reader = PaimonReader(TableRef(cat.warehouse, "db.r"), opts, st.StructType([st.StructField("id", st.LongType())]))
+    parts = reader.partitions()
+    splits = [sp for p in parts if isinstance(p, SplitPartition) for sp in p.splits]
+    assert {sp.snapshot_id for sp in splits} == {2}
+    assert {sp.partition_values for sp in splits} == {("b",)}
+    rows = sorted(v for p in parts for b in reader.read(p) for v in b.column(0).to_pylist())
+    assert rows == [2]

@@ -35,6 +35,9 @@ public class PaimonScanBuilder
   static final String NATIVE_OPTION = "paimon.read.native";
   /** The session's default for {@link #NATIVE_OPTION} (default {@code true}). */
   static final String NATIVE_CONF = "spark.paimon.read.native";
+  /** Python-source options of the Python part of a {@link MixedScan} (see source_options.py). */
+  static final String SKIP_BUCKETS_OPTION = "paimon.read.skip-buckets";
+  static final String LATEST_SNAPSHOT_OPTION = "paimon.read.latest-snapshot-id";
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PaimonScanBuilder.class);
   private final String dataSourceName;
   private final StructType fullSchema;
@@ -127,9 +130,14 @@ public class PaimonScanBuilder
     if (nativeScan != null) {
       return nativeScan;
     }
+    return pythonScan(options);
+  }
+
+  /** The scan in Spark's Python data source (the engine's reader in Python workers). */
+  private PaimonScan pythonScan(CaseInsensitiveStringMap opts) {
     PythonDataSourceV2 ds = new PythonDataSourceV2();
     ds.setShortName(dataSourceName);
-    PythonScanBuilder delegate = new PythonScanBuilder(ds, dataSourceName, required, options);
+    PythonScanBuilder delegate = new PythonScanBuilder(ds, dataSourceName, required, opts);
     Filter[] accepted = new Filter[0];
     if (filters.length > 0) {
       delegate.pushFilters(filters);
@@ -171,6 +179,7 @@ public class PaimonScanBuilder
     p.put("options", options.asCaseSensitiveMap());
     p.put("columns", java.util.Arrays.asList(required.fieldNames()));
     p.put("filters", texts);
+    p.put("mixed", true);
     java.util.Map<String, Object> r = PaimonCatalog.call("plan_native_read", p);
     if (!Boolean.TRUE.equals(r.get("native"))) {
       LOG.debug("Python reads {}: {}", options.get("table"), r.get("reason"));
@@ -184,7 +193,16 @@ public class PaimonScanBuilder
         (PaimonScan.onPartitions(filters[i], partitionKeys) ? partitionFilters : dataFilters).add(filters[i]);
       }
     }
-    return new NativeParquetScan(fullSchema, required, filters, partitionFilters, dataFilters,
-        NativeParquetScan.files(r.get("files")), r.get("snapshot"));
+    NativeParquetScan parquet = new NativeParquetScan(fullSchema, required, filters, partitionFilters,
+        dataFilters, NativeParquetScan.files(r.get("files")), r.get("snapshot"));
+    int pythonBuckets = r.get("python_buckets") instanceof Number ? ((Number) r.get("python_buckets")).intValue() : 0;
+    if (pythonBuckets == 0) {
+      return parquet;
+    }
+    LOG.debug("Python reads {} buckets of {}: {}", pythonBuckets, options.get("table"), r.get("python_reason"));
+    java.util.Map<String, String> rest = new java.util.HashMap<>(options.asCaseSensitiveMap());
+    rest.put(SKIP_BUCKETS_OPTION, String.valueOf(r.get("skip_buckets")));
+    rest.put(LATEST_SNAPSHOT_OPTION, String.valueOf(r.get("snapshot")));
+    return new MixedScan(pythonScan(new CaseInsensitiveStringMap(rest)), parquet, pythonBuckets);
   }
 }
