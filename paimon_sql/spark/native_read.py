@@ -79,6 +79,7 @@ class NativePlan:
     native_buckets: tuple[tuple[bytes, int], ...] = ()
     python_buckets: int = 0
     python_reason: str | None = None
+    size_bytes: int | None = None  # of every planned file, native or not (Spark's size estimate)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -90,6 +91,7 @@ class NativePlan:
             "python_buckets": self.python_buckets,
             "python_reason": self.python_reason,
             "skip_buckets": json.dumps([[p.hex(), b] for p, b in self.native_buckets]),
+            "size_bytes": self.size_bytes,
         }
 
 
@@ -164,7 +166,9 @@ def plan_native(
     native_buckets: list[tuple[bytes, int]] = []
     python_buckets = 0
     python_reason: str | None = None
+    size = 0
     for split in plan(store, snap, pred):
+        size += sum(m.file_size for m in split.files)
         why = _split_not_native(store, split)
         for meta in split.files if why is None else ():
             why = _file_not_native(store, split, meta, wanted, schemas)
@@ -172,15 +176,17 @@ def plan_native(
                 break
         if why is not None:
             if not mixed:
-                return no(why)
+                return no(why)  # (no size: the rest is not planned)
             python_buckets += 1
             python_reason = python_reason or why
             continue
         native_buckets.append((split.partition, split.bucket))
         files.extend(NativeFile(_local_path(split, m), m.file_size, m.row_count) for m in split.files)
     if python_buckets and not native_buckets:
-        return no(python_reason or "no bucket can be read natively")
-    return NativePlan(tuple(files), None, accepted, snap.id, tuple(native_buckets), python_buckets, python_reason)
+        return NativePlan(None, python_reason or "no bucket can be read natively", accepted, snap.id, size_bytes=size)
+    return NativePlan(
+        tuple(files), None, accepted, snap.id, tuple(native_buckets), python_buckets, python_reason, size
+    )
 
 
 def _split_not_native(store: FileStore, split: DataSplit) -> str | None:

@@ -172,6 +172,22 @@ def test_native_scans_report_statistics_so_small_tables_are_broadcast(spark: Any
     plan = spark.sql("EXPLAIN " + q).collect()[0][0]
     assert "BroadcastHashJoin" in plan, plan
     assert sorted(tuple(r) for r in spark.sql(q).collect()) == [(1, "one"), (2, "two")]
+    # Python-path and mixed scans report their files' size too
+    spark.sql(f"CREATE TABLE {db}.pk (id BIGINT, name STRING, dt STRING) PARTITIONED BY (dt) "
+              "TBLPROPERTIES ('primary-key' = 'id, dt', 'bucket' = '1')")
+    spark.sql(f"INSERT INTO {db}.pk VALUES (1, 'one', 'a'), (2, 'two', 'b')")
+    spark.sql(f"INSERT INTO {db}.pk VALUES (2, 'TWO', 'b')")
+    for where, path in (("WHERE s.dt = 'b'", "python"), ("", "mixed")):
+        q = f"SELECT b.id, s.name FROM {db}.big b JOIN {db}.pk s ON b.id = s.id {where}"
+        assert _scan_path(spark, f"SELECT * FROM {db}.pk s {where}") == path
+        plan = spark.sql("EXPLAIN " + q).collect()[0][0]
+        assert "BroadcastHashJoin" in plan, plan
+    assert sorted(tuple(r) for r in spark.sql(q).collect()) == [(1, "one"), (2, "TWO")]
+    spark.conf.set(NATIVE_CONF, "false")  # no bridge plan: no statistics, Spark's default
+    try:
+        assert "BroadcastHashJoin" not in spark.sql("EXPLAIN " + q).collect()[0][0]
+    finally:
+        spark.conf.unset(NATIVE_CONF)
 
 
 def test_a_bad_native_setting_is_a_clear_error(spark: Any, db: str) -> None:

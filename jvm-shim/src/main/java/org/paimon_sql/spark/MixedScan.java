@@ -3,6 +3,7 @@ package org.paimon_sql.spark;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -11,6 +12,8 @@ import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.Statistics;
+import org.apache.spark.sql.connector.read.SupportsReportStatistics;
 import org.apache.spark.sql.execution.datasources.FilePartition;
 import org.apache.spark.sql.internal.connector.SupportsMetadata;
 import org.apache.spark.sql.types.StructType;
@@ -22,16 +25,34 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * reader in Python workers ({@link PaimonScan}, told to leave the native buckets out and to read
  * the same snapshot). Each bucket is read by exactly one part.
  */
-final class MixedScan implements Scan, Batch, SupportsMetadata {
+final class MixedScan implements Scan, Batch, SupportsMetadata, SupportsReportStatistics {
   private final PaimonScan python;
   private final NativeParquetScan parquet;
   private final int pythonBuckets;
+  private final long sizeInBytes;
   private Batch pythonBatch;
 
-  MixedScan(PaimonScan python, NativeParquetScan parquet, int pythonBuckets) {
+  MixedScan(PaimonScan python, NativeParquetScan parquet, int pythonBuckets, long sizeInBytes) {
     this.python = python;
     this.parquet = parquet;
     this.pythonBuckets = pythonBuckets;
+    this.sizeInBytes = sizeInBytes;
+  }
+
+  /** The size of all files of both parts; no row count (the Python part merges by key). */
+  @Override
+  public Statistics estimateStatistics() {
+    return new Statistics() {
+      @Override
+      public OptionalLong sizeInBytes() {
+        return sizeInBytes >= 0 ? OptionalLong.of(sizeInBytes) : OptionalLong.empty();
+      }
+
+      @Override
+      public OptionalLong numRows() {
+        return OptionalLong.empty();
+      }
+    };
   }
 
   @Override

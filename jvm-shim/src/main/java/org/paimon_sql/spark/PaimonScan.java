@@ -5,12 +5,15 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.Statistics;
+import org.apache.spark.sql.connector.read.SupportsReportStatistics;
 import org.apache.spark.sql.execution.datasources.v2.python.PythonPartitionReaderFactory;
 import org.apache.spark.sql.internal.connector.SupportsMetadata;
 import org.apache.spark.sql.sources.Filter;
@@ -20,13 +23,15 @@ import org.apache.spark.sql.types.StructType;
  * The Python data source's scan, described for EXPLAIN: the filters Python accepted, split into
  * partition filters (they prune partitions) and the others (they prune files and rows).
  */
-public class PaimonScan implements Scan, SupportsMetadata {
+public class PaimonScan implements Scan, SupportsMetadata, SupportsReportStatistics {
   private final Scan delegate;
   private final List<Filter> partitionFilters = new ArrayList<>();
   private final List<Filter> dataFilters = new ArrayList<>();
+  private final long sizeInBytes; // of the files the scan reads (as planned by the bridge), or -1
 
-  PaimonScan(Scan delegate, Filter[] accepted, List<String> partitionKeys) {
+  PaimonScan(Scan delegate, Filter[] accepted, List<String> partitionKeys, long sizeInBytes) {
     this.delegate = delegate;
+    this.sizeInBytes = sizeInBytes;
     for (Filter f : accepted) {
       (onPartitions(f, partitionKeys) ? partitionFilters : dataFilters).add(f);
     }
@@ -40,6 +45,26 @@ public class PaimonScan implements Scan, SupportsMetadata {
   @Override
   public StructType readSchema() {
     return delegate.readSchema();
+  }
+
+  /**
+   * The size of the files the scan reads, so Spark can broadcast a small table in a join (Spark
+   * assumes a scan without statistics is huge). No row count: a merge by key makes the files'
+   * row counts an upper bound only.
+   */
+  @Override
+  public Statistics estimateStatistics() {
+    return new Statistics() {
+      @Override
+      public OptionalLong sizeInBytes() {
+        return sizeInBytes >= 0 ? OptionalLong.of(sizeInBytes) : OptionalLong.empty();
+      }
+
+      @Override
+      public OptionalLong numRows() {
+        return OptionalLong.empty();
+      }
+    };
   }
 
   @Override

@@ -46,6 +46,7 @@ public class PaimonScanBuilder
   private StructType required;
   private Filter[] filters = new Filter[0];
   private MetadataCountScan countScan; // count(*) answered from the manifests
+  private long plannedSize = -1; // bytes of the files a Python scan reads, when the bridge planned it
 
   PaimonScanBuilder(String dataSourceName, StructType fullSchema, CaseInsensitiveStringMap options,
       java.util.List<String> partitionKeys) {
@@ -143,7 +144,7 @@ public class PaimonScanBuilder
       delegate.pushFilters(filters);
       accepted = delegate.pushedFilters();
     }
-    return new PaimonScan(delegate.build(), accepted, partitionKeys);
+    return new PaimonScan(delegate.build(), accepted, partitionKeys, plannedSize);
   }
 
   /** Whether scans may be read by Spark's parquet reader: the scan option, else the session's. */
@@ -183,6 +184,7 @@ public class PaimonScanBuilder
     java.util.Map<String, Object> r = PaimonCatalog.call("plan_native_read", p);
     if (!Boolean.TRUE.equals(r.get("native"))) {
       LOG.debug("Python reads {}: {}", options.get("table"), r.get("reason"));
+      plannedSize = r.get("size_bytes") instanceof Number ? ((Number) r.get("size_bytes")).longValue() : -1;
       return null;
     }
     java.util.List<?> accepted = r.get("accepted") instanceof java.util.List ? (java.util.List<?>) r.get("accepted") : null;
@@ -203,6 +205,7 @@ public class PaimonScanBuilder
     java.util.Map<String, String> rest = new java.util.HashMap<>(options.asCaseSensitiveMap());
     rest.put(SKIP_BUCKETS_OPTION, String.valueOf(r.get("skip_buckets")));
     rest.put(LATEST_SNAPSHOT_OPTION, String.valueOf(r.get("snapshot")));
-    return new MixedScan(pythonScan(new CaseInsensitiveStringMap(rest)), parquet, pythonBuckets);
+    long size = r.get("size_bytes") instanceof Number ? ((Number) r.get("size_bytes")).longValue() : -1;
+    return new MixedScan(pythonScan(new CaseInsensitiveStringMap(rest)), parquet, pythonBuckets, size);
   }
 }
