@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.casting import cast_array
+from paimon_sql.errors import UnsupportedError
 from paimon_sql.format import deletion_vector
 from paimon_sql.format.data_files import read_file
 from paimon_sql.fs.file_io import join
@@ -58,6 +59,13 @@ def read_data_file(
 ) -> pa.Table:
     """Reads one data file as the current schema's ``fields`` (mapped by field id), plus the given
     system columns (``_SEQUENCE_NUMBER``, ``_VALUE_KIND``) and ``_KEY_<name>`` columns."""
+    if f.write_cols is not None:
+        # data evolution: the file holds some columns of rows whose others live in other files
+        # (matched by first_row_id); reading it alone would return NULL for those
+        raise UnsupportedError(
+            f"Table {store.name}: data file {f.file_name} holds only the columns {list(f.write_cols)} "
+            "(data-evolution.enabled); reading data-evolution tables is not supported yet"
+        )
     file_schema: TableSchema = (
         store.schema if f.schema_id == store.schema.id else store.schemas.schema(f.schema_id)
     )

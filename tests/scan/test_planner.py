@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import pyarrow as pa
+import pytest
 
 from paimon_sql import Catalog
 
@@ -51,3 +55,19 @@ def test_primary_key_tables_prune_only_by_key(catalog: Catalog) -> None:
     assert files_of(t, "s = 's005'") == 4
     assert t.read(filter="s = 's005'").num_rows == 0
     assert t.read(filter="id = 5").column("s").to_pylist() == ["zzz"]
+
+
+def test_data_evolution_files_are_refused_not_read_as_nulls(tmp_path: Any) -> None:
+    from paimon_sql.errors import UnsupportedError
+    from paimon_sql.scan.reader import read_split
+
+    cat = Catalog(str(tmp_path / "wh"))
+    cat.create_database("db")
+    t = cat.create_table("db.t", pa.schema([("id", pa.int64()), ("v", pa.string())]))
+    t.write(pa.table({"id": [1], "v": ["a"]}))
+    store, splits, _ = t.plan()
+    split = splits[0][1]
+    assert read_split(store, split, list(store.schema.fields)).num_rows == 1
+    partial = dataclasses.replace(split, files=(dataclasses.replace(split.files[0], write_cols=("id",)),))
+    with pytest.raises(UnsupportedError, match="db.t.*only the columns \\['id'\\].*data-evolution"):
+        read_split(store, partial, list(store.schema.fields))
