@@ -3,7 +3,6 @@ package org.paimon_sql.spark;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.OptionalLong;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -42,17 +41,7 @@ final class MixedScan implements Scan, Batch, SupportsMetadata, SupportsReportSt
   /** The size of all files of both parts; no row count (the Python part merges by key). */
   @Override
   public Statistics estimateStatistics() {
-    return new Statistics() {
-      @Override
-      public OptionalLong sizeInBytes() {
-        return sizeInBytes >= 0 ? OptionalLong.of(sizeInBytes) : OptionalLong.empty();
-      }
-
-      @Override
-      public OptionalLong numRows() {
-        return OptionalLong.empty();
-      }
-    };
+    return NativeParquetScan.statistics(sizeInBytes, -1);
   }
 
   @Override

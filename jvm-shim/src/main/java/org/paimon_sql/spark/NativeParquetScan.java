@@ -91,17 +91,20 @@ final class NativeParquetScan implements Scan, Batch, SupportsMetadata, Supports
       bytes += f.size();
       rows += f.rows();
     }
-    final long b = bytes;
-    final long r = rows;
+    return statistics(bytes, rows);
+  }
+
+  /** Spark statistics of a scan; -1 for what is not known. */
+  static Statistics statistics(long sizeInBytes, long numRows) {
     return new Statistics() {
       @Override
       public OptionalLong sizeInBytes() {
-        return OptionalLong.of(b);
+        return sizeInBytes >= 0 ? OptionalLong.of(sizeInBytes) : OptionalLong.empty();
       }
 
       @Override
       public OptionalLong numRows() {
-        return OptionalLong.of(r);
+        return numRows >= 0 ? OptionalLong.of(numRows) : OptionalLong.empty();
       }
     };
   }

@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.Batch;
@@ -54,17 +53,7 @@ public class PaimonScan implements Scan, SupportsMetadata, SupportsReportStatist
    */
   @Override
   public Statistics estimateStatistics() {
-    return new Statistics() {
-      @Override
-      public OptionalLong sizeInBytes() {
-        return sizeInBytes >= 0 ? OptionalLong.of(sizeInBytes) : OptionalLong.empty();
-      }
-
-      @Override
-      public OptionalLong numRows() {
-        return OptionalLong.empty();
-      }
-    };
+    return NativeParquetScan.statistics(sizeInBytes, -1);
   }
 
   @Override
