@@ -190,6 +190,19 @@ def test_native_scans_report_statistics_so_small_tables_are_broadcast(spark: Any
         spark.conf.unset(NATIVE_CONF)
 
 
+def test_the_read_option_chooses_the_path_per_read(spark: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE {db}.t (id BIGINT)")
+    spark.sql(f"INSERT INTO {db}.t VALUES (1), (2)")
+
+    def plan(df: Any) -> str:
+        return str(df._jdf.queryExecution().executedPlan().toString())
+
+    assert "(native parquet" in plan(spark.read.table(f"{db}.t"))
+    python = spark.read.option("paimon.read.native", "false").table(f"{db}.t")
+    assert "(Python)" in plan(python)
+    assert sorted(r[0] for r in python.collect()) == [1, 2]
+
+
 def test_a_bad_native_setting_is_a_clear_error(spark: Any, db: str) -> None:
     spark.sql(f"CREATE TABLE {db}.t (id BIGINT)")
     spark.conf.set(NATIVE_CONF, "sometimes")
