@@ -499,7 +499,7 @@ def plan_native_read(params: Params) -> Result:
     required columns; ``filters``: Spark SQL text of each offered filter, or None) and says whether
     Spark's own parquet reader can read its files as they are (see ``paimon_sql.spark.native_read``)."""
     from paimon_sql.spark.native_read import plan_native
-    from paimon_sql.spark.source_options import TableRef, time_travel
+    from paimon_sql.spark.source_options import TableRef, read_snapshot
 
     options = params.get("options")
     columns = params.get("columns")
@@ -511,7 +511,8 @@ def plan_native_read(params: Params) -> Result:
     if not isinstance(table, Table):
         return {"native": False, "reason": "a system table", "accepted": [False] * len(filters), "files": []}
     mixed = params.get("mixed") is True
-    return plan_native(table, time_travel(options, table), [str(c) for c in columns], filters, mixed).to_json()
+    read = read_snapshot(options, table)  # time travel, or the snapshot a runtime filter re-plans
+    return plan_native(table, read, [str(c) for c in columns], filters, mixed).to_json()
 
 
 def count_rows(params: Params) -> Result:

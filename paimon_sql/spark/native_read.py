@@ -36,6 +36,7 @@ from paimon_sql.fs.file_io import join
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
+from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.predicate import Predicate, and_, parse_predicate
 from paimon_sql.scan.planner import plan
 from paimon_sql.scan.split import DataSplit
@@ -136,10 +137,7 @@ def plan_native(
     With ``mixed``, buckets that need the engine do not stop the others from being read natively
     (the plan then lists which buckets it reads); without, one such bucket makes the whole scan
     a Python one."""
-    snap, travelled = table._resolve_snapshot(
-        time_travel.get("snapshot_id"), time_travel.get("tag"), time_travel.get("timestamp_ms")
-    )
-    store: FileStore = table._store_for(snap, travelled)
+    snap, store = _resolve(table, time_travel)
     pred, accepted = parse_filters(store, filters)
 
     def no(reason: str) -> NativePlan:
@@ -187,6 +185,16 @@ def plan_native(
     return NativePlan(
         tuple(files), None, accepted, snap.id, tuple(native_buckets), python_buckets, python_reason, size
     )
+
+
+def _resolve(table: Any, read: Mapping[str, Any]) -> tuple[Snapshot | None, FileStore]:
+    """The snapshot and store of a read: ``Table.plan``'s keyword arguments (time travel, or
+    ``latest_snapshot_id``: that snapshot read as the latest one)."""
+    pinned = read.get("latest_snapshot_id")
+    if pinned is not None:
+        return table.store.snapshots.snapshot(int(pinned)), table.store
+    snap, travelled = table._resolve_snapshot(read.get("snapshot_id"), read.get("tag"), read.get("timestamp_ms"))
+    return snap, table._store_for(snap, travelled)
 
 
 def _split_not_native(store: FileStore, split: DataSplit) -> str | None:
@@ -253,9 +261,7 @@ def count_rows(table: Any, time_travel: Mapping[str, Any]) -> RowCount:
     """The table's row count from its manifests, when every row a file holds is a live row of the
     table: no bucket needing a merge by key, no retraction row, deletion vectors with a known
     cardinality (subtracted). Reads no data file."""
-    snap, travelled = table._resolve_snapshot(
-        time_travel.get("snapshot_id"), time_travel.get("tag"), time_travel.get("timestamp_ms"))
-    store: FileStore = table._store_for(snap, travelled)
+    snap, store = _resolve(table, time_travel)
     if table.schema.options.get(FALLBACK_BRANCH):
         return RowCount(None, "the table reads a fallback branch", None)
     if snap is None:

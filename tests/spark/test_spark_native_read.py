@@ -334,3 +334,26 @@ def test_mixed_scans_read_each_bucket_once(spark: Any, sql: Any, db: str, python
     assert sum(1 for r in df.collect() if r[1] == "newer") in (0, 200)
     rows = spark.sql(q).collect()
     assert len(rows) == 200 and all(r[1] == "newer" for r in rows)
+
+
+def test_dynamic_partition_pruning_drops_files_at_run_time(spark: Any, sql: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE {db}.fact (id BIGINT, v DOUBLE, dt STRING) PARTITIONED BY (dt)")
+    spark.sql(f"INSERT INTO {db}.fact SELECT id, 1.0, concat('d', CAST(id % 5 AS STRING)) FROM range(10000)")
+    spark.sql(f"CREATE TABLE {db}.dim (dt STRING, name STRING)")
+    spark.sql(f"INSERT INTO {db}.dim VALUES ('d1', 'one'), ('d2', 'two'), ('d3', 'three')")
+    q = (f"SELECT d.name, count(*), sum(f.v) FROM {db}.fact f JOIN {db}.dim d ON f.dt = d.dt "
+         "WHERE d.name IN ('two', 'three') GROUP BY d.name ORDER BY 1")
+    assert "dynamicpruningexpression" in spark.sql("EXPLAIN " + q).collect()[0][0]
+    df = spark.sql(q)
+    assert [tuple(r) for r in df.collect()] == [("three", 2000, 2000.0), ("two", 2000, 2000.0)]
+    executed = str(df._jdf.queryExecution().executedPlan().toString())
+    fact = [line for line in executed.splitlines() if f"{db}`.`fact`" in line]
+    pruned = [line.split("PrunedAtRuntimeBy: ")[1] for line in fact if "PrunedAtRuntimeBy: " in line]
+    assert len(pruned) == len(fact) and all("'d2'" in p and "'d3'" in p for p in pruned), executed
+    full = spark.sql(f"EXPLAIN SELECT * FROM {db}.fact").collect()[0][0]
+    files_before = int(full.split("(native parquet, ")[1].split(" files")[0])
+    files_after = int(fact[0].split("(native parquet, ")[1].split(" files")[0])
+    assert files_after < files_before, (files_before, files_after)
+    # no row of the other side: the result is empty, whatever the scan prunes
+    none = f"SELECT count(*) FROM {db}.fact f JOIN {db}.dim d ON f.dt = d.dt WHERE d.name = 'nobody'"
+    assert sql(none) == [(0,)]

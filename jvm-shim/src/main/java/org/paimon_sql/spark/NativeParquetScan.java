@@ -18,6 +18,9 @@ import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.Statistics;
 import org.apache.spark.sql.connector.read.SupportsReportStatistics;
+import org.apache.spark.sql.connector.read.SupportsRuntimeV2Filtering;
+import org.apache.spark.sql.connector.expressions.NamedReference;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.execution.datasources.FilePartition;
 import org.apache.spark.sql.execution.datasources.FilePartition$;
 import org.apache.spark.sql.execution.datasources.PartitionedFile;
@@ -44,20 +47,28 @@ import org.apache.spark.util.SerializableConfiguration;
  * ({@code spark.sql.files.maxPartitionBytes}, {@code openCostInBytes}, the default parallelism).
  * Spark's filters were all kept as post-scan filters; the reader uses them to skip row groups.
  */
-final class NativeParquetScan implements Scan, Batch, SupportsMetadata, SupportsReportStatistics {
+final class NativeParquetScan
+    implements Scan, Batch, SupportsMetadata, SupportsReportStatistics, SupportsRuntimeV2Filtering {
   /** One data file of the plan. */
   record DataFile(String path, long size, long rows) {}
+
+  /** How the bridge planned the scan: enough to plan it again with runtime filters. */
+  record Planning(Map<String, String> options, List<String> columns, List<String> filters,
+      List<String> partitionKeys) {}
 
   private final StructType tableSchema;
   private final StructType readSchema;
   private final Filter[] filters;
   private final List<Filter> partitionFilters;
   private final List<Filter> dataFilters;
-  private final List<DataFile> files;
+  private volatile List<DataFile> files;
   private final Object snapshot;
+  private final Planning planning;
+  private final List<String> runtimeFilters = new ArrayList<>();
 
   NativeParquetScan(StructType tableSchema, StructType readSchema, Filter[] filters,
-      List<Filter> partitionFilters, List<Filter> dataFilters, List<DataFile> files, Object snapshot) {
+      List<Filter> partitionFilters, List<Filter> dataFilters, List<DataFile> files, Object snapshot,
+      Planning planning) {
     this.tableSchema = tableSchema;
     this.readSchema = readSchema;
     this.filters = filters;
@@ -65,6 +76,54 @@ final class NativeParquetScan implements Scan, Batch, SupportsMetadata, Supports
     this.dataFilters = dataFilters;
     this.files = files;
     this.snapshot = snapshot;
+    this.planning = planning;
+  }
+
+  // ------------------------------------------------------------------ runtime (dynamic) filters
+
+  /**
+   * The partition columns the scan reads: Spark's dynamic partition pruning may filter the scan by
+   * them at run time (Spark requires them in the scan's output).
+   */
+  @Override
+  public NamedReference[] filterAttributes() {
+    List<String> read = java.util.Arrays.asList(readSchema.fieldNames());
+    return planning.partitionKeys().stream()
+        .filter(read::contains)
+        .map(k -> (NamedReference) PaimonWrite.column(k))
+        .toArray(NamedReference[]::new);
+  }
+
+  /**
+   * Plans the scan again, at the same snapshot, with the runtime filters (e.g. the partition
+   * values a join's other side selects) added to the query's: the files of partitions they rule
+   * out are dropped. Filters with no SQL form here prune nothing (Spark still evaluates the join).
+   */
+  @Override
+  public void filter(Predicate[] predicates) {
+    List<String> added = new ArrayList<>();
+    for (Predicate p : predicates) {
+      String sql = PredicateSql.ofOne(p);
+      if (sql != null) {
+        added.add(sql);
+      }
+    }
+    if (added.isEmpty() || snapshot == null) {
+      return;
+    }
+    List<String> all = new ArrayList<>(planning.filters());
+    all.addAll(added);
+    Map<String, String> opts = new HashMap<>(planning.options());
+    opts.put(PaimonScanBuilder.LATEST_SNAPSHOT_OPTION, String.valueOf(snapshot));
+    Map<String, Object> p = new HashMap<>();
+    p.put("options", opts);
+    p.put("columns", planning.columns());
+    p.put("filters", all);
+    Map<String, Object> r = PaimonCatalog.call("plan_native_read", p);
+    if (Boolean.TRUE.equals(r.get("native")) && String.valueOf(snapshot).equals(String.valueOf(r.get("snapshot")))) {
+      files = files(r.get("files"));
+      runtimeFilters.addAll(added);
+    }
   }
 
   @Override
@@ -75,7 +134,8 @@ final class NativeParquetScan implements Scan, Batch, SupportsMetadata, Supports
   @Override
   public String description() {
     return "(native parquet, " + files.size() + " files, snapshot " + snapshot + ") PartitionFilters: "
-        + partitionFilters + ", PushedFilters: " + dataFilters;
+        + partitionFilters + ", PushedFilters: " + dataFilters
+        + (runtimeFilters.isEmpty() ? "" : ", PrunedAtRuntimeBy: " + runtimeFilters);
   }
 
   @Override

@@ -195,8 +195,11 @@ public class PaimonScanBuilder
         (PaimonScan.onPartitions(filters[i], partitionKeys) ? partitionFilters : dataFilters).add(filters[i]);
       }
     }
+    NativeParquetScan.Planning planning = new NativeParquetScan.Planning(
+        new java.util.HashMap<>(options.asCaseSensitiveMap()), java.util.Arrays.asList(required.fieldNames()),
+        texts, partitionKeys);
     NativeParquetScan parquet = new NativeParquetScan(fullSchema, required, filters, partitionFilters,
-        dataFilters, NativeParquetScan.files(r.get("files")), r.get("snapshot"));
+        dataFilters, NativeParquetScan.files(r.get("files")), r.get("snapshot"), planning);
     int pythonBuckets = r.get("python_buckets") instanceof Number ? ((Number) r.get("python_buckets")).intValue() : 0;
     if (pythonBuckets == 0) {
       return parquet;
