@@ -499,36 +499,42 @@ def plan_native_read(params: Params) -> Result:
     required columns; ``filters``: Spark SQL text of each offered filter, or None) and says whether
     Spark's own parquet reader can read its files as they are (see ``paimon_sql.spark.native_read``)."""
     from paimon_sql.spark.native_read import plan_native
+
+    columns = params.get("columns")
+    filters = params.get("filters") or []
+    if not isinstance(columns, list) or not isinstance(filters, list):
+        raise ValidationError("plan_native_read needs 'columns' and 'filters' (lists)")
+    table, read = _scan_table(params, "plan_native_read")
+    if table is None:
+        return {"native": False, "reason": "a system table", "accepted": [False] * len(filters), "files": []}
+    mixed = params.get("mixed") is True
+    return plan_native(table, read, [str(c) for c in columns], filters, mixed).to_json()
+
+
+def _scan_table(params: Params, method: str) -> tuple[Table | None, dict[str, Any]]:
+    """The data table a catalog scan's ``options`` name (None for a system table), and the
+    snapshot it reads (``Table.plan``'s keyword arguments: time travel, or the pinned latest)."""
     from paimon_sql.spark.source_options import TableRef, read_snapshot
 
     options = params.get("options")
-    columns = params.get("columns")
-    filters = params.get("filters") or []
-    if not isinstance(options, Mapping) or not isinstance(columns, list) or not isinstance(filters, list):
-        raise ValidationError("plan_native_read needs 'options' (an object), 'columns' and 'filters' (lists)")
+    if not isinstance(options, Mapping):
+        raise ValidationError(f"{method} needs 'options' (an object)")
     ref = TableRef.of(options)
     table = _catalog({"warehouse": ref.warehouse}).get_table(ref.table)
     if not isinstance(table, Table):
-        return {"native": False, "reason": "a system table", "accepted": [False] * len(filters), "files": []}
-    mixed = params.get("mixed") is True
-    read = read_snapshot(options, table)  # time travel, or the snapshot a runtime filter re-plans
-    return plan_native(table, read, [str(c) for c in columns], filters, mixed).to_json()
+        return None, {}
+    return table, read_snapshot(options, table)
 
 
 def count_rows(params: Params) -> Result:
     """``SELECT count(*)`` of a catalog scan (``options``: the scan's data source options) from the
     manifests, when the files' row counts are the table's (see ``native_read.count_rows``)."""
     from paimon_sql.spark.native_read import count_rows as count
-    from paimon_sql.spark.source_options import TableRef, time_travel
 
-    options = params.get("options")
-    if not isinstance(options, Mapping):
-        raise ValidationError("count_rows needs 'options' (an object)")
-    ref = TableRef.of(options)
-    table = _catalog({"warehouse": ref.warehouse}).get_table(ref.table)
-    if not isinstance(table, Table):
+    table, read = _scan_table(params, "count_rows")
+    if table is None:
         return {"count": None, "reason": "a system table", "snapshot": None}
-    return count(table, time_travel(options, table)).to_json()
+    return count(table, read).to_json()
 
 
 def truncate_table(params: Params) -> Result:

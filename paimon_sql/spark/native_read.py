@@ -36,7 +36,6 @@ from paimon_sql.fs.file_io import join
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
-from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.predicate import Predicate, and_, parse_predicate
 from paimon_sql.scan.planner import plan
 from paimon_sql.scan.split import DataSplit
@@ -137,7 +136,7 @@ def plan_native(
     With ``mixed``, buckets that need the engine do not stop the others from being read natively
     (the plan then lists which buckets it reads); without, one such bucket makes the whole scan
     a Python one."""
-    snap, store = _resolve(table, time_travel)
+    snap, store, _ = table.resolve_read(**time_travel)
     pred, accepted = parse_filters(store, filters)
 
     def no(reason: str) -> NativePlan:
@@ -187,21 +186,25 @@ def plan_native(
     )
 
 
-def _resolve(table: Any, read: Mapping[str, Any]) -> tuple[Snapshot | None, FileStore]:
-    """The snapshot and store of a read: ``Table.plan``'s keyword arguments (time travel, or
-    ``latest_snapshot_id``: that snapshot read as the latest one)."""
-    pinned = read.get("latest_snapshot_id")
-    if pinned is not None:
-        return table.store.snapshots.snapshot(int(pinned)), table.store
-    snap, travelled = table._resolve_snapshot(read.get("snapshot_id"), read.get("tag"), read.get("timestamp_ms"))
-    return snap, table._store_for(snap, travelled)
-
-
 def _split_not_native(store: FileStore, split: DataSplit) -> str | None:
     if split.deletion_files:
         return "deletion vectors apply to its files"
+    return _merge_needed(store, split)
+
+
+def _merge_needed(store: FileStore, split: DataSplit) -> str | None:
+    """Why the split's rows are not its files' rows (without deletion vectors), or None."""
     if store.has_primary_key and not split.raw_convertible:
         return f"bucket {split.bucket} needs a merge by key"
+    return None
+
+
+def _rows_not_as_stored(store: FileStore, f: DataFileMeta) -> str | None:
+    """Why a file's rows (of a split that needs no merge) are not table rows as they are, or None."""
+    if f.write_cols is not None:
+        return f"file {f.file_name} holds only some columns (data evolution)"
+    if store.has_primary_key and f.delete_row_count != 0:
+        return f"file {f.file_name} may hold retraction rows"
     return None
 
 
@@ -219,10 +222,9 @@ def _file_not_native(
         f.external_path.startswith("/") or f.external_path.startswith("file:")
     ):
         return f"file {f.file_name} lives outside the local file system"
-    if f.write_cols is not None:
-        return f"file {f.file_name} holds only some columns (data evolution)"
-    if store.has_primary_key and f.delete_row_count != 0:
-        return f"file {f.file_name} may hold retraction rows"
+    why = _rows_not_as_stored(store, f)
+    if why is not None:
+        return why
     file_schema = schemas.get(f.schema_id)
     if file_schema is None:
         file_schema = schemas[f.schema_id] = store.schemas.schema(f.schema_id)
@@ -261,20 +263,20 @@ def count_rows(table: Any, time_travel: Mapping[str, Any]) -> RowCount:
     """The table's row count from its manifests, when every row a file holds is a live row of the
     table: no bucket needing a merge by key, no retraction row, deletion vectors with a known
     cardinality (subtracted). Reads no data file."""
-    snap, store = _resolve(table, time_travel)
+    snap, store, _ = table.resolve_read(**time_travel)
     if table.schema.options.get(FALLBACK_BRANCH):
         return RowCount(None, "the table reads a fallback branch", None)
     if snap is None:
         return RowCount(0, None, None)
     total = 0
     for split in plan(store, snap, None):
-        if store.has_primary_key and not split.raw_convertible:
-            return RowCount(None, f"bucket {split.bucket} needs a merge by key", snap.id)
+        why = _merge_needed(store, split)
+        if why is not None:
+            return RowCount(None, why, snap.id)
         for f in split.files:
-            if store.has_primary_key and f.delete_row_count != 0:
-                return RowCount(None, f"file {f.file_name} may hold retraction rows", snap.id)
-            if f.write_cols is not None:
-                return RowCount(None, f"file {f.file_name} holds only some columns (data evolution)", snap.id)
+            why = _rows_not_as_stored(store, f)
+            if why is not None:
+                return RowCount(None, why, snap.id)
             total += f.row_count
             dv = split.deletion_files.get(f.file_name)
             if dv is not None:

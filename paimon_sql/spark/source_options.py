@@ -126,8 +126,7 @@ def time_travel(options: Mapping[str, str], table: Any) -> dict[str, Any]:
 
 def _resolved_store(table: Any, tt: Mapping[str, Any]) -> FileStore:
     """The store (schema) a read of ``table`` with time travel ``tt`` uses, without planning."""
-    snap, travelled = table._resolve_snapshot(tt.get("snapshot_id"), tt.get("tag"), tt.get("timestamp_ms"))
-    store: FileStore = table._store_for(snap, travelled)
+    store: FileStore = table.resolve_read(**tt)[1]
     return store
 
 

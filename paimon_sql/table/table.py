@@ -126,6 +126,21 @@ class Table:
             return parse_predicate(filter, list(store.schema.fields))
         return filter
 
+    def resolve_read(
+        self, snapshot_id: int | None = None, tag: str | None = None, timestamp_ms: int | None = None,
+        latest_snapshot_id: int | None = None,
+    ) -> tuple[Snapshot | None, FileStore, bool]:
+        """The snapshot a read sees, the store (schema) it reads with, and whether it travels in
+        time (``plan``'s keyword arguments; see there)."""
+        snap: Snapshot | None
+        if latest_snapshot_id is not None:
+            if any(x is not None for x in (snapshot_id, tag, timestamp_ms)):
+                raise ValidationError("latest_snapshot_id cannot be combined with time travel")
+            snap, tt = self.store.snapshots.snapshot(latest_snapshot_id), False
+        else:
+            snap, tt = self._resolve_snapshot(snapshot_id, tag, timestamp_ms)
+        return snap, self._store_for(snap, tt), tt
+
     def plan(
         self, filter: str | Predicate | None = None, snapshot_id: int | None = None,
         tag: str | None = None, timestamp_ms: int | None = None, latest_snapshot_id: int | None = None,
@@ -135,14 +150,7 @@ class Table:
         ``latest_snapshot_id``: read that snapshot as the latest one (with the table's current
         schema, not time travel): a caller that planned part of a read already pins the snapshot
         it saw, so that the rest of the read sees the same one."""
-        snap: Snapshot | None
-        if latest_snapshot_id is not None:
-            if any(x is not None for x in (snapshot_id, tag, timestamp_ms)):
-                raise ValidationError("latest_snapshot_id cannot be combined with time travel")
-            snap, tt = self.store.snapshots.snapshot(latest_snapshot_id), False
-        else:
-            snap, tt = self._resolve_snapshot(snapshot_id, tag, timestamp_ms)
-        store = self._store_for(snap, tt)
+        snap, store, tt = self.resolve_read(snapshot_id, tag, timestamp_ms, latest_snapshot_id)
         pred = self._parse_filter(store, filter)
         splits: list[tuple[FileStore, DataSplit]] = []
         if snap is not None:

@@ -52,9 +52,28 @@ final class NativeParquetScan
   /** One data file of the plan. */
   record DataFile(String path, long size, long rows) {}
 
-  /** How the bridge planned the scan: enough to plan it again with runtime filters. */
+  /** How the bridge plans the scan: enough to plan it again with runtime filters. */
   record Planning(Map<String, String> options, List<String> columns, List<String> filters,
-      List<String> partitionKeys) {}
+      List<String> partitionKeys) {
+    /**
+     * The bridge's {@code plan_native_read} answer, with {@code more} filters (Spark SQL text)
+     * and, when {@code snapshot} is given, at that snapshot read as the latest one.
+     */
+    Map<String, Object> plan(Object snapshot, List<String> more, boolean mixed) {
+      Map<String, String> opts = new HashMap<>(options);
+      if (snapshot != null) {
+        opts.put(PaimonScanBuilder.LATEST_SNAPSHOT_OPTION, String.valueOf(snapshot));
+      }
+      List<String> all = new ArrayList<>(filters);
+      all.addAll(more);
+      Map<String, Object> p = new HashMap<>();
+      p.put("options", opts);
+      p.put("columns", columns);
+      p.put("filters", all);
+      p.put("mixed", mixed);
+      return PaimonCatalog.call("plan_native_read", p);
+    }
+  }
 
   private final StructType tableSchema;
   private final StructType readSchema;
@@ -111,15 +130,7 @@ final class NativeParquetScan
     if (added.isEmpty() || snapshot == null) {
       return;
     }
-    List<String> all = new ArrayList<>(planning.filters());
-    all.addAll(added);
-    Map<String, String> opts = new HashMap<>(planning.options());
-    opts.put(PaimonScanBuilder.LATEST_SNAPSHOT_OPTION, String.valueOf(snapshot));
-    Map<String, Object> p = new HashMap<>();
-    p.put("options", opts);
-    p.put("columns", planning.columns());
-    p.put("filters", all);
-    Map<String, Object> r = PaimonCatalog.call("plan_native_read", p);
+    Map<String, Object> r = planning.plan(snapshot, added, false);
     if (Boolean.TRUE.equals(r.get("native")) && String.valueOf(snapshot).equals(String.valueOf(r.get("snapshot")))) {
       files = files(r.get("files"));
       runtimeFilters.addAll(added);
@@ -234,6 +245,11 @@ final class NativeParquetScan
     m.put("ReadSchema", readSchema.simpleString());
     m.put("Files", String.valueOf(files.size()));
     return Errors.scalaMap(m);
+  }
+
+  /** A number of a bridge answer, or {@code otherwise}. */
+  static long longOr(Object n, long otherwise) {
+    return n instanceof Number ? ((Number) n).longValue() : otherwise;
   }
 
   static List<DataFile> files(Object raw) {

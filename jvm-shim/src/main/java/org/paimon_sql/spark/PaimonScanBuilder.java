@@ -176,15 +176,13 @@ public class PaimonScanBuilder
       }
       texts.add(sql);
     }
-    java.util.Map<String, Object> p = new java.util.HashMap<>();
-    p.put("options", options.asCaseSensitiveMap());
-    p.put("columns", java.util.Arrays.asList(required.fieldNames()));
-    p.put("filters", texts);
-    p.put("mixed", true);
-    java.util.Map<String, Object> r = PaimonCatalog.call("plan_native_read", p);
+    NativeParquetScan.Planning planning = new NativeParquetScan.Planning(
+        new java.util.HashMap<>(options.asCaseSensitiveMap()), java.util.Arrays.asList(required.fieldNames()),
+        texts, partitionKeys);
+    java.util.Map<String, Object> r = planning.plan(null, java.util.List.of(), true);
     if (!Boolean.TRUE.equals(r.get("native"))) {
       LOG.debug("Python reads {}: {}", options.get("table"), r.get("reason"));
-      plannedSize = r.get("size_bytes") instanceof Number ? ((Number) r.get("size_bytes")).longValue() : -1;
+      plannedSize = NativeParquetScan.longOr(r.get("size_bytes"), -1);
       return null;
     }
     java.util.List<?> accepted = r.get("accepted") instanceof java.util.List ? (java.util.List<?>) r.get("accepted") : null;
@@ -195,12 +193,9 @@ public class PaimonScanBuilder
         (PaimonScan.onPartitions(filters[i], partitionKeys) ? partitionFilters : dataFilters).add(filters[i]);
       }
     }
-    NativeParquetScan.Planning planning = new NativeParquetScan.Planning(
-        new java.util.HashMap<>(options.asCaseSensitiveMap()), java.util.Arrays.asList(required.fieldNames()),
-        texts, partitionKeys);
     NativeParquetScan parquet = new NativeParquetScan(fullSchema, required, filters, partitionFilters,
         dataFilters, NativeParquetScan.files(r.get("files")), r.get("snapshot"), planning);
-    int pythonBuckets = r.get("python_buckets") instanceof Number ? ((Number) r.get("python_buckets")).intValue() : 0;
+    int pythonBuckets = (int) NativeParquetScan.longOr(r.get("python_buckets"), 0);
     if (pythonBuckets == 0) {
       return parquet;
     }
@@ -208,7 +203,7 @@ public class PaimonScanBuilder
     java.util.Map<String, String> rest = new java.util.HashMap<>(options.asCaseSensitiveMap());
     rest.put(SKIP_BUCKETS_OPTION, String.valueOf(r.get("skip_buckets")));
     rest.put(LATEST_SNAPSHOT_OPTION, String.valueOf(r.get("snapshot")));
-    long size = r.get("size_bytes") instanceof Number ? ((Number) r.get("size_bytes")).longValue() : -1;
-    return new MixedScan(pythonScan(new CaseInsensitiveStringMap(rest)), parquet, pythonBuckets, size);
+    return new MixedScan(pythonScan(new CaseInsensitiveStringMap(rest)), parquet, pythonBuckets,
+        NativeParquetScan.longOr(r.get("size_bytes"), -1));
   }
 }
