@@ -22,7 +22,5 @@ if [ ! -f "$stamp" ] || [ "$root/pyproject.toml" -nt "$stamp" ] || ! discoverabl
     --config-settings editable_mode=compat -e "$root[test]"
   touch "$stamp"
 fi
-jar="$root/paimon_sql/spark/jars/paimon-sql-shim.jar"
-if [ ! -f "$jar" ] || [ -n "$(find "$root/jvm-shim" -newer "$jar" -type f 2>/dev/null | head -1)" ]; then
-  bash "$root/jvm-shim/build.sh" "$root/.venv/bin/python" >&2
-fi
+# (re)built when missing, older than a Java source, or built for another pyspark version
+"$root/.venv/bin/python" "$root/build_backend/shim.py" --if-stale

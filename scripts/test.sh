@@ -8,6 +8,6 @@ cd "$root"
 bash scripts/setup_env.sh
 # pypaimon 2.1.0 pins pyarrow<20, so it lives in its own virtualenv (interop tests use it)
 bash scripts/pypaimon_venv.sh
-.venv/bin/ruff check paimon_sql pyspark_paimon_sql tests bench examples
+.venv/bin/ruff check paimon_sql pyspark_paimon_sql build_backend tests bench examples
 .venv/bin/mypy
 .venv/bin/python -m pytest "$@"

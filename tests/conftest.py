@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from paimon_sql import Catalog
@@ -10,3 +12,15 @@ def catalog(tmp_path) -> Catalog:  # type: ignore[no-untyped-def]
     cat = Catalog(str(tmp_path / "warehouse"))
     cat.create_database("db")
     return cat
+
+
+@pytest.fixture(scope="session")
+def installed_wheel(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+    """The python of a new virtualenv holding only paimon_sql's wheel (built from a clean copy of
+    this tree) and its dependencies."""
+    from wheel_install import build_wheel, clean_copy, install_into_new_venv
+
+    base = tmp_path_factory.mktemp("wheel")
+    src = clean_copy(base / "src")
+    wheel = build_wheel(src, base / "dist")
+    return install_into_new_venv(wheel, base / "venv")

@@ -19,7 +19,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from paimon_sql.spark import jar_path
+from paimon_sql.errors import PaimonError
+from paimon_sql.spark import check_spark_version, jar_path
 from paimon_sql.spark.session import DEFAULT_CATALOG, DEFAULT_MASTER, DEFAULT_WAREHOUSE, catalog_conf
 
 USAGE = "paimon-sql [--warehouse DIR] [--catalog NAME] [-e SQL | -f FILE] [spark-sql options]"
@@ -52,6 +53,7 @@ def build_command(argv: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     if "--master" not in rest and not any(a.startswith("--master=") for a in rest):
         cmd += ["--master", DEFAULT_MASTER]
     jars = jar_path()
+    check_spark_version(jar=jars)
     if "--jars" in rest:
         i = rest.index("--jars")
         if i + 1 < len(rest):
@@ -78,7 +80,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(__doc__)
         if not args or "--paimon-help" in args:
             return 0
-    cmd, env = build_command(args)
+    try:
+        cmd, env = build_command(args)
+    except PaimonError as e:  # no shim jar, a shim built for another Spark, a bad catalog name
+        print(f"paimon-sql: error: {e}", file=sys.stderr)
+        return 1
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(cmd[0], cmd, env)

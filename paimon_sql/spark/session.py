@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import ValidationError
-from paimon_sql.spark import CATALOG_CLASS, EXTENSIONS_CLASS, jar_path
+from paimon_sql.spark import CATALOG_CLASS, EXTENSIONS_CLASS, check_spark_version, jar_path
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -84,6 +84,7 @@ def session(
         **catalog_conf(warehouse, catalog, default_catalog),
     }
     jar = jar_path()
+    check_spark_version(jar=jar)
     for k, v in {**(conf or {}), **extra_conf}.items():
         settings[str(k)] = str(v)
     jars = [j for j in settings.get("spark.jars", "").split(",") if j]

@@ -38,6 +38,10 @@ def main() -> None:
     # where did the Python work run? one row per task, from the Python workers
     pids = spark.range(0, 8, numPartitions=8).rdd.map(lambda _: os.getpid()).collect()
     out["worker_pids"] = sorted(set(pids))
+    import paimon_sql
+
+    out["engine_files"] = sorted(set(spark.range(0, 4, numPartitions=4).rdd.map(
+        lambda _: __import__("paimon_sql").__file__).collect()) | {paimon_sql.__file__})
     executors = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size()  # type: ignore[union-attr]
     out["executors"] = executors - 1  # minus the driver
     spark.stop()

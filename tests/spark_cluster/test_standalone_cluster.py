@@ -7,7 +7,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -35,9 +34,11 @@ def _wait_port(port: int, timeout: float = 90) -> None:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):  # type: ignore[no-untyped-def]
+def cluster(tmp_path_factory, installed_wheel):  # type: ignore[no-untyped-def]
+    # the executors' Python is a virtualenv holding only the built wheel (no source tree)
     env = dict(os.environ, SPARK_HOME=SPARK_HOME, SPARK_LOCAL_IP="127.0.0.1",
-               PYSPARK_PYTHON=sys.executable, SPARK_NO_DAEMONIZE="1")
+               PYSPARK_PYTHON=str(installed_wheel), SPARK_NO_DAEMONIZE="1")
+    env.pop("PYTHONPATH", None)
     logs = tmp_path_factory.mktemp("cluster-logs")
     port, ui = _free_port(), _free_port()
     spark_class = os.path.join(SPARK_HOME, "bin", "spark-class")
@@ -65,16 +66,20 @@ def cluster(tmp_path_factory):  # type: ignore[no-untyped-def]
                 p.kill()
 
 
-def test_reads_and_writes_on_a_standalone_cluster(cluster, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_reads_and_writes_on_a_standalone_cluster(cluster, installed_wheel, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The driver and the executors run paimon_sql installed from its wheel, not the source tree."""
     url, procs, logs = cluster
     warehouse = tmp_path / "warehouse"
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1")
-    run = subprocess.run([sys.executable, str(HERE / "cluster_job.py"), url, str(warehouse)],
-                         env=env, capture_output=True, text=True, timeout=900)
+    env = dict(os.environ, PYSPARK_PYTHON=str(installed_wheel), SPARK_LOCAL_IP="127.0.0.1")
+    env.pop("PYTHONPATH", None)
+    run = subprocess.run([str(installed_wheel), str(HERE / "cluster_job.py"), url, str(warehouse)],
+                         env=env, capture_output=True, text=True, timeout=900, cwd=tmp_path)
     lines = [ln for ln in run.stdout.splitlines() if ln.startswith("RESULT ")]
     assert run.returncode == 0 and lines, f"job failed:\n{run.stdout[-3000:]}\n{run.stderr[-6000:]}"
     out = json.loads(lines[-1][len("RESULT "):])
     assert out["executors"] == 2
+    # the driver's and the Python workers' paimon_sql is the installed wheel's
+    assert all("/site-packages/" in f for f in out["engine_files"]), out["engine_files"]
     assert out["pk_count"] == 20000
     assert out["pk_new"] == 10000
     assert out["pk_v1"] == 0

@@ -56,6 +56,7 @@ public class PaimonCatalog
 
   @Override
   public void initialize(String name, CaseInsensitiveStringMap options) {
+    ShimVersion.check(org.apache.spark.package$.MODULE$.SPARK_VERSION());
     this.catalogName = name;
     this.warehouse = absoluteWarehouse(options.getOrDefault("warehouse", "warehouse"));
     this.defaultDatabase = options.getOrDefault("default-database", DEFAULT_DATABASE);
