@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paimon_sql.errors import ValidationError
+from paimon_sql.names import check_name
 
 # ----------------------------------------------------------------------------------------------
 # Kinds and value parsing (Paimon's rules)
@@ -1670,6 +1671,12 @@ def _unknown_warning(key: str, where: str) -> str:
 def _cross_checks(o: CoreOptions, where: str, primary_keys: Sequence[str] | None) -> list[str]:
     errors: list[str] = []
     of = _where_suffix(where)
+    for key in ("branch", "scan.fallback-branch"):  # branch names become folder names
+        if key in o:
+            try:
+                check_name("branch", o[key])
+            except ValidationError as e:
+                errors.append(f"Invalid value {o[key]!r} for option {key!r}{of}: {e}")
     if o.bucket == -1 and "bucket-key" in o:
         errors.append(
             f"Option 'bucket-key' = {o['bucket-key']!r}{of} needs a bucket number: it cannot be "

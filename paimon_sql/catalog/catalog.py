@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import re
+import os
+import posixpath
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ from paimon_sql.fs.file_io import FileIO, basename, join
 from paimon_sql.meta.file_store import MAIN_BRANCH, branch_path
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.schema_manager import SchemaManager
+from paimon_sql.names import MAX_NAME_BYTES, check_name
 from paimon_sql.options import validate_options
 from paimon_sql.table.table import Table
 from paimon_sql.types import fields_from_arrow_schema
@@ -29,38 +31,74 @@ if TYPE_CHECKING:
     from paimon_sql.table.system import SystemTable
 
 DB_SUFFIX = ".db"
-_NAME_RE = re.compile(r"^[^/\\$.\s][^/\\$]*$")
 
 
-def _check_name(kind: str, name: str) -> None:
-    if not _NAME_RE.match(name) or name.endswith(DB_SUFFIX) and kind == "Database":
-        raise ValidationError(f"Invalid {kind.lower()} name {name!r}")
+def _database_name(name: object, new: bool = False) -> str:
+    """A database name that is safe and, with its ``.db`` suffix, a valid folder name; a new one
+    must not end with ``.db`` itself."""
+    name = check_name("database", name)
+    if len(name.encode("utf-8")) + len(DB_SUFFIX) > MAX_NAME_BYTES:
+        raise ValidationError(
+            f"Invalid database name {name!r}: must be at most {MAX_NAME_BYTES - len(DB_SUFFIX)} bytes in UTF-8"
+        )
+    if new and name.endswith(DB_SUFFIX):
+        raise ValidationError(f"Invalid database name {name!r}: must not end with {DB_SUFFIX!r}")
+    return name
 
 
 class Catalog:
     """A warehouse of Paimon databases and tables on any pyarrow filesystem (local path or URI)."""
 
     def __init__(self, warehouse: str, options: Mapping[str, str] | None = None) -> None:
-        self.file_io, self.warehouse = FileIO.for_uri(str(warehouse))
+        if not isinstance(warehouse, (str, os.PathLike)):
+            raise ValidationError(f"The warehouse must be a path or URI, got {type(warehouse).__name__}")
+        self.file_io, self.warehouse = FileIO.for_uri(os.fspath(warehouse))
         self.options = dict(options or {})
         self.file_io.mkdirs(self.warehouse)
+        self._real_warehouse = os.path.realpath(self.warehouse) if self.file_io.is_local else None
+
+    # -- paths: every database and table folder is checked to lie inside the warehouse -----------
+    def _inside(self, path: str, what: str) -> str:
+        """``path`` if it lies inside the warehouse (symlinks resolved on local storage); else a
+        ValidationError: defence in depth behind the name checks."""
+        if self._real_warehouse is not None:
+            real, root = os.path.realpath(path), self._real_warehouse
+            inside = real.startswith(root.rstrip(os.sep) + os.sep)
+        else:
+            norm = posixpath.normpath(path)
+            inside = norm.startswith(self.warehouse.rstrip("/") + "/") and ".." not in norm.split("/")
+        if not inside:
+            raise ValidationError(f"The folder of {what} ({path}) is not inside the warehouse {self.warehouse}")
+        return path
+
+    def database_path(self, name: str) -> str:
+        name = _database_name(name)
+        return self._inside(join(self.warehouse, name + DB_SUFFIX), f"database {name}")
 
     # -- databases -------------------------------------------------------------------------------
-    def database_path(self, name: str) -> str:
-        return join(self.warehouse, name + DB_SUFFIX)
-
     def list_databases(self) -> list[str]:
-        return sorted(
-            basename(s.path)[: -len(DB_SUFFIX)]
-            for s in self.file_io.list_status(self.warehouse)
-            if s.is_dir and s.path.endswith(DB_SUFFIX)
-        )
+        out = []
+        for s in self.file_io.list_status(self.warehouse):
+            name = basename(s.path)[: -len(DB_SUFFIX)]
+            if s.is_dir and s.path.endswith(DB_SUFFIX) and self._listable("database", name, s.path):
+                out.append(name)
+        return sorted(out)
+
+    def _listable(self, kind: str, name: str, path: str) -> bool:
+        """Whether a folder found by listing has a valid ``kind`` name and lies inside the
+        warehouse (a symlink to elsewhere is neither listed nor followed)."""
+        try:
+            check_name(kind, name)
+            self._inside(path, f"{kind} {name}")
+        except ValidationError:
+            return False
+        return True
 
     def database_exists(self, name: str) -> bool:
         return self.file_io.is_dir(self.database_path(name))
 
     def create_database(self, name: str, ignore_if_exists: bool = False) -> None:
-        _check_name("Database", name)
+        _database_name(name, new=True)
         if self.database_exists(name):
             if ignore_if_exists:
                 return
@@ -80,7 +118,7 @@ class Catalog:
     # -- tables ----------------------------------------------------------------------------------
     def table_path(self, ident: Identifier) -> str:
         """The folder of the table (of its main branch)."""
-        return join(self.database_path(ident.database), ident.table)
+        return self._inside(join(self.database_path(ident.database), ident.table), f"table {ident.full_name}")
 
     def _require_db(self, name: str) -> None:
         if not self.database_exists(name):
@@ -90,7 +128,9 @@ class Catalog:
         self._require_db(database)
         out = []
         for s in self.file_io.list_status(self.database_path(database)):
-            if s.is_dir and self.file_io.list_names(join(s.path, "schema")):
+            if not (s.is_dir and self._listable("table", basename(s.path), s.path)):
+                continue
+            if self.file_io.list_names(join(s.path, "schema")):
                 if SchemaManager(self.file_io, s.path).schema_ids():
                     out.append(basename(s.path))
         return sorted(out)
@@ -139,7 +179,6 @@ class Catalog:
     ) -> Table:
         ident = Identifier.parse(identifier)
         ident.check_plain()
-        _check_name("Table", ident.table)
         self._require_db(ident.database)
         if self.table_exists(ident):
             if ignore_if_exists:
@@ -166,7 +205,6 @@ class Catalog:
         if not self.table_exists(src):
             raise TableNotFoundError(f"Table {src.full_name} does not exist")
         self._require_db(dst.database)
-        _check_name("Table", dst.table)
         if self.table_exists(dst) or self.file_io.exists(self.table_path(dst)):
             raise AlreadyExistsError(f"Table {dst.full_name} already exists")
         self.file_io.rename(self.table_path(src), self.table_path(dst))

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.names import SYSTEM_TABLE_SPLITTER, check_name
 
 DEFAULT_DATABASE = "default"
-SYSTEM_TABLE_SPLITTER = "$"
 
 
 BRANCH_PREFIX = "branch_"
@@ -22,11 +22,25 @@ class Identifier:
     branch: str | None = None
     system_table: str | None = None
 
+    def __post_init__(self) -> None:
+        # every Identifier holds safe names, however it was made (parse, tuple, constructor)
+        check_name("database", self.database)
+        check_name("table", self.table, f"database {self.database}")
+        where = f"table {self.database}.{self.table}"
+        if self.branch is not None:
+            check_name("branch", self.branch, where)
+        if self.system_table is not None:
+            check_name("system table", self.system_table, where)
+
     @staticmethod
     def parse(identifier: str | tuple[str, str] | Identifier) -> Identifier:
         if isinstance(identifier, Identifier):
             return identifier
         if isinstance(identifier, tuple):
+            if len(identifier) != 2 or not all(isinstance(p, str) for p in identifier):
+                raise ValidationError(
+                    f"Invalid table identifier {identifier!r}: expected ('database', 'table')"
+                )
             db, t = identifier
         else:
             if not isinstance(identifier, str) or not identifier.strip():

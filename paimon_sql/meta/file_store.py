@@ -16,6 +16,7 @@ from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.schema_manager import SchemaManager
 from paimon_sql.meta.snapshot_manager import SnapshotManager
 from paimon_sql.meta.tag_manager import TagManager
+from paimon_sql.names import check_name
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import DataField, DataType
 
@@ -24,7 +25,9 @@ BRANCH_PREFIX = "branch-"
 
 
 def branch_path(table_path: str, branch: str) -> str:
-    return table_path if branch == MAIN_BRANCH else join(table_path, "branch", BRANCH_PREFIX + branch)
+    if branch == MAIN_BRANCH:
+        return table_path
+    return join(table_path, "branch", BRANCH_PREFIX + check_name("branch", branch, table_path))
 
 
 def branch_identifier(table_name: str, branch: str) -> str:
@@ -41,6 +44,8 @@ class FileStore:
     options: CoreOptions = field(init=False)
 
     def __post_init__(self) -> None:
+        if self.branch != MAIN_BRANCH:
+            check_name("branch", self.branch, f"table {self.name}")
         self.options = CoreOptions(self.schema.options)
 
     # -- structure -------------------------------------------------------------------------------

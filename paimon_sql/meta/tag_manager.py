@@ -5,6 +5,7 @@ from __future__ import annotations
 from paimon_sql.errors import NotFoundError
 from paimon_sql.fs.file_io import FileIO, join
 from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.names import check_name
 
 TAG_PREFIX = "tag-"
 
@@ -16,7 +17,7 @@ class TagManager:
         self.table_name = table_name or table_path
 
     def path(self, name: str) -> str:
-        return join(self.dir, TAG_PREFIX + name)
+        return join(self.dir, TAG_PREFIX + check_name("tag", name, f"table {self.table_name}"))
 
     def tag_names(self) -> list[str]:
         return [n[len(TAG_PREFIX):] for n in self.file_io.list_names(self.dir) if n.startswith(TAG_PREFIX)]

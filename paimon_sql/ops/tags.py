@@ -29,6 +29,7 @@ from paimon_sql.meta.manifest_entry import KIND_ADD, ManifestEntry, merge_entrie
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.meta.snapshot_manager import SnapshotManager
 from paimon_sql.meta.tag_manager import TagManager
+from paimon_sql.names import check_name
 
 TAG_CREATE_TIME = "tagCreateTime"
 TAG_TIME_RETAINED = "tagTimeRetained"
@@ -80,25 +81,18 @@ def local_date_time_json(value: _dt.datetime) -> list[int]:
 
 
 def validate_tag_name(tag: object, table: str, new: bool = True) -> str:
-    """A tag name Paimon accepts and that is safe as a file name.
+    """A tag name Paimon accepts and that is safe as a file name (``paimon_sql.names``).
 
     Paimon only rejects blank names. For a tag to create (``new``) paimon_sql also rejects names with
-    surrounding blanks, commas (``delete_tag`` splits on them), control characters and a leading dot
-    (hidden files); for any tag, path separators."""
-    if not isinstance(tag, str):
-        raise ValidationError(f"Tag name of table {table} must be a string, got {tag!r}")
-    if not tag.strip():
-        raise ValidationError(f"Tag name of table {table} must not be blank, got {tag!r}")
-    if "/" in tag or "\\" in tag:
-        raise ValidationError(f"Invalid tag name {tag!r} of table {table}: a tag name must not contain '/' or '\\'")
+    surrounding blanks, commas (``delete_tag`` splits on them) and a leading dot (hidden files)."""
+    tag = check_name("tag", tag, f"table {table}")
     if not new:
         return tag
     if tag != tag.strip():
         raise ValidationError(f"Tag name {tag!r} of table {table} must not start or end with blanks")
-    if "," in tag or tag.startswith(".") or any(ord(c) < 32 for c in tag):
+    if "," in tag or tag.startswith("."):
         raise ValidationError(
-            f"Invalid tag name {tag!r} of table {table}: a tag name must not contain ',' or control "
-            "characters, nor start with '.'"
+            f"Invalid tag name {tag!r} of table {table}: a tag name must not contain ',' nor start with '.'"
         )
     return tag
 

@@ -1,0 +1,52 @@
+"""The one check of every name that becomes part of a path: databases, tables, branches, tags,
+consumers and system tables.
+
+Apache Paimon leaves most of this to the file system; paimon_sql refuses, for every kind of name,
+what could leave the folder the name is meant for or confuse the layout: non-strings, empty or
+blank names, ``/`` and ``\\``, NUL and other control characters, the names ``.`` and ``..`` and
+names over 255 bytes (UTF-8; the usual file-name limit). Kinds add Paimon's own rules on top (a
+table name has no ``$``, which separates branches and system tables).
+"""
+
+from __future__ import annotations
+
+from paimon_sql.errors import ValidationError
+
+MAX_NAME_BYTES = 255
+SYSTEM_TABLE_SPLITTER = "$"
+
+
+def check_name(kind: str, name: object, where: str = "") -> str:
+    """``name`` if it is a safe ``kind`` name (``database``, ``table``, ``branch``, ``tag``,
+    ``consumer``, ``system table``); else a ValidationError naming the kind, the name and ``where``
+    (e.g. the table it belongs to)."""
+    ctx = f" of {where}" if where else ""
+    if not isinstance(name, str):
+        raise ValidationError(f"A {kind} name{ctx} must be a string, got {type(name).__name__} {name!r}")
+    problem = _problem(name)
+    if problem is None and kind in ("database", "table") and name.startswith("."):
+        problem = "must not start with '.'"
+    if problem is None and kind == "table" and SYSTEM_TABLE_SPLITTER in name:
+        problem = f"must not contain {SYSTEM_TABLE_SPLITTER!r} (it separates branches and system tables)"
+    if problem is not None:
+        raise ValidationError(f"Invalid {kind} name {name!r}{ctx}: {problem}")
+    return name
+
+
+def _problem(name: str) -> str | None:
+    if not name.strip():
+        return "must not be empty or blank"
+    if "/" in name or "\\" in name:
+        return "must not contain '/' or '\\'"
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        return "must not contain NUL or other control characters"
+    if name in (".", ".."):
+        return "must not be '.' or '..'"
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "must be valid Unicode (it holds a lone surrogate)"
+    if size > MAX_NAME_BYTES:
+        return f"must be at most {MAX_NAME_BYTES} bytes in UTF-8, it has {size}"
+    return None
+
