@@ -35,5 +35,14 @@ class CommitConflictError(PaimonError):
     """A commit could not be applied on top of the latest snapshot (e.g. a file it deletes is gone)."""
 
 
+class WriteConflictError(CommitConflictError):
+    """A commit's files were written against a base snapshot that a concurrent commit (or schema
+    change) has made wrong for them: the write must be redone on top of the latest snapshot."""
+
+
+class AlreadyCommittedError(CommitConflictError):
+    """The changes given to a commit were committed already (their files belong to a snapshot)."""
+
+
 class CorruptFileError(PaimonError):
     """A metadata or data file could not be decoded; the message names the file."""

@@ -16,6 +16,15 @@ from paimon_sql.fs.file_io import FileIO
 FORMATS = ("parquet", "orc", "avro")
 
 
+def file_format_of(file_name: str, default: str) -> str:
+    """The format of a data file by its name (``data-...-0.orc``, ``...parquet.zst``), else ``default``."""
+    name = file_name.lower()
+    for fmt in FORMATS:
+        if name.endswith("." + fmt) or f".{fmt}." in name:
+            return fmt
+    return default
+
+
 def read_file(
     file_io: FileIO, path: str, file_format: str, columns: Sequence[str] | None = None
 ) -> pa.Table:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import time
+
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
+from paimon_sql.errors import WriteConflictError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.manifest_entry import KIND_ADD, KIND_DELETE, ManifestEntry
 from paimon_sql.predicate import Predicate, parse_predicate, to_arrow_expression
 from paimon_sql.scan.planner import plan
 from paimon_sql.scan.reader import read_data_file, read_split
-from paimon_sql.write.commit import CommitRequest, commit
+from paimon_sql.write.commit import CommitRequest, WriteBase, commit, retry_wait_ms
 from paimon_sql.write.file_writer import FileNamer, append_arrow_schema, write_data_file
 from paimon_sql.write.table_write import TableWrite
 
@@ -19,7 +22,26 @@ DELETE_KIND = 3
 
 
 def delete_where(store: FileStore, predicate: str | Predicate) -> int | None:
+    """Deletes the rows matching ``predicate`` in one commit; returns its snapshot id (None when no
+    row matched). When a concurrent commit makes the prepared delete wrong (a rewritten file is
+    gone, a key was written again), the delete is planned again on the new snapshot."""
     pred = parse_predicate(predicate, list(store.schema.fields)) if isinstance(predicate, str) else predicate
+    redo = 0
+    while True:
+        try:
+            return _delete_once(store, pred)
+        except WriteConflictError:
+            opts = store.options
+            if redo >= opts.commit_max_retries:
+                raise
+            time.sleep(retry_wait_ms(redo, opts.commit_min_retry_wait_ms, opts.commit_max_retry_wait_ms) / 1000)
+            redo += 1
+            latest = store.schemas.latest()
+            if latest is not None and latest.id != store.schema.id:
+                raise  # the schema changed under the delete: the predicate may mean something else
+
+
+def _delete_once(store: FileStore, pred: Predicate) -> int | None:
     base = store.snapshots.latest()
     if base is None:
         return None
@@ -34,7 +56,9 @@ def delete_where(store: FileStore, predicate: str | Predicate) -> int | None:
         try:
             writer.write(pa.concat_tables(rows), kind=DELETE_KIND)
             changes = writer.prepare_commit()
-            snap = commit(store, CommitRequest("APPEND", tuple(changes.entries), tuple(changes.index_entries)))
+            snap = commit(store, CommitRequest(
+                "APPEND", tuple(changes.entries), tuple(changes.index_entries), base=changes.base
+            ))
         except BaseException:
             writer.abort()
             raise
@@ -62,7 +86,9 @@ def delete_where(store: FileStore, predicate: str | Predicate) -> int | None:
                     entries.append(ManifestEntry(KIND_ADD, s.partition, s.bucket, s.total_buckets, meta))
         if not entries:
             return None
-        snap = commit(store, CommitRequest("OVERWRITE", tuple(entries)))
+        snap = commit(store, CommitRequest(
+            "OVERWRITE", tuple(entries), base=WriteBase(base.id, store.schema.id)
+        ))
         return snap.id
     except BaseException:
         for p in written:

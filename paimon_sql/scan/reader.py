@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 from paimon_sql.casting import cast_array
 from paimon_sql.errors import UnsupportedError
 from paimon_sql.format import deletion_vector
-from paimon_sql.format.data_files import read_file
+from paimon_sql.format.data_files import file_format_of, read_file
 from paimon_sql.fs.file_io import join
 from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec, build_merge_spec, merge_engine
 from paimon_sql.meta.data_file_meta import DataFileMeta
@@ -31,11 +31,7 @@ def output_schema(fields: Sequence[DataField]) -> pa.Schema:
 
 
 def _file_format(store: FileStore, f: DataFileMeta) -> str:
-    name = f.file_name.lower()
-    for fmt in ("parquet", "orc", "avro"):
-        if name.endswith("." + fmt) or f".{fmt}." in name:
-            return fmt
-    return store.options.file_format
+    return file_format_of(f.file_name, store.options.file_format)
 
 
 def _cast(arr: pa.ChunkedArray | pa.Array, source: DataType, field: DataField) -> pa.ChunkedArray | pa.Array:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Union
 
 import pyarrow as pa
 
-from paimon_sql.errors import NotFoundError, ValidationError
+from paimon_sql.errors import AlreadyCommittedError, NotFoundError, ValidationError, WriteConflictError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.partition_path import partition_value_string
 from paimon_sql.fs.file_io import FileIO
@@ -23,7 +24,8 @@ from paimon_sql.scan.planner import live_entries, plan
 from paimon_sql.scan.reader import output_schema, read_splits_parallel
 from paimon_sql.scan.split import DataSplit
 from paimon_sql.types import DataField
-from paimon_sql.write.commit import CommitRequest, commit
+from paimon_sql.write.commit import CommitRequest, WriteBase, commit, retry_wait_ms
+from paimon_sql.write.conflicts import check_files_of_table, check_one_writer_per_bucket
 from paimon_sql.write.table_write import CommitChanges, TableWrite, merge_index_entries
 
 FALLBACK_BRANCH = "scan.fallback-branch"
@@ -189,19 +191,40 @@ class Table:
         """Writes ``data`` in one commit and returns the new snapshot id.
 
         ``overwrite=True`` replaces the whole table, ``overwrite={"dt": "2024-01-01"}`` one partition,
-        ``overwrite="dynamic"`` the partitions the data has rows in."""
-        writer = self.new_write()
-        try:
-            writer.write(data)
-            changes = writer.prepare_commit()
-        except BaseException:
-            writer.abort()
-            raise
-        sid = self.commit_changes([changes], overwrite)
-        if sid is None:
-            latest = self.store.snapshots.latest_id()
-            return latest if latest is not None else 0
-        return sid
+        ``overwrite="dynamic"`` the partitions the data has rows in.
+
+        When a concurrent commit or schema change makes the written files wrong (see
+        ``write/conflicts.py``), a ``pa.Table`` input is written again on top of the latest snapshot
+        and schema (at most ``commit.max-retries`` times); a stream input, consumed by then, gives a
+        ``WriteConflictError`` and nothing is left behind."""
+        table = self
+        redo = 0
+        while True:
+            writer = table.new_write()
+            try:
+                writer.write(data)
+                changes = writer.prepare_commit()
+            except BaseException:
+                writer.abort()
+                raise
+            try:
+                sid = table.commit_changes([changes], overwrite)
+            except WriteConflictError as e:
+                if not isinstance(data, pa.Table):
+                    raise WriteConflictError(
+                        f"{e} (the input was a stream, already consumed: write it again)"
+                    ) from e
+                opts = table.store.options
+                if redo >= opts.commit_max_retries:
+                    raise
+                time.sleep(retry_wait_ms(redo, opts.commit_min_retry_wait_ms, opts.commit_max_retry_wait_ms) / 1000)
+                redo += 1
+                table = table.refresh()
+                continue
+            if sid is None:
+                latest = table.store.snapshots.latest_id()
+                return latest if latest is not None else 0
+            return sid
 
     # -- distributed writes: many TableWrites (one per task), one commit on the driver ------------
     def new_write(self) -> TableWrite:
@@ -210,10 +233,18 @@ class Table:
 
     def commit_changes(self, changes: Sequence[CommitChanges], overwrite: Overwrite = False) -> int | None:
         """Commits what several writers prepared as ONE snapshot (None when nothing was written and
-        nothing is overwritten). On failure every written file is deleted."""
+        nothing is overwritten). On failure every written file is deleted.
+
+        The changes must come from writers of this table (``new_write``) that have not been aborted
+        or committed: every file they add must exist in this table's folders, in its bucket layout,
+        written with its current schema; otherwise a ValidationError, and nothing is deleted (the
+        files may not be this call's to delete)."""
+        base = self._check_changes(changes)
+        merged_index: list[str] = []
         try:
             entries = [e for c in changes for e in c.entries]
-            index = merge_index_entries(self.store, [e for c in changes for e in c.index_entries])
+            check_one_writer_per_bucket(self.store, [c.entries for c in changes])
+            index = merge_index_entries(self.store, [e for c in changes for e in c.index_entries], merged_index)
             deletes_for = None
             kind = "APPEND"
             if overwrite is not False and overwrite is not None:
@@ -229,19 +260,62 @@ class Table:
                 self.abort_changes(changes)
                 return None
             snap = commit(
-                self.store, CommitRequest(kind, tuple(entries), tuple(index), deletes_for=deletes_for)
+                self.store,
+                CommitRequest(kind, tuple(entries), tuple(index), deletes_for=deletes_for, base=base),
             )
             return snap.id
+        except AlreadyCommittedError:
+            raise  # the files belong to the snapshot that committed them
         except BaseException:
             self.abort_changes(changes)
+            for p in merged_index:
+                self.file_io.delete_quietly(p)
             raise
 
-    def abort_changes(self, changes: Sequence[CommitChanges | None]) -> None:
-        """Deletes the files of prepared but uncommitted writes (failed tasks give None)."""
+    def _check_changes(self, changes: Sequence[CommitChanges]) -> WriteBase | None:
+        """The common base of ``changes`` after checking that they are this table's prepared,
+        uncommitted writes (every added data and index file exists where this table keeps it)."""
+        if isinstance(changes, CommitChanges) or not isinstance(changes, Sequence):
+            raise ValidationError(
+                f"commit_changes of table {self.identifier} takes a list of CommitChanges (from "
+                f"new_write().prepare_commit()), got {type(changes).__name__}"
+            )
+        bases = []
         for c in changes:
-            if c is not None:
+            if not isinstance(c, CommitChanges):
+                raise ValidationError(
+                    f"commit_changes of table {self.identifier}: expected CommitChanges from "
+                    f"new_write().prepare_commit(), got {type(c).__name__}"
+                )
+            if c.entries or c.index_entries:
+                if c.base is None:
+                    raise ValidationError(
+                        f"commit_changes of table {self.identifier}: changes without a writer base "
+                        "were not prepared by new_write() of this table"
+                    )
+                bases.append(c.base)
+        check_files_of_table(self.store, [e for c in changes for e in c.entries],
+                             [e for c in changes for e in c.index_entries])
+        if not bases:
+            return None
+        schema_ids = {b.schema_id for b in bases}
+        if len(schema_ids) > 1:
+            raise WriteConflictError(
+                f"commit_changes of table {self.identifier}: the writers used different schemas {sorted(schema_ids)}"
+            )
+        snapshot_ids = [b.snapshot_id for b in bases]
+        first = None if None in snapshot_ids else min(i for i in snapshot_ids if i is not None)
+        return WriteBase(first, bases[0].schema_id)
+
+    def abort_changes(self, changes: Sequence[CommitChanges | None]) -> None:
+        """Deletes the files of prepared but uncommitted writes (failed tasks give None); only files
+        inside this table's folder are touched."""
+        root = self.path.rstrip("/") + "/"
+        for c in changes:
+            if isinstance(c, CommitChanges):
                 for p in c.written_paths:
-                    self.file_io.delete_quietly(p)
+                    if isinstance(p, str) and p.startswith(root) and "/../" not in p:
+                        self.file_io.delete_quietly(p)
 
     def _partition_spec(self, overwrite: Overwrite) -> dict[str, str]:
         if overwrite is True:

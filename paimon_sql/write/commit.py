@@ -1,25 +1,46 @@
 """Committing: base snapshot + changes → new snapshot, created atomically, retried on lost races.
 
 ``build_snapshot`` is the pure part (it only writes new, private manifest files); ``commit`` is the
-one retry loop that creates ``snapshot-<id>`` exclusively. Conflict checks are separate functions.
+one retry loop that creates ``snapshot-<id>`` exclusively, waiting between attempts as Paimon does
+(``commit.min-retry-wait`` doubled per retry up to ``commit.max-retry-wait``, plus up to 20 %
+jitter; at most ``commit.max-retries`` retries within ``commit.timeout``). Before every attempt the
+commit is checked against what changed since its writer's base snapshot (``write/conflicts.py``).
 """
 
 from __future__ import annotations
 
+import random
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from paimon_sql.errors import CommitConflictError
+from paimon_sql.errors import CommitConflictError, WriteConflictError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import IndexManifestEntry
 from paimon_sql.meta.manifest_entry import KIND_ADD, KIND_DELETE, ManifestEntry, merge_entries
 from paimon_sql.meta.manifest_file_meta import ManifestFileMeta
 from paimon_sql.meta.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
+from paimon_sql.write.conflicts import (
+    changes_since,
+    check_dynamic_bucket_index,
+    check_not_committed,
+    check_schema,
+    check_sequence_numbers,
+    check_total_buckets,
+)
 
 # Rewrite the base manifests into one when a snapshot has this many of them (manifest.merge-min-count)
 _ENTRIES_PER_MANIFEST = 200_000
+
+
+@dataclass(frozen=True)
+class WriteBase:
+    """What a writer laid its files out by: the snapshot its sequence numbers and dynamic-bucket
+    assignments continue from (None: the table had none) and the schema it wrote with."""
+
+    snapshot_id: int | None
+    schema_id: int
 
 
 @dataclass(frozen=True)
@@ -30,6 +51,9 @@ class CommitRequest:
     commit_user: str = ""
     # For OVERWRITE: computes the DELETE entries against the snapshot the commit lands on.
     deletes_for: Callable[[FileStore, Snapshot | None], list[ManifestEntry]] | None = None
+    # the writers' base: the commit is checked against what changed since (None: nothing to check,
+    # e.g. a commit that writes no new sequence numbers)
+    base: WriteBase | None = None
 
 
 def check_deleted_files_exist(live: list[ManifestEntry], deletes: list[ManifestEntry], table: str) -> None:
@@ -39,7 +63,7 @@ def check_deleted_files_exist(live: list[ManifestEntry], deletes: list[ManifestE
     ids = {e.identifier for e in live}
     gone = [d.file.file_name for d in deletes if d.identifier not in ids]
     if gone:
-        raise CommitConflictError(
+        raise WriteConflictError(
             f"Commit to table {table} conflicts with a concurrent commit: files it deletes no longer "
             f"exist: {gone[:5]}{' ...' if len(gone) > 5 else ''}"
         )
@@ -110,12 +134,36 @@ def _full_compact(
     return out
 
 
+def check_against_base(store: FileStore, req: CommitRequest, latest: Snapshot | None, entries: list[ManifestEntry]) -> None:
+    """Raises a WriteConflictError when ``req`` would land wrong on ``latest`` because of what
+    changed since its writers' base (see ``write/conflicts.py``)."""
+    if req.base is None:
+        return
+    ids = store.schemas.schema_ids()
+    check_schema(store, req.base.schema_id, ids[-1] if ids else None)
+    since = changes_since(store, req.base.snapshot_id, latest)
+    check_not_committed(store, since, entries)
+    check_sequence_numbers(store, since, entries)
+    check_dynamic_bucket_index(store, since, req.index_entries, entries)
+    check_total_buckets(store, since.added, entries)
+
+
+def retry_wait_ms(attempt: int, min_wait_ms: int, max_wait_ms: int, rng: random.Random | None = None) -> float:
+    """Paimon's wait before retry ``attempt`` (0-based): the minimum wait doubled per retry, capped
+    at the maximum, plus up to 20 % random jitter."""
+    wait = min(min_wait_ms * (2.0 ** min(attempt, 62)), max_wait_ms)
+    return wait + (rng or random).uniform(0, max(1.0, wait * 0.2))
+
+
 def commit(store: FileStore, req: CommitRequest) -> Snapshot:
     """Commits ``req`` as one new snapshot; retries when another writer took the snapshot id."""
     if not req.commit_user:
-        req = CommitRequest(req.kind, req.entries, req.index_entries, str(uuid.uuid4()), req.deletes_for)
-    retries = store.options.commit_max_retries
-    for _attempt in range(retries + 1):
+        req = replace(req, commit_user=str(uuid.uuid4()))
+    opts = store.options
+    retries, timeout_ms = opts.commit_max_retries, opts.commit_timeout_ms
+    started = time.monotonic()
+    attempt = 0
+    while True:
         base = store.snapshots.latest()
         entries = list(req.entries)
         deletes: list[ManifestEntry] = []
@@ -126,6 +174,7 @@ def commit(store: FileStore, req: CommitRequest) -> Snapshot:
             live = store.manifests.live_entries(base) if base is not None else []
             check_deleted_files_exist(live, explicit_deletes, store.name)
         entries = deletes + entries
+        check_against_base(store, req, base, entries)
         written: list[str] = []
         try:
             snap = build_snapshot(store, base, req, entries, written)
@@ -138,7 +187,11 @@ def commit(store: FileStore, req: CommitRequest) -> Snapshot:
             return snap
         for p in written:  # lost the race: drop this attempt's manifests and rebase
             store.file_io.delete_quietly(p)
-        time.sleep(0.01 * (_attempt + 1))
-    raise CommitConflictError(
-        f"Commit to table {store.name} failed after {retries} retries: too many concurrent commits"
-    )
+        elapsed_ms = (time.monotonic() - started) * 1000
+        if attempt >= retries or (timeout_ms is not None and elapsed_ms > timeout_ms):
+            raise CommitConflictError(
+                f"Commit to table {store.name} failed after {attempt} retries in {elapsed_ms:.0f} ms: "
+                "too many concurrent commits (raise 'commit.max-retries' or 'commit.timeout')"
+            )
+        time.sleep(retry_wait_ms(attempt, opts.commit_min_retry_wait_ms, opts.commit_max_retry_wait_ms) / 1000)
+        attempt += 1

@@ -38,6 +38,7 @@ from paimon_sql.meta.manifest_entry import KIND_ADD, ManifestEntry
 from paimon_sql.meta.simple_stats import empty_row
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.types import to_arrow_type
+from paimon_sql.write.commit import WriteBase
 from paimon_sql.write.dynamic_bucket import PartitionBuckets, read_hashes, write_hash_index
 from paimon_sql.write.file_writer import (
     KIND,
@@ -66,6 +67,8 @@ class CommitChanges:
     # new HASH index files; they replace the index of the same (partition, bucket)
     index_entries: list[IndexManifestEntry] = field(default_factory=list)
     written_paths: list[str] = field(default_factory=list)
+    # the snapshot and schema the writer numbered and laid out its files by (None: unknown)
+    base: WriteBase | None = None
 
 
 def conform(store: FileStore, data: pa.Table) -> pa.Table:
@@ -121,7 +124,8 @@ class TableWrite:
             if self.num_buckets == 0 or self.num_buckets < -1:
                 raise UnsupportedError(f"bucket={self.num_buckets} is not supported for writing ({store.name})")
         self.namers: dict[tuple[bytes, int], FileNamer] = {}
-        self.changes = CommitChanges()
+        self.write_base = WriteBase(base.id if base is not None else None, store.schema.id)
+        self.changes = CommitChanges(base=self.write_base)
         self._next_seq: dict[tuple[bytes, int], int] | None = None
         self._dyn: dict[bytes, PartitionBuckets] = {}
         self._dyn_loaded = False
@@ -153,7 +157,7 @@ class TableWrite:
     def abort(self) -> None:
         for p in self.changes.written_paths:
             self.store.file_io.delete_quietly(p)
-        self.changes = CommitChanges()
+        self.changes = CommitChanges(base=self.write_base)
 
     # -- buffering -------------------------------------------------------------------------------
     def _add(self, data: pa.Table, kind: int | None) -> None:
@@ -359,9 +363,11 @@ class TableWrite:
         return write_data_file(store, bucket_dir, self.namers[(partition, bucket)], table, min_seq, max_seq)
 
 
-def merge_index_entries(store: FileStore, entries: list[IndexManifestEntry]) -> list[IndexManifestEntry]:
+def merge_index_entries(
+    store: FileStore, entries: list[IndexManifestEntry], written: list[str] | None = None
+) -> list[IndexManifestEntry]:
     """Several writers (tasks) may each have extended the HASH index of the same bucket: union
-    their key hashes into one index file per (partition, bucket)."""
+    their key hashes into one index file per (partition, bucket) (their paths added to ``written``)."""
     by_bucket: dict[tuple[bytes, int], list[IndexManifestEntry]] = defaultdict(list)
     for e in entries:
         by_bucket[(e.partition, e.bucket)].append(e)
@@ -372,7 +378,10 @@ def merge_index_entries(store: FileStore, entries: list[IndexManifestEntry]) -> 
             continue
         paths = [store.index_file_path(e.index_file.file_name) for e in es]
         hashes = np.unique(np.concatenate([read_hashes(store.file_io, p) for p in paths]))
-        out.append(write_hash_index(store.file_io, join(store.path, "index"), partition, bucket, hashes))
+        merged = write_hash_index(store.file_io, join(store.path, "index"), partition, bucket, hashes)
+        if written is not None:
+            written.append(store.index_file_path(merged.index_file.file_name))
+        out.append(merged)
         for p in paths:
             store.file_io.delete_quietly(p)
     return out

@@ -1,0 +1,190 @@
+"""Several processes write one table at once: the final content and EVERY snapshot equal the replay
+of the successful calls in commit order (a model of the merge engine), for fixed and dynamic
+buckets, primary-key and append tables; a schema change under a writer; 8 appenders that all get
+their commit in."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import random
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from paimon_sql import Catalog
+from paimon_sql.errors import CommitConflictError, WriteConflictError
+from paimon_sql.table.table import Table
+
+SCHEMA = pa.schema([("k", pa.int64()), ("v", pa.string()), ("n", pa.int64())])
+
+
+def _worker(warehouse: str, table: str, wid: int, calls: int, keys: list[int], rows_per_call: int,
+            seed: int, out: str, barrier: Any) -> None:
+    """One writer process: ``calls`` writes of random rows (keys drawn from ``keys``) through one
+    long-lived table handle; records (snapshot id, rows) of each successful call."""
+    rng = random.Random(seed)
+    t = Catalog(warehouse).get_table(table)
+    assert isinstance(t, Table)
+    done: list[dict[str, Any]] = []
+    failures: list[str] = []
+    barrier.wait()
+    for c in range(calls):
+        ks = [rng.choice(keys) for _ in range(rows_per_call)]
+        rows = {"k": ks, "v": [f"w{wid}c{c}i{i}" for i in range(len(ks))], "n": [rng.randint(1, 9) for _ in ks]}
+        try:
+            sid = t.write(pa.table(rows, schema=SCHEMA))
+        except CommitConflictError as e:
+            failures.append(str(e))
+            continue
+        done.append({"sid": sid, "rows": rows})
+    Path(out).write_text(json.dumps({"done": done, "failures": failures}))
+
+
+def _run_writers(tmp_path: Path, table: str, n: int, calls: int, keys: Callable[[int], list[int]],
+                 rows_per_call: int) -> tuple[list[dict[str, Any]], list[str]]:
+    ctx = mp.get_context("spawn")  # no fork of a process that may hold a JVM
+    barrier = ctx.Barrier(n)
+    procs = []
+    for w in range(n):
+        out = tmp_path / f"writer-{w}.json"
+        p = ctx.Process(target=_worker, args=(str(tmp_path / "wh"), table, w, calls, keys(w),
+                                              rows_per_call, 1000 + w, str(out), barrier))
+        p.start()
+        procs.append((p, out))
+    done, failures = [], []
+    for p, out in procs:
+        p.join(timeout=240)
+        assert p.exitcode == 0, f"writer process failed with exit code {p.exitcode}"
+        result = json.loads(out.read_text())
+        done += result["done"]
+        failures += result["failures"]
+    done.sort(key=lambda d: d["sid"])
+    return done, failures
+
+
+def _dedup_model(calls: list[dict[str, Any]]) -> dict[int, tuple[str, int]]:
+    state: dict[int, tuple[str, int]] = {}
+    for c in calls:
+        for k, v, n in zip(c["rows"]["k"], c["rows"]["v"], c["rows"]["n"]):
+            state[k] = (v, n)
+    return state
+
+
+def _agg_model(calls: list[dict[str, Any]]) -> dict[int, tuple[str, int]]:
+    """last_value(v), sum(n) per key, in commit order."""
+    state: dict[int, tuple[str, int]] = {}
+    for c in calls:
+        for k, v, n in zip(c["rows"]["k"], c["rows"]["v"], c["rows"]["n"]):
+            state[k] = (v, state.get(k, ("", 0))[1] + n)
+    return state
+
+
+def _check_every_snapshot(t: Table, done: list[dict[str, Any]], model: Callable[[list[dict[str, Any]]], Any],
+                          rows_of: Callable[[pa.Table], Any]) -> int:
+    sids = [d["sid"] for d in done]
+    assert len(set(sids)) == len(sids), "two calls report the same snapshot"
+    assert sorted(sids) == t.snapshot_ids(), "every snapshot is one successful call"
+    for i, sid in enumerate(sids):
+        got = rows_of(t.read(snapshot_id=sid))
+        assert got == model(done[: i + 1]), f"snapshot {sid} differs from the replay of the first {i + 1} calls"
+    assert rows_of(t.read()) == model(done)
+    return len(sids)
+
+
+def _dedup_rows(table: pa.Table) -> dict[int, tuple[str, int]]:
+    ks = table.column("k").to_pylist()
+    assert len(ks) == len(set(ks)), "a key was read twice (it lives in two buckets)"
+    return {k: (v, n) for k, v, n in zip(ks, table.column("v").to_pylist(), table.column("n").to_pylist())}
+
+
+@pytest.mark.parametrize("bucket", ["2", "-1"])
+def test_concurrent_upserts_replay_in_commit_order(tmp_path: Path, bucket: str) -> None:
+    cat = Catalog(str(tmp_path / "wh"))
+    cat.create_database("db")
+    cat.create_table("db.t", SCHEMA, primary_keys=["k"],
+                     options={"bucket": bucket, "dynamic-bucket.target-row-num": "16"})
+    # fixed buckets: every writer upserts the same 40 keys; dynamic: overlapping ranges, so new keys
+    # keep arriving in new buckets while others assign them too
+    keys = (lambda w: list(range(40))) if bucket == "2" else (lambda w: list(range(w * 25, w * 25 + 60)))
+    done, failures = _run_writers(tmp_path, "db.t", 5, 6, keys, 24)
+    assert failures == []
+    t = cat.get_table("db.t")
+    assert isinstance(t, Table)
+    assert _check_every_snapshot(t, done, _dedup_model, _dedup_rows) == 30
+
+
+def test_concurrent_aggregation_replays_in_commit_order(tmp_path: Path) -> None:
+    cat = Catalog(str(tmp_path / "wh"))
+    cat.create_database("db")
+    cat.create_table("db.t", SCHEMA, primary_keys=["k"], options={
+        "bucket": "1", "merge-engine": "aggregation", "fields.n.aggregate-function": "sum",
+        "fields.v.aggregate-function": "last_value"})
+    done, failures = _run_writers(tmp_path, "db.t", 4, 5, lambda w: list(range(20)), 16)
+    assert failures == []
+    t = cat.get_table("db.t")
+    assert isinstance(t, Table)
+
+    assert _check_every_snapshot(t, done, _agg_model, _dedup_rows) == 20
+
+
+def test_eight_concurrent_appenders_all_commit(tmp_path: Path) -> None:
+    cat = Catalog(str(tmp_path / "wh"))
+    cat.create_database("db")
+    cat.create_table("db.t", SCHEMA)
+    done, failures = _run_writers(tmp_path, "db.t", 8, 6, lambda w: list(range(1000)), 10)
+    assert failures == [], failures[:3]
+    t = cat.get_table("db.t")
+    assert isinstance(t, Table)
+
+    def multiset(calls: list[dict[str, Any]]) -> Counter[tuple[int, str]]:
+        return Counter((k, v) for c in calls for k, v in zip(c["rows"]["k"], c["rows"]["v"]))
+
+    def rows(table: pa.Table) -> Counter[tuple[int, str]]:
+        return Counter(zip(table.column("k").to_pylist(), table.column("v").to_pylist()))
+
+    assert _check_every_snapshot(t, done, multiset, rows) == 48
+
+
+def test_a_handle_opened_before_a_bucket_change_writes_with_the_new_layout(tmp_path: Path) -> None:
+    cat = Catalog(str(tmp_path / "wh"))
+    cat.create_database("db")
+    old = cat.create_table("db.t", SCHEMA, primary_keys=["k"], options={"bucket": "2"})
+    stale_writer = old.new_write()  # a distributed task planned before the change
+    stale_writer.write(pa.table({"k": [1, 2], "v": ["s", "s"], "n": [1, 1]}, schema=SCHEMA))
+    stale_changes = stale_writer.prepare_commit()
+    cat.get_table("db.t").alter(set_options={"bucket": "3"})  # type: ignore[union-attr]
+    keys = list(range(100))
+    old.write(pa.table({"k": keys, "v": ["a"] * 100, "n": [1] * 100}, schema=SCHEMA))  # redone with 3
+    new = cat.get_table("db.t")
+    assert isinstance(new, Table)
+    new.write(pa.table({"k": keys, "v": ["b"] * 100, "n": [2] * 100}, schema=SCHEMA))
+    got = new.read()
+    assert got.num_rows == 100 and set(got.column("v").to_pylist()) == {"b"}
+    assert {e.total_buckets for e in new.store.manifests.live_entries(new.latest_snapshot())} == {3}  # type: ignore[arg-type]
+    with pytest.raises(WriteConflictError, match="schema"):
+        old.commit_changes([stale_changes])
+    assert not any(Path(p).exists() for p in stale_changes.written_paths)
+    assert new.snapshot_ids() == [1, 2]
+
+
+def test_a_stream_input_that_lost_a_race_fails_and_leaves_nothing(tmp_path: Path) -> None:
+    cat = Catalog(str(tmp_path / "wh"))
+    cat.create_database("db")
+    t = cat.create_table("db.t", SCHEMA, primary_keys=["k"], options={"bucket": "1"})
+    other = cat.get_table("db.t")
+    assert isinstance(other, Table)
+
+    def batches() -> Any:
+        yield pa.record_batch({"k": [1], "v": ["mine"], "n": [1]}, schema=SCHEMA)
+        other.write(pa.table({"k": [1], "v": ["theirs"], "n": [2]}, schema=SCHEMA))  # commits meanwhile
+
+    with pytest.raises(WriteConflictError, match="stream"):
+        t.write(batches())
+    assert len(list((tmp_path / "wh").rglob("data-*"))) == 1  # only the concurrent commit's file
+    assert t.read().column("v").to_pylist() == ["theirs"]
+    assert t.snapshot_ids() == [1]
