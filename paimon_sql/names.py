@@ -50,3 +50,11 @@ def _problem(name: str) -> str | None:
         return f"must be at most {MAX_NAME_BYTES} bytes in UTF-8, it has {size}"
     return None
 
+
+
+def file_name_problem(name: object) -> str | None:
+    """Why ``name`` (a file name read from metadata: a data, manifest or index file) is not a plain
+    file name of one folder, or None."""
+    if not isinstance(name, str):
+        return f"a file name must be a string, got {type(name).__name__}"
+    return _problem(name)

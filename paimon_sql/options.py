@@ -708,6 +708,10 @@ _USED: tuple[OptionDef, ...] = (
         "Size each file counts for when packing files into splits.",
     ),
     _o("read.batch-size", INT, "1024", "Rows per batch read from a file."),
+    _o("scan.ignore-corrupt-files", BOOL, "false",
+       "Skip (with a warning) data files that fail their checks or do not decode, instead of failing the read."),
+    _o("scan.ignore-lost-files", BOOL, "false",
+       "Skip (with a warning) data files that no longer exist, instead of failing the read."),
 )
 
 _UNUSED_DOC = "Paimon option that paimon_sql keeps but does not interpret."
@@ -800,8 +804,6 @@ _OTHER: tuple[tuple[str, str, str | None, tuple[str, ...] | None, tuple[str, ...
     ("scan.manifest.parallelism", INT, None, None, ()),
     ("format-table.scan.list-parallelism", INT, "64", None, ()),
     ("streaming.read.snapshot.delay", DURATION, None, None, ()),
-    ("scan.ignore-corrupt-files", BOOL, "false", None, ()),
-    ("scan.ignore-lost-files", BOOL, "false", None, ()),
     ("auto-create", BOOL, "false", None, ()),
     ("streaming-read-overwrite", BOOL, "false", None, ()),
     ("streaming-read-append-overwrite", BOOL, "false", None, ()),
@@ -1603,6 +1605,14 @@ class CoreOptions(Mapping[str, str]):
     @property
     def read_batch_size(self) -> int:
         return int(self.get("read.batch-size"))
+
+    @property
+    def scan_ignore_corrupt_files(self) -> bool:
+        return bool(self.get("scan.ignore-corrupt-files"))
+
+    @property
+    def scan_ignore_lost_files(self) -> bool:
+        return bool(self.get("scan.ignore-lost-files"))
 
 
 # ----------------------------------------------------------------------------------------------

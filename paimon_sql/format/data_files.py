@@ -26,33 +26,64 @@ def file_format_of(file_name: str, default: str) -> str:
 
 
 def read_file(
-    file_io: FileIO, path: str, file_format: str, columns: Sequence[str] | None = None
+    file_io: FileIO, path: str, file_format: str, columns: Sequence[str] | None = None,
+    expected_rows: int | None = None, expected_size: int | None = None,
 ) -> pa.Table:
-    """Reads ``columns`` (by name; all when None) of a data file."""
+    """Reads ``columns`` (by name; all when None) of a data file.
+
+    Damage is a CorruptFileError naming the file: a size other than ``expected_size`` or a row
+    count other than ``expected_rows`` (what the manifest recorded), a parquet page whose CRC does
+    not match (pages written with checksums; files without them read as before), or any decoding
+    failure. A missing file is a NotFoundError."""
     fmt = file_format.lower()
     try:
         if fmt == "parquet":
             with file_io.open_input_file(path) as f:
-                return pq.read_table(f, columns=list(columns) if columns is not None else None,
-                                     use_threads=False)
-        if fmt == "orc":
+                _check_size(path, f.size(), expected_size)
+                pf = pq.ParquetFile(f, page_checksum_verification=True)
+                _check_rows(path, pf.metadata.num_rows, expected_rows)
+                table = pf.read(columns=list(columns) if columns is not None else None, use_threads=False)
+        elif fmt == "orc":
             with file_io.open_input_file(path) as f:
                 from paimon_sql.format.orc_timestamps import correct_timestamps
 
-                table = paorc.ORCFile(f).read(columns=list(columns) if columns is not None else None)
-                return correct_timestamps(table, f, path)  # pyarrow's ORC reader: 1 s off, see there
-        if fmt == "avro":
+                _check_size(path, f.size(), expected_size)
+                orc = paorc.ORCFile(f)
+                _check_rows(path, orc.nrows, expected_rows)
+                table = orc.read(columns=list(columns) if columns is not None else None)
+                table = correct_timestamps(table, f, path)  # pyarrow's ORC reader: 1 s off, see there
+        elif fmt == "avro":
+            data = file_io.read_bytes(path)
+            _check_size(path, len(data), expected_size)
             try:
-                return _read_avro(file_io.read_bytes(path), columns)
+                table = _read_avro(data, columns)
             except CorruptFileError as e:
                 raise CorruptFileError(f"Corrupt data file {path}: {e}") from e
-    except NotFoundError:
+        else:
+            raise UnsupportedError(f"Data file format {file_format!r} is not supported ({path})")
+    except (NotFoundError, CorruptFileError, UnsupportedError):
         raise
-    except (pa.ArrowInvalid, OSError, ValueError) as e:
+    except (pa.ArrowException, OSError, ValueError, KeyError, IndexError, TypeError, EOFError,
+            OverflowError, MemoryError) as e:  # whatever a damaged file makes a decoder raise
         if not file_io.exists(path):
             raise NotFoundError(f"Data file {path} does not exist") from e
-        raise CorruptFileError(f"Corrupt data file {path}: {e}") from e
-    raise UnsupportedError(f"Data file format {file_format!r} is not supported ({path})")
+        raise CorruptFileError(f"Corrupt data file {path}: {type(e).__name__}: {e}") from e
+    _check_rows(path, table.num_rows, expected_rows)
+    return table
+
+
+def _check_size(path: str, actual: int, expected: int | None) -> None:
+    if expected is not None and actual != expected:
+        raise CorruptFileError(
+            f"Corrupt data file {path}: it has {actual} bytes, but its manifest entry records {expected}"
+        )
+
+
+def _check_rows(path: str, actual: int, expected: int | None) -> None:
+    if expected is not None and actual != expected:
+        raise CorruptFileError(
+            f"Corrupt data file {path}: it holds {actual} rows, but its manifest entry records {expected}"
+        )
 
 
 def _read_avro(data: bytes, columns: Sequence[str] | None) -> pa.Table:
@@ -117,6 +148,7 @@ def write_file(
                 table, out, compression=comp,
                 compression_level=zstd_level if comp == "zstd" else None,
                 use_dictionary=dictionary_columns(table), write_statistics=True,
+                write_page_checksum=True,  # CRC32 of every page, verified when read
             )
     elif fmt == "orc":
         with file_io.open_output_stream(path) as out:

@@ -11,6 +11,7 @@ import pyarrow.compute as pc
 
 from paimon_sql.format.binary_row import decode_rows, encode_row
 from paimon_sql.fs.file_io import FileIO, join
+from paimon_sql.meta.decoding import check_file_names, decoding
 from paimon_sql.meta.index_file_meta import INDEX_MANIFEST_ENTRY_AVRO_SCHEMA, IndexManifestEntry
 from paimon_sql.meta.manifest_entry import (
     KIND_ADD,
@@ -55,21 +56,32 @@ class ManifestStore:
 
     # -- reading ---------------------------------------------------------------------------------
     def read_manifest_list(self, name: str) -> list[ManifestFileMeta]:
-        return [ManifestFileMeta.from_avro(r) for r in read_records(self.file_io, self.path(name))]
+        path = self.path(name)
+        with decoding("manifest list", path):
+            metas = [ManifestFileMeta.from_avro(r) for r in read_records(self.file_io, path)]
+        check_file_names([m.file_name for m in metas], "manifest list", path)
+        return metas
 
     def read_manifest(self, name: str) -> list[ManifestEntry]:
         cached = self._entries_cache.get(name)
         if cached is not None:
             self._entries_cache.move_to_end(name)
             return cached
-        entries = [ManifestEntry.from_avro(r) for r in read_records(self.file_io, self.path(name))]
+        path = self.path(name)
+        with decoding("manifest", path):
+            entries = [ManifestEntry.from_avro(r) for r in read_records(self.file_io, path)]
+        check_file_names([n for e in entries for n in (e.file.file_name, *e.file.extra_files)], "manifest", path)
         self._entries_cache[name] = entries
         if len(self._entries_cache) > _CACHE_SIZE:
             self._entries_cache.popitem(last=False)
         return entries
 
     def read_index_manifest(self, name: str) -> list[IndexManifestEntry]:
-        return [IndexManifestEntry.from_avro(r) for r in read_records(self.file_io, self.path(name))]
+        path = self.path(name)
+        with decoding("index manifest", path):
+            entries = [IndexManifestEntry.from_avro(r) for r in read_records(self.file_io, path)]
+        check_file_names([e.index_file.file_name for e in entries], "index manifest", path)
+        return entries
 
     def data_manifests(self, snapshot: Snapshot) -> list[ManifestFileMeta]:
         metas = self.read_manifest_list(snapshot.base_manifest_list)

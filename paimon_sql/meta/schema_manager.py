@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from paimon_sql.errors import CommitConflictError, NotFoundError
+from paimon_sql.errors import CommitConflictError, CorruptFileError, NotFoundError
 from paimon_sql.fs.file_io import FileIO, join
+from paimon_sql.meta.decoding import decoding, read_text
 from paimon_sql.meta.schema import TableSchema
 
 _SCHEMA_RE = re.compile(r"^schema-(\d+)$")
@@ -39,10 +40,13 @@ class SchemaManager:
             return cached
         p = self.path(schema_id)
         try:
-            text = self.file_io.read_text(p)
+            text = read_text(self.file_io, p, "schema file")
         except NotFoundError as e:
             raise NotFoundError(f"Schema {schema_id} of table {self.table_name} does not exist") from e
-        s = TableSchema.from_json(text, p)
+        with decoding("schema file", p):
+            s = TableSchema.from_json(text, p)
+        if s.id != schema_id:
+            raise CorruptFileError(f"Corrupt schema file {p} of table {self.table_name}: it holds schema id {s.id}")
         self._cache[schema_id] = s
         return s
 

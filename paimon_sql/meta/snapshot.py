@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paimon_sql.errors import CorruptFileError
+from paimon_sql.meta.decoding import check_file_names, check_int, decoding
 
 CURRENT_VERSION = 3
 COMMIT_KINDS = ("APPEND", "COMPACT", "OVERWRITE", "ANALYZE")
@@ -94,10 +95,15 @@ class Snapshot:
         if kind not in COMMIT_KINDS:
             raise CorruptFileError(f"Corrupt snapshot file {path}: unknown commitKind {kind!r}")
         extra = {k: v for k, v in obj.items() if k not in known}
-        try:
+        what = "snapshot file"
+        check_int(kwargs["id"], "id", what, path, 1)
+        check_int(kwargs["schema_id"], "schemaId", what, path, 0)
+        check_int(kwargs["time_millis"], "timeMillis", what, path)
+        lists = [kwargs["base_manifest_list"], kwargs["delta_manifest_list"]]
+        lists += [kwargs[k] for k in ("changelog_manifest_list", "index_manifest", "statistics") if kwargs.get(k)]
+        check_file_names(lists, what, path)
+        with decoding(what, path):
             return Snapshot(extra=extra, **kwargs)
-        except TypeError as e:  # pragma: no cover - defensive
-            raise CorruptFileError(f"Corrupt snapshot file {path}: {e}") from e
 
     @staticmethod
     def from_json(text: str, path: str = "<snapshot>") -> Snapshot:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import re
 
-from paimon_sql.errors import NotFoundError
+from paimon_sql.errors import CorruptFileError, NotFoundError
 from paimon_sql.fs.file_io import FileIO, join
+from paimon_sql.meta.decoding import read_text
 from paimon_sql.meta.snapshot import Snapshot
 
 SNAPSHOT_PREFIX = "snapshot-"
@@ -33,10 +34,10 @@ class SnapshotManager:
 
     def _read_hint(self, name: str) -> int | None:
         try:
-            text = self.file_io.read_text(join(self.dir, name)).strip()
-            return int(text)
-        except (NotFoundError, ValueError):
+            value = int(self.file_io.read_bytes(join(self.dir, name)).decode("ascii").strip())
+        except (NotFoundError, ValueError):  # a missing, non-ASCII or non-numeric hint is no hint
             return None
+        return value if 0 < value < 2**63 else None
 
     def latest_id(self) -> int | None:
         """The newest snapshot id. The LATEST hint may be stale or missing: it is only a start."""
@@ -63,12 +64,19 @@ class SnapshotManager:
         return self.file_io.exists(self.path(snapshot_id))
 
     def snapshot(self, snapshot_id: int) -> Snapshot:
+        """Snapshot ``snapshot_id``; a file that does not decode, or holds another snapshot id than
+        its name (a next commit would then number itself wrong), is a CorruptFileError."""
         p = self.path(snapshot_id)
         try:
-            text = self.file_io.read_text(p)
+            text = read_text(self.file_io, p, "snapshot file")
         except NotFoundError as e:
             raise NotFoundError(f"Snapshot {snapshot_id} of table {self.table_name} does not exist") from e
-        return Snapshot.from_json(text, p)
+        snap = Snapshot.from_json(text, p)
+        if snap.id != snapshot_id:
+            raise CorruptFileError(
+                f"Corrupt snapshot file {p} of table {self.table_name}: it holds snapshot id {snap.id}"
+            )
+        return snap
 
     def latest(self) -> Snapshot | None:
         sid = self.latest_id()

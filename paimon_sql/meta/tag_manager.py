@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from paimon_sql.errors import NotFoundError
 from paimon_sql.fs.file_io import FileIO, join
+from paimon_sql.meta.decoding import read_text
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.names import check_name
 
@@ -28,7 +29,7 @@ class TagManager:
     def tagged_snapshot(self, name: str) -> Snapshot:
         p = self.path(name)
         try:
-            text = self.file_io.read_text(p)
+            text = read_text(self.file_io, p, "tag file")
         except NotFoundError as e:
             raise NotFoundError(f"Tag {name!r} of table {self.table_name} does not exist") from e
         return Snapshot.from_json(text, p)

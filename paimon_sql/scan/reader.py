@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -11,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.casting import cast_array
-from paimon_sql.errors import UnsupportedError
+from paimon_sql.errors import CorruptFileError, NotFoundError, UnsupportedError
 from paimon_sql.format import deletion_vector
 from paimon_sql.format.data_files import file_format_of, read_file
 from paimon_sql.fs.file_io import join
@@ -24,6 +25,7 @@ from paimon_sql.scan.split import DataSplit, DeletionFile
 from paimon_sql.types import DataField, DataType, to_arrow_field, to_arrow_type
 
 KEY_PREFIX = "_KEY_"
+_LOG = logging.getLogger(__name__)
 
 
 def output_schema(fields: Sequence[DataField]) -> pa.Schema:
@@ -77,7 +79,18 @@ def read_data_file(
         wanted.append((fld.name, prev.name if prev else None, fld))
     file_cols = sorted({c for _, c, _ in wanted if c is not None})
     path = join(split.bucket_dir, f.file_name) if not f.external_path else f.external_path
-    table = read_file(store.file_io, path, _file_format(store, f), file_cols)
+    try:
+        table = read_file(store.file_io, path, _file_format(store, f), file_cols, f.row_count, f.file_size)
+    except CorruptFileError as e:
+        if not store.options.scan_ignore_corrupt_files:
+            raise CorruptFileError(f"Table {store.name}: {e}") from e
+        _LOG.warning("scan.ignore-corrupt-files: skipping a data file of table %s: %s", store.name, e)
+        return _no_rows(wanted)
+    except NotFoundError as e:
+        if not store.options.scan_ignore_lost_files:
+            raise NotFoundError(f"Table {store.name}: {e}") from e
+        _LOG.warning("scan.ignore-lost-files: skipping a data file of table %s: %s", store.name, e)
+        return _no_rows(wanted)
     n = table.num_rows if file_cols else f.row_count
     arrays, names = [], []
     for out, col, target in wanted:
@@ -93,6 +106,15 @@ def read_data_file(
     if dv is not None:
         out_table = apply_deletion_vector(store, out_table, dv)
     return out_table
+
+
+def _no_rows(wanted: Sequence[tuple[str, str | None, DataField | None]]) -> pa.Table:
+    """What ``read_data_file`` returns for a skipped file: its output columns, no rows."""
+    system = {SEQ: pa.int64(), KIND: pa.int8()}
+    return pa.table({
+        out: pa.array([], to_arrow_type(target.type) if target is not None else system.get(out, pa.int64()))
+        for out, _, target in wanted
+    })
 
 
 def apply_deletion_vector(store: FileStore, table: pa.Table, dv: DeletionFile) -> pa.Table:

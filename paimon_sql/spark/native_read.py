@@ -31,8 +31,8 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from paimon_sql import types as pt
-from paimon_sql.errors import PaimonError
-from paimon_sql.fs.file_io import join
+from paimon_sql.errors import CorruptFileError, NotFoundError, PaimonError
+from paimon_sql.fs.file_io import basename, join
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
@@ -156,6 +156,9 @@ def plan_native(
         wanted.append(f)
     if table.schema.options.get(FALLBACK_BRANCH):
         return no("the table reads a fallback branch")
+    for key in ("scan.ignore-corrupt-files", "scan.ignore-lost-files"):
+        if store.options.get(key):
+            return no(f"{key} is set (the engine's reader skips such files)")
     if snap is None:
         return NativePlan((), None, accepted, None)
     files: list[NativeFile] = []
@@ -178,12 +181,36 @@ def plan_native(
             python_reason = python_reason or why
             continue
         native_buckets.append((split.partition, split.bucket))
+        check_sizes(store, split)
         files.extend(NativeFile(_local_path(split, m), m.file_size, m.row_count) for m in split.files)
     if python_buckets and not native_buckets:
         return NativePlan(None, python_reason or "no bucket can be read natively", accepted, snap.id, size_bytes=size)
     return NativePlan(
         tuple(files), None, accepted, snap.id, tuple(native_buckets), python_buckets, python_reason, size
     )
+
+
+def check_sizes(store: FileStore, split: DataSplit) -> None:
+    """Spark's parquet reader trusts the sizes it is given: every file of a natively read split
+    must exist with the size its manifest entry records (one listing of the bucket's folder), else
+    the NotFoundError / CorruptFileError the engine's own reader would raise."""
+    listed = {basename(s.path): s.size for s in store.file_io.list_status(split.bucket_dir) if not s.is_dir}
+    for m in split.files:
+        path = _local_path(split, m)
+        if m.external_path is None:
+            actual = listed.get(m.file_name)
+        else:
+            try:
+                actual = store.file_io.status(path).size
+            except NotFoundError:
+                actual = None
+        if actual is None:
+            raise NotFoundError(f"Table {store.name}: data file {path} does not exist")
+        if actual != m.file_size:
+            raise CorruptFileError(
+                f"Table {store.name}: corrupt data file {path}: it has {actual} bytes, but its manifest "
+                f"entry records {m.file_size}"
+            )
 
 
 def _split_not_native(store: FileStore, split: DataSplit) -> str | None:

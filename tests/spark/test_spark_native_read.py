@@ -357,3 +357,30 @@ def test_dynamic_partition_pruning_drops_files_at_run_time(spark: Any, sql: Any,
     # no row of the other side: the result is empty, whatever the scan prunes
     none = f"SELECT count(*) FROM {db}.fact f JOIN {db}.dim d ON f.dt = d.dt WHERE d.name = 'nobody'"
     assert sql(none) == [(0,)]
+
+
+def test_native_reads_check_file_sizes_and_page_checksums(spark: Any, db: str, spark_warehouse: str) -> None:
+    """Spark's parquet reader gets what the engine verifies: a file of another size than its manifest
+    entry says is refused at planning, and a damaged page fails its CRC (paimon_sql writes page
+    checksums; the shim turns their verification on)."""
+    from pathlib import Path
+
+    spark.sql(f"CREATE TABLE {db}.ck (id BIGINT, s STRING)")
+    spark.sql(f"INSERT INTO {db}.ck SELECT id, concat('s', id) FROM range(0, 20000)")
+    query = f"SELECT sum(id), count(s) FROM {db}.ck"
+    assert _scan_path(spark, query) == "native"
+    assert spark.sql(query).collect()[0][0] == sum(range(20000))
+    path = sorted(Path(spark_warehouse, f"{db}.db", "ck").rglob("data-*.parquet"))[0]
+    original = path.read_bytes()
+    try:
+        path.write_bytes(original + b"\x00")
+        with pytest.raises(Exception, match=rf"{path.name}.*bytes"):
+            spark.sql(query).collect()
+        damaged = bytearray(original)
+        damaged[200] ^= 0xFF  # inside the first data page of the first column
+        path.write_bytes(bytes(damaged))
+        with pytest.raises(Exception, match=r"(?i)checksum|crc"):
+            spark.sql(query).collect()
+    finally:
+        path.write_bytes(original)
+    assert spark.sql(query).collect()[0][0] == sum(range(20000))

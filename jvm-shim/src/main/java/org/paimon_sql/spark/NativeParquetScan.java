@@ -216,6 +216,8 @@ final class NativeParquetScan
     Configuration hadoop = spark.sessionState().newHadoopConf();
     String json = readSchema.json();
     hadoop.set("parquet.read.support.class", ParquetReadSupport.class.getName());
+    // pages written with a CRC (paimon_sql writes them) are verified: a damaged page fails the read
+    hadoop.setBoolean("parquet.page.verify-checksum.enabled", true);
     hadoop.set(ParquetReadSupport$.MODULE$.SPARK_ROW_REQUESTED_SCHEMA(), json);
     hadoop.set(ParquetWriteSupport$.MODULE$.SPARK_ROW_SCHEMA(), json);
     SQLConf$ keys = SQLConf$.MODULE$;
