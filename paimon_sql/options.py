@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from paimon_sql.errors import ValidationError
+from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.names import check_name
 
 # ----------------------------------------------------------------------------------------------
@@ -376,8 +376,7 @@ _USED: tuple[OptionDef, ...] = (
         "dynamic-bucket.target-row-num",
         LONG,
         "2000000",
-        "Dynamic bucket mode: a bucket takes new keys until it holds this many rows.",
-    ),
+        "Dynamic bucket mode: a bucket takes new keys until it holds this many rows.", check=_at_least(1)),
     _o(
         "dynamic-bucket.initial-buckets",
         INT,
@@ -413,7 +412,7 @@ _USED: tuple[OptionDef, ...] = (
         check=_one_of(FORMAT_TABLE_FORMATS),
     ),
     _o("file.compression", STRING, "zstd", "Compression codec of data files."),
-    _o("file.compression.zstd-level", INT, "1", "zstd level used for data files."),
+    _o("file.compression.zstd-level", INT, "1", "zstd level used for data files.", check=_at_least(1)),
     _o("data-file.prefix", STRING, "data-", "File name prefix of data files."),
     _o("changelog-file.prefix", STRING, "changelog-", "File name prefix of changelog files."),
     _o(
@@ -421,8 +420,7 @@ _USED: tuple[OptionDef, ...] = (
         MEMORY,
         None,
         "Size at which a data file is rolled over. Without a value: 128 mb for primary-key tables, "
-        "256 mb for append tables.",
-    ),
+        "256 mb for append tables.", check=_at_least(1)),
     _o(
         "manifest.format",
         STRING,
@@ -438,8 +436,7 @@ _USED: tuple[OptionDef, ...] = (
         "manifest.merge-min-count",
         INT,
         "30",
-        "Manifest files are merged once at least this many small ones have accumulated.",
-    ),
+        "Manifest files are merged once at least this many small ones have accumulated.", check=_at_least(1)),
     _o(
         "manifest.full-compaction-threshold-size",
         MEMORY,
@@ -472,9 +469,8 @@ _USED: tuple[OptionDef, ...] = (
         "write-buffer-size",
         MEMORY,
         "256 mb",
-        "Memory a writer buffers before it sorts and flushes a sorted run.",
-    ),
-    _o("page-size", MEMORY, "64 kb", "Size of one memory page of the write buffer."),
+        "Memory a writer buffers before it sorts and flushes a sorted run.", check=_at_least(1)),
+    _o("page-size", MEMORY, "64 kb", "Size of one memory page of the write buffer.", check=_at_least(1)),
     _o(
         "write-only",
         BOOL,
@@ -486,15 +482,14 @@ _USED: tuple[OptionDef, ...] = (
         "num-sorted-run.compaction-trigger",
         INT,
         "5",
-        "Number of sorted runs (each level-0 file, each higher level) that triggers a compaction.",
-    ),
+        "Number of sorted runs (each level-0 file, each higher level) that triggers a compaction.", check=_at_least(1)),
     _o(
         "num-sorted-run.stop-trigger",
         INT,
         None,
         "Number of sorted runs at which writes wait for compaction; default: compaction trigger + 3.",
     ),
-    _o("num-levels", INT, None, "Number of LSM levels; default: compaction trigger + 1."),
+    _o("num-levels", INT, None, "Number of LSM levels; default: compaction trigger + 1.", check=_at_least(1)),
     _o(
         "compaction.max-size-amplification-percent",
         INT,
@@ -514,7 +509,7 @@ _USED: tuple[OptionDef, ...] = (
         "Run a full compaction every this many commits (batch writes: with every commit if > 0).",
     ),
     _o("commit.force-compact", BOOL, "false", "Compact before every commit."),
-    _o("commit.max-retries", INT, "10", "Times a commit is retried after a conflict."),
+    _o("commit.max-retries", INT, "10", "Times a commit is retried after a conflict.", check=_at_least(0)),
     _o("commit.timeout", DURATION, None, "Time limit for retrying a commit (no limit by default)."),
     _o("commit.min-retry-wait", DURATION, "10 ms", "Shortest wait before a commit retry."),
     _o("commit.max-retry-wait", DURATION, "10 s", "Longest wait before a commit retry."),
@@ -638,7 +633,7 @@ _USED: tuple[OptionDef, ...] = (
         "1 h",
         "Snapshots younger than this are kept by expiration.",
     ),
-    _o("snapshot.expire.limit", INT, "50", "At most this many snapshots expire in one run."),
+    _o("snapshot.expire.limit", INT, "50", "At most this many snapshots expire in one run.", check=_at_least(1)),
     _o(
         "snapshot.clean-empty-directories",
         BOOL,
@@ -700,14 +695,14 @@ _USED: tuple[OptionDef, ...] = (
         None,
         "Read changes between two snapshots or tags: 'start,end' (start exclusive).",
     ),
-    _o("source.split.target-size", MEMORY, "128 mb", "Target size of a read split."),
+    _o("source.split.target-size", MEMORY, "128 mb", "Target size of a read split.", check=_at_least(1)),
     _o(
         "source.split.open-file-cost",
         MEMORY,
         "4 mb",
         "Size each file counts for when packing files into splits.",
     ),
-    _o("read.batch-size", INT, "1024", "Rows per batch read from a file."),
+    _o("read.batch-size", INT, "1024", "Rows per batch read from a file.", check=_at_least(1)),
     _o("scan.ignore-corrupt-files", BOOL, "false",
        "Skip (with a warning) data files that fail their checks or do not decode, instead of failing the read."),
     _o("scan.ignore-lost-files", BOOL, "false",
@@ -1625,6 +1620,7 @@ def validate_options(
     where: str,
     *,
     primary_keys: Sequence[str] | None = None,
+    columns: Sequence[str] | None = None,
 ) -> list[str]:
     """Check every value of ``options``; return warnings for keys Paimon does not know.
 
@@ -1665,9 +1661,148 @@ def validate_options(
 
     if not errors:
         errors.extend(_cross_checks(CoreOptions(options, where), where, primary_keys))
+    if not errors and columns is not None:
+        errors.extend(column_reference_errors(options, columns, where))
     if errors:
         raise ValidationError("\n".join(errors))
     return warnings
+
+
+FIELDS_PREFIX = "fields."
+DEFAULT_AGG_FIELD = "default-aggregate-function"
+
+
+def _column_list(text: str) -> list[str]:
+    return [c.strip() for c in text.split(",") if c.strip()]
+
+
+def column_reference_errors(options: Mapping[str, str], columns: Sequence[str], where: str) -> list[str]:
+    """Options that name columns must name columns of the table (as Paimon's SchemaValidation
+    checks): ``sequence.field`` (each once, without an aggregate function), ``bucket-key``,
+    ``rowkind.field``, and every ``fields.<f1,f2>.<...>`` key and ``...sequence-group`` value."""
+    cols, of, errors = set(columns), _where_suffix(where), []
+
+    def missing(key: str, names: Sequence[str]) -> None:
+        bad = [n for n in names if n not in cols]
+        if bad:
+            errors.append(
+                f"Option {key!r}{of} names {bad[0]!r}, which is not a column (columns: {list(columns)})"
+            )
+
+    seq = _column_list(options.get("sequence.field", ""))
+    missing("sequence.field", seq)
+    for c in {c for c in seq if seq.count(c) > 1}:
+        errors.append(f"Option 'sequence.field'{of} names {c!r} more than once")
+    for c in seq:
+        if f"{FIELDS_PREFIX}{c}.aggregate-function" in options:
+            errors.append(f"Option 'sequence.field'{of}: sequence field {c!r} must not have an aggregate function")
+    missing("bucket-key", _column_list(options.get("bucket-key", "")))
+    missing("rowkind.field", _column_list(options.get("rowkind.field", "")))
+    for key, value in options.items():
+        if not key.startswith(FIELDS_PREFIX) or key.count(".") < 2:
+            continue
+        targets = key[len(FIELDS_PREFIX):].split(".", 1)[0]
+        missing(key, [c for c in targets.split(",") if c != DEFAULT_AGG_FIELD])
+        if key.endswith(".sequence-group"):
+            missing(key, _column_list(value))
+    return errors
+
+
+_LIFECYCLE = "snapshot, changelog, partition and tag lifecycle (expiry, automatic tags) is not implemented yet"
+_COMPACTION = "compaction is not implemented yet (files are never merged or rewritten)"
+_DV_WRITES = "writing deletion-vector tables is not implemented yet (they are read)"
+_CHANGELOG = "changelog producers are not implemented yet"
+_INCREMENTAL = "incremental reads are not implemented yet"
+_FEATURE = "this Paimon feature is not implemented by paimon_sql yet"
+# Options paimon_sql knows but does not apply: set to anything but their default at CREATE TABLE,
+# ALTER TABLE or per read, they are refused (UnsupportedError naming them) rather than silently
+# ignored. Tables that already carry them (written by Paimon) still read. Options that only tune
+# Flink, streaming reads, caches, spilling or parallelism are not here: they change no result.
+NOT_IMPLEMENTED: dict[str, str] = {
+    **dict.fromkeys([
+        "snapshot.num-retained.min", "snapshot.num-retained.max", "snapshot.time-retained",
+        "snapshot.expire.limit", "snapshot.expire.execution-mode", "snapshot.clean-empty-directories",
+        "changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained",
+        "consumer.expiration-time", "partition.expiration-time", "partition.expiration-check-interval",
+        "partition.expiration-strategy", "partition.expiration-max-num", "partition.expiration-batch-size",
+        "tag.automatic-creation", "tag.creation-period", "tag.creation-delay", "tag.period-formatter",
+        "tag.num-retained-max", "tag.default-time-retained", "tag.automatic-completion",
+        "tag.batch.customized-name", "tag.callbacks", "tag.create-success-file", "tag.creation-period-duration",
+        "tag.time-expire-enabled", "record-level.expire-time", "record-level.time-field",
+    ], _LIFECYCLE),
+    **dict.fromkeys([
+        "num-sorted-run.compaction-trigger", "num-sorted-run.stop-trigger", "num-levels",
+        "compaction.max-size-amplification-percent", "compaction.size-ratio", "compaction.optimization-interval",
+        "compaction.total-size-threshold", "compaction.force-up-level-0", "compaction.min.file-num",
+        "compaction.file-num-limit", "compaction.delete-ratio-threshold", "compaction.force-rewrite-all-files",
+        "compaction.incremental-size-threshold", "compaction.offpeak-ratio", "compaction.offpeak.start.hour",
+        "compaction.offpeak.end.hour", "compaction.skip-expired-partitions", "compaction.small-file-ratio",
+        "full-compaction.delta-commits", "commit.force-compact", "lookup-compact", "lookup-compact.max-interval",
+        "force-lookup", "clustering.columns", "clustering.strategy", "clustering.incremental",
+        "clustering.incremental.mode", "clustering.incremental.optimize-write",
+        "sort-compaction.range-strategy", "sort-compaction.local-sample.magnification",
+        "zorder.var-length-contribution",
+    ], _COMPACTION),
+    **dict.fromkeys([
+        "deletion-vectors.enabled", "deletion-vectors.merge-on-read", "deletion-vectors.modifiable",
+        "deletion-vectors.bitmap64",
+    ], _DV_WRITES),
+    **dict.fromkeys([
+        "changelog-producer", "changelog-producer.row-deduplicate", "changelog-producer.row-deduplicate-ignore-fields",
+        "delete.force-produce-changelog",
+    ], _CHANGELOG),
+    **dict.fromkeys([
+        "incremental-between", "incremental-between-timestamp", "incremental-between-scan-mode",
+        "incremental-between-tag-to-snapshot", "incremental-to-auto-tag",
+    ], _INCREMENTAL),
+    **dict.fromkeys([
+        "dynamic-bucket.assigner-parallelism", "bucket-function.type", "chain-table.enabled",
+        "chain-table.chain-partition-keys", "blob-field", "blob-as-descriptor", "blob-descriptor-field",
+        "blob-external-storage-field", "blob-external-storage-path", "blob-compaction.enabled",
+        "blob.target-file-size", "blob.split-by-file-size", "vector-field", "vector.file.format",
+        "vector.target-file-size", "data-evolution.enabled", "row-tracking.enabled", "global-index.enabled",
+        "pk-bitmap.index.columns", "pk-btree.index.columns", "pk-full-text.index.columns",
+        "pk-multivalue.index.columns", "pk-vector.index.columns", "data-file.external-paths",
+        "data-file.external-paths.strategy", "data-file.path-directory", "data-file.thin-mode",
+        "file.format.per.level", "file.compression.per.level", "metadata.stats-mode.per.level",
+        "file.suffix.include.compression", "index-file-in-data-file-dir", "add-column-before-partition",
+        "commit.callbacks", "commit.discard-duplicate-files", "commit.force-create-snapshot",
+        "commit.strict-mode.last-safe-snapshot", "snapshot.ignore-empty-commit", "partition.mark-done-action",
+        "metastore.partitioned-table", "metastore.tag-to-partition", "sequence.snapshot-ordering",
+        "write.sequence-number-init-mode", "upsert-key", "primary-key.nullable", "postpone.batch-write-fixed-bucket",
+        "postpone.default-bucket-num", "target-file-row-num", "visibility-callback.enabled", "query-auth.enabled",
+        "key-value.sequence_number.enabled", "table-read.sequence-number.enabled", "ignore-update-before",
+        "scan.bucket", "scan.watermark", "scan.bounded.watermark", "scan.creation-time-millis",
+        "scan.file-creation-time-millis", "scan.primary-branch", "scan.fallback-delta-branch",
+        "scan.fallback-snapshot-branch",
+    ], _FEATURE),
+}
+
+
+def not_implemented_errors(options: Mapping[str, str], where: str) -> list[str]:
+    """One message per option of ``options`` that paimon_sql does not apply and that is set to
+    anything but its default (``NOT_IMPLEMENTED``)."""
+    errors = []
+    for key, value in options.items():
+        reason = NOT_IMPLEMENTED.get(key)
+        if reason is None:
+            continue
+        d = option_def(key)
+        if d is not None and d.default is not None:
+            try:
+                if d.parse(str(value)) == d.default_value:
+                    continue
+            except _BadValue:
+                pass
+        errors.append(f"Option {key!r} = {value!r}{_where_suffix(where)} is not supported: {reason}")
+    return errors
+
+
+def check_implemented(options: Mapping[str, str], where: str) -> None:
+    """Raises an UnsupportedError naming every option of ``options`` that would not be applied."""
+    errors = not_implemented_errors(options, where)
+    if errors:
+        raise UnsupportedError("\n".join(errors))
 
 
 def _unknown_warning(key: str, where: str) -> str:
@@ -1772,6 +1907,11 @@ def options_markdown() -> str:
         "Paimon's rules and rejects a bad value with an error naming the key, the value and the table.",
         "A key neither Paimon nor paimon_sql knows is kept and reported as a warning.",
         "",
+        "An option paimon_sql does not apply yet is refused (an error naming it) when CREATE TABLE,",
+        "ALTER TABLE or a read sets it to anything but its default, never silently ignored; tables",
+        "Paimon wrote with such options still read. They are listed under",
+        "[Not implemented](#not-implemented).",
+        "",
         "Value syntax:",
         "",
         "- boolean: `true` or `false`, any case.",
@@ -1792,6 +1932,8 @@ def options_markdown() -> str:
         desc = d.doc
         if d.fallback_keys:
             desc += " Also read from: " + ", ".join(f"`{k}`" for k in d.fallback_keys) + "."
+        if d.key in NOT_IMPLEMENTED:
+            desc += " **Not implemented yet**: refused unless set to its default."
         lines.append(f"| `{d.key}` | {_md(_md_type(d))} | {_md(_md_default(d))} | {_md(desc)} |")
     lines += [
         "",
@@ -1808,11 +1950,15 @@ def options_markdown() -> str:
         "",
         "## Other Paimon options",
         "",
-        "Known to Paimon, kept with the table and type-checked, but without effect in paimon_sql.",
+        "Known to Paimon, kept with the table and type-checked; they tune Flink, streaming reads, caches",
+        "or parallelism, or are refused (see [Not implemented](#not-implemented)).",
         "",
         "| Key | Type | Default |",
         "| --- | --- | --- |",
     ]
     for d in sorted((d for d in OPTIONS.values() if not d.used), key=lambda d: d.key):
         lines.append(f"| `{d.key}` | {_md(_md_type(d))} | {_md(_md_default(d))} |")
+    lines += ["", "## Not implemented", "", "Refused when set to anything but their default (see above).",
+              "", "| Key | Why |", "| --- | --- |"]
+    lines += [f"| `{k}` | {_md(v)} |" for k, v in sorted(NOT_IMPLEMENTED.items())]
     return "\n".join(lines) + "\n"

@@ -785,14 +785,41 @@ def parse_predicate(sql: str, fields: Sequence[DataField]) -> Predicate:
     """
     if not isinstance(sql, str) or not sql.strip():
         raise ValidationError(f"Empty predicate {sql!r}")
+    if _nesting_depth(sql) > MAX_PREDICATE_DEPTH:
+        raise ValidationError(
+            f"Predicate {sql[:60]!r}... nests parentheses deeper than {MAX_PREDICATE_DEPTH} levels"
+        )
     try:
         trees = [t for t in sqlglot.parse(sql, dialect="spark") if t is not None]
+        if len(trees) != 1:
+            raise ValidationError(f"Predicate {sql!r} must be a single expression, found {len(trees)}")
+        return _Parser(sql, fields).predicate(trees[0])
     except sqlglot.errors.SqlglotError as e:
         detail = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise ValidationError(f"Cannot parse predicate {sql!r}: {detail}") from None
-    if len(trees) != 1:
-        raise ValidationError(f"Predicate {sql!r} must be a single expression, found {len(trees)}")
-    return _Parser(sql, fields).predicate(trees[0])
+    except RecursionError:
+        raise ValidationError(f"Predicate {sql[:60]!r}... is nested too deeply") from None
+
+
+MAX_PREDICATE_DEPTH = 200
+
+
+def _nesting_depth(sql: str) -> int:
+    """The deepest parenthesis nesting of ``sql`` outside string literals (cheap, before parsing)."""
+    depth = deepest = 0
+    quote: str | None = None
+    for c in sql:
+        if quote is not None:
+            if c == quote:
+                quote = None
+        elif c in "'\"`":
+            quote = c
+        elif c == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c == ")":
+            depth -= 1
+    return deepest
 
 
 _INT_RANGES: dict[type, tuple[int, int]] = {

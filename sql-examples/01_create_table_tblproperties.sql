@@ -29,6 +29,6 @@ INSERT OVERWRITE shop.orders VALUES (6, 'fay', 2.00, '2024-05-03');
 SELECT * FROM shop.orders ORDER BY order_id;
 
 ALTER TABLE shop.orders ADD COLUMNS (note STRING);
-ALTER TABLE shop.orders SET TBLPROPERTIES ('snapshot.num-retained.max' = '50');
+ALTER TABLE shop.orders SET TBLPROPERTIES ('target-file-size' = '64 mb');
 SELECT order_id, note FROM shop.orders WHERE dt = '2024-05-01' ORDER BY order_id;
 SHOW TABLES IN shop;

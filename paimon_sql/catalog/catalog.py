@@ -23,9 +23,21 @@ from paimon_sql.meta.file_store import MAIN_BRANCH, branch_path
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.schema_manager import SchemaManager
 from paimon_sql.names import MAX_NAME_BYTES, check_name
-from paimon_sql.options import validate_options
+from paimon_sql.ops.alter import check_column_name
+from paimon_sql.options import check_implemented, validate_options
 from paimon_sql.table.table import Table
-from paimon_sql.types import fields_from_arrow_schema
+from paimon_sql.types import (
+    ArrayType,
+    MapType,
+    MultisetType,
+    RowType,
+    VariantType,
+    VectorType,
+    fields_from_arrow_schema,
+)
+
+# Paimon's SchemaValidation.PRIMARY_KEY_UNSUPPORTED_LOGICAL_TYPES (geometry types aside)
+KEY_UNSUPPORTED_TYPES = (MapType, ArrayType, RowType, MultisetType, VectorType, VariantType)
 
 if TYPE_CHECKING:
     from paimon_sql.table.system import SystemTable
@@ -224,9 +236,19 @@ def build_schema(
     if len(schema) == 0:
         raise ValidationError(f"Table {name} needs at least one column")
     names = list(schema.names)
+    for n in names:
+        check_column_name(n, name)
     dup = {n for n in names if names.count(n) > 1}
     if dup:
         raise ValidationError(f"Table {name} has duplicate columns {sorted(dup)}")
+    for arg, value in (("primary_keys", primary_keys), ("partition_keys", partition_keys)):
+        if value is not None and (isinstance(value, (str, bytes)) or not isinstance(value, Sequence)
+                                  or not all(isinstance(c, str) for c in value)):
+            raise ValidationError(f"{arg} of table {name} must be a list of column names, got {value!r}")
+    if options is not None and not isinstance(options, Mapping):
+        raise ValidationError(f"options of table {name} must be a dict of key -> value, got {options!r}")
+    if comment is not None and not isinstance(comment, str):
+        raise ValidationError(f"The comment of table {name} must be a string, got {comment!r}")
     opts = {str(k): str(v) for k, v in (options or {}).items()}
     pks = list(primary_keys or [k.strip() for k in opts.pop("primary-key", "").split(",") if k.strip()])
     parts = list(partition_keys or [k.strip() for k in opts.pop("partition", "").split(",") if k.strip()])
@@ -241,7 +263,8 @@ def build_schema(
             f"Primary key {pks} of table {name} does not include all partition columns {parts}: "
             "cross-partition upsert tables are not supported yet"
         )
-    validate_options(opts, name, primary_keys=pks)
+    validate_options(opts, name, primary_keys=pks, columns=names)
+    check_implemented(opts, name)
     bucket_key = opts.get("bucket-key")
     if bucket_key:
         bks = [k.strip() for k in bucket_key.split(",")]
@@ -253,6 +276,15 @@ def build_schema(
     if opts.get("bucket") not in (None, "-1") and not pks and not bucket_key and int(opts["bucket"]) > 0:
         raise ValidationError(f"Append table {name} with bucket={opts['bucket']} needs a 'bucket-key' option")
     fields, highest = fields_from_arrow_schema(schema, 0)
+    by_name = {f.name: f for f in fields}
+    bucket_keys = [k.strip() for k in (bucket_key or "").split(",") if k.strip()]
+    for what, cols in (("primary key", pks), ("partition", parts), ("bucket key", bucket_keys)):
+        for c in cols:
+            if isinstance(by_name[c].type, KEY_UNSUPPORTED_TYPES):
+                raise UnsupportedError(
+                    f"Column {c!r} of table {name} has type {by_name[c].type.to_string()}, which a {what} "
+                    "column cannot have (Paimon's rule: no ARRAY, MAP, MULTISET, ROW, VECTOR or VARIANT keys)"
+                )
     fixed = []
     for f in fields:
         if f.name in pks and f.type.nullable:

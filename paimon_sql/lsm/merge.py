@@ -62,14 +62,42 @@ class MergeSpec:
     sequence_groups: tuple[SequenceGroup, ...] = ()
 
 
+_SIGN_MASK = np.int64(0x7FFFFFFFFFFFFFFF)
+_CANONICAL_NAN = np.int64(0x7FF8000000000000)
+
+
+def java_key_order(col: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
+    """A key column as Paimon's key comparator compares it. FLOAT and DOUBLE keys compare like Java's
+    ``Double.compare``: every NaN is one key (above +infinity) and -0.0 is a key below 0.0, which
+    Arrow's comparisons do not do (NaN != NaN, -0.0 == 0.0). They become int64s that sort and compare
+    that way (the bits of the double with the sign folded); other columns are returned as they are."""
+    if not pa.types.is_floating(col.type):
+        return col
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    values = np.asarray(arr.cast(pa.float64()).fill_null(0.0).to_numpy(zero_copy_only=False), dtype=np.float64)
+    bits = values.view(np.int64).copy()
+    bits[np.isnan(values)] = _CANONICAL_NAN
+    bits = np.where(bits < 0, bits ^ _SIGN_MASK, bits)
+    return pa.array(bits, pa.int64(), mask=np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+                    if arr.null_count else None)
+
+
+def _key_table(table: pa.Table, key_columns: Sequence[str], others: Sequence[str] = ()) -> pa.Table:
+    """``table``'s key columns in Paimon's key order (``java_key_order``) plus ``others`` unchanged."""
+    names = list(key_columns) + [n for n in others if n not in key_columns]
+    cols = [java_key_order(table.column(n)) if n in key_columns else table.column(n) for n in names]
+    return pa.Table.from_arrays(cols, names=names)
+
+
 def sort_indices(table: pa.Table, spec: MergeSpec, with_sequence_number: bool = True) -> pa.Array:
-    """Row order by key, then user sequence fields (nulls first), then ``_SEQUENCE_NUMBER`` (oldest
-    first). The sort is stable: without the sequence number, input order breaks ties."""
+    """Row order by key (as Paimon compares keys), then user sequence fields (nulls first), then
+    ``_SEQUENCE_NUMBER`` (oldest first). The sort is stable: without the sequence number, input
+    order breaks ties."""
     seq_order = "ascending" if spec.sequence_ascending else "descending"
     keys = [(n, "ascending") for n in spec.key_columns] + [(n, seq_order) for n in spec.sequence_columns]
     if with_sequence_number:
         keys.append((SEQ, "ascending"))
-    sub = table.select([n for n, _ in keys])
+    sub = _key_table(table, spec.key_columns, [n for n, _ in keys])
     if _PER_KEY_NULL_PLACEMENT:
         return pc.sort_indices(sub, sort_keys=[(n, o, "at_start") for n, o in keys])
     return pc.sort_indices(sub, sort_keys=keys, null_placement="at_start")
@@ -108,7 +136,7 @@ def group_last_mask(table: pa.Table, key_columns: Sequence[str]) -> np.ndarray:
         return np.zeros(0, dtype=bool)
     diff = np.zeros(n - 1, dtype=bool)
     for k in key_columns:
-        col = table.column(k)
+        col = java_key_order(table.column(k))
         a, b = col.slice(0, n - 1), col.slice(1)
         ne = pc.fill_null(pc.not_equal(a, b), True)
         # two nulls are the same key

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import pyarrow as pa
 
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
-from paimon_sql.options import validate_options
+from paimon_sql.options import check_implemented, validate_options
 from paimon_sql.types import (
     BigIntType,
     DataType,
@@ -45,6 +45,76 @@ def is_safe_widening(old: DataType, new: DataType) -> bool:
     return False
 
 
+def check_column_name(name: object, table: str) -> str:
+    """A column name: a non-blank string (Paimon's rule) without control characters."""
+    if not isinstance(name, str) or not name.strip() or any(ord(c) < 32 for c in name):
+        raise ValidationError(f"Invalid column name {name!r} for table {table}: a column needs a non-blank name")
+    return name
+
+
+_RENAMED_FIELD_OPTIONS = ("aggregate-function", "ignore-retract", "distinct", "list-agg-delimiter")
+
+
+def rename_in_options(options: Mapping[str, str], renames: Mapping[str, str]) -> dict[str, str]:
+    """The options after renaming columns, as Paimon's SchemaManager rewrites them: column lists in
+    ``bucket-key`` and ``sequence.field``, the column in ``fields.<col>.<aggregate-function |
+    ignore-retract | distinct | list-agg-delimiter>`` keys, and both sides of
+    ``fields.<cols>.<sequence-group | nested-key>``."""
+
+    def rename_list(text: str) -> str:
+        return ",".join(renames.get(c, c) for c in text.split(","))
+
+    out: dict[str, str] = {}
+    for key, value in options.items():
+        if key in ("bucket-key", "sequence.field") and value.strip():
+            out[key] = rename_list(value)
+            continue
+        if key.startswith("fields.") and key.count(".") >= 2:
+            cols, suffix = key[len("fields."):].rsplit(".", 1)
+            if suffix in _RENAMED_FIELD_OPTIONS and cols in renames:
+                out[f"fields.{renames[cols]}.{suffix}"] = value
+                continue
+            if suffix in ("sequence-group", "nested-key"):
+                out[f"fields.{rename_list(cols)}.{suffix}"] = rename_list(value)
+                continue
+        out[key] = value
+    return out
+
+
+ALTER_ARGUMENTS = ("add_columns", "drop_columns", "rename_columns", "change_types", "set_options",
+                   "remove_options", "comment", "column_comments")
+
+
+def _check_arguments(table: str, **args: object) -> None:
+    """Each argument of ``alter_schema`` has the shape it documents; else a ValidationError naming it."""
+
+    def bad(name: str, expected: str) -> ValidationError:
+        return ValidationError(f"alter of table {table}: {name} must be {expected}, got {args[name]!r}")
+
+    def names(v: object) -> bool:
+        return isinstance(v, Sequence) and not isinstance(v, (str, bytes)) and all(isinstance(x, str) for x in v)
+
+    def mapping(v: object, value_ok: Callable[[object], bool]) -> bool:
+        return isinstance(v, Mapping) and all(isinstance(k, str) and value_ok(x) for k, x in v.items())
+
+    checks: dict[str, tuple[Callable[[object], bool], str]] = {
+        "add_columns": (lambda v: isinstance(v, pa.Schema) or (
+            isinstance(v, Sequence) and all(isinstance(f, pa.Field) for f in v)), "a pyarrow.Schema or a list of pyarrow.Field"),
+        "drop_columns": (names, "a list of column names"),
+        "remove_options": (names, "a list of option keys"),
+        "rename_columns": (lambda v: mapping(v, lambda x: isinstance(x, str)), "a dict of old name -> new name"),
+        "change_types": (lambda v: mapping(v, lambda x: isinstance(x, pa.DataType)), "a dict of column -> pyarrow type"),
+        "set_options": (lambda v: mapping(v, lambda x: isinstance(x, (str, int, float, bool))),
+                        "a dict of option key -> value"),
+        "column_comments": (lambda v: mapping(v, lambda x: x is None or isinstance(x, str)), "a dict of column -> comment"),
+        "comment": (lambda v: isinstance(v, str), "a string"),
+    }
+    for name, value in args.items():
+        ok, expected = checks[name]
+        if value is not None and not ok(value):
+            raise bad(name, expected)
+
+
 def alter_schema(
     store: FileStore,
     add_columns: pa.Schema | Sequence[pa.Field] | None = None,
@@ -58,6 +128,9 @@ def alter_schema(
 ) -> TableSchema:
     schema = store.schema
     table = store.name
+    _check_arguments(table, add_columns=add_columns, drop_columns=drop_columns, rename_columns=rename_columns,
+                     change_types=change_types, set_options=set_options, remove_options=remove_options,
+                     comment=comment, column_comments=column_comments)
     fields = list(schema.fields)
     names = [f.name for f in fields]
     protected = set(schema.primary_keys) | set(schema.partition_keys)
@@ -75,6 +148,7 @@ def alter_schema(
         raise ValidationError(f"Cannot drop all columns of table {table}")
 
     for old, new in (rename_columns or {}).items():
+        check_column_name(new, table)
         if old not in names:
             raise ValidationError(f"Cannot rename column {old!r} of table {table}: it does not exist")
         if new in names:
@@ -83,6 +157,8 @@ def alter_schema(
             raise UnsupportedError(f"Renaming primary key or partition column {old!r} of table {table} is not supported")
         fields = [dataclasses.replace(f, name=new) if f.name == old else f for f in fields]
         names = [f.name for f in fields]
+    if rename_columns:
+        options = rename_in_options(options, dict(rename_columns))
 
     for name, arrow_type in (change_types or {}).items():
         if name not in names:
@@ -102,6 +178,7 @@ def alter_schema(
     if add_columns:
         add_schema = add_columns if isinstance(add_columns, pa.Schema) else pa.schema(list(add_columns))
         for f in add_schema:
+            check_column_name(f.name, table)
             if f.name in names:
                 raise ValidationError(f"Cannot add column {f.name!r} to table {table}: it exists")
             if not f.nullable:
@@ -119,7 +196,8 @@ def alter_schema(
 
     if set_options:
         set_opts = {str(k): str(v) for k, v in set_options.items()}
-        validate_options({**options, **set_opts}, table)
+        validate_options({**options, **set_opts}, table, columns=names)
+        check_implemented({k: v for k, v in set_opts.items() if options.get(k) != v}, table)
         if "bucket" in set_opts and set_opts["bucket"] != options.get("bucket", "-1"):
             if store.snapshots.latest_id() is not None:
                 raise UnsupportedError(
@@ -133,7 +211,7 @@ def alter_schema(
         if k == "bucket":
             raise ValidationError(f"Option 'bucket' of table {table} cannot be removed")
         options.pop(k, None)
-    validate_options(options, table)
+    validate_options(options, table, columns=names)
 
     return TableSchema(
         id=schema.id + 1,

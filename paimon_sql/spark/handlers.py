@@ -540,7 +540,7 @@ def count_rows(params: Params) -> Result:
 def truncate_table(params: Params) -> Result:
     """``TRUNCATE TABLE t``: one OVERWRITE commit that keeps no file."""
     table = _writable_table(params, "TRUNCATE")
-    return {"snapshot": table.write(table.arrow_schema.empty_table(), overwrite=True)}
+    return {"snapshot": table.truncate()}
 
 
 def drop_table(params: Params) -> Result:

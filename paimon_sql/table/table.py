@@ -92,6 +92,11 @@ class Table:
     def _resolve_snapshot(
         self, snapshot_id: int | None, tag: str | None, timestamp_ms: int | None
     ) -> tuple[Snapshot | None, bool]:
+        for arg, value in (("snapshot_id", snapshot_id), ("timestamp_ms", timestamp_ms)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ValidationError(f"{arg} of a read of table {self.identifier} must be an integer, got {value!r}")
+        if tag is not None and not isinstance(tag, str):
+            raise ValidationError(f"tag of a read of table {self.identifier} must be a string, got {tag!r}")
         given = [x is not None for x in (snapshot_id, tag, timestamp_ms)]
         if sum(given) > 1:
             raise ValidationError("Give at most one of snapshot_id, tag and timestamp_ms")
@@ -126,6 +131,10 @@ class Table:
             return None
         if isinstance(filter, str):
             return parse_predicate(filter, list(store.schema.fields))
+        if not isinstance(filter, Predicate):
+            raise ValidationError(
+                f"filter of a read of table {self.identifier} must be SQL text or a Predicate, got {filter!r}"
+            )
         return filter
 
     def resolve_read(
@@ -345,12 +354,27 @@ class Table:
 
     def delete(self, predicate: str | Predicate) -> int | None:
         """Deletes the rows matching ``predicate`` (SQL text); returns the new snapshot id, or None
-        when nothing matched."""
+        when nothing matched. Deleting every row is ``truncate()``."""
+        if not isinstance(predicate, (str, Predicate)) or (isinstance(predicate, str) and not predicate.strip()):
+            raise ValidationError(
+                f"delete of table {self.identifier} needs a predicate (SQL text or a Predicate), got "
+                f"{predicate!r}; truncate() deletes every row"
+            )
         return delete_ops.delete_where(self.store, predicate)
+
+    def truncate(self) -> int:
+        """Deletes every row (``TRUNCATE TABLE``): one OVERWRITE commit that keeps no file."""
+        return self.write(self.arrow_schema.empty_table(), overwrite=True)
 
     def alter(self, **changes: Any) -> Table:
         """Schema/option changes (add_columns, drop_columns, rename_columns, change_types,
         set_options, remove_options, comment, column_comments); writes a new schema version and returns the refreshed table."""
+        unknown = sorted(set(changes) - set(alter_ops.ALTER_ARGUMENTS))
+        if unknown:
+            raise ValidationError(
+                f"alter of table {self.identifier}: unknown argument(s) {unknown}; "
+                f"expected any of {list(alter_ops.ALTER_ARGUMENTS)}"
+            )
         new_schema = alter_ops.alter_schema(self.store, **changes)
         self.store.schemas.commit(new_schema)
         return self.with_schema(new_schema)
@@ -402,7 +426,17 @@ def fallback_splits(
 def _project(store: FileStore, columns: Sequence[str] | None) -> list[DataField]:
     if columns is None:
         return list(store.schema.fields)
-    return [store.schema.field(c) for c in columns]
+    if isinstance(columns, (str, bytes)) or not isinstance(columns, Sequence) or not all(
+        isinstance(c, str) for c in columns
+    ):
+        raise ValidationError(f"columns of a read of table {store.name} must be a list of column names, got {columns!r}")
+    dup = sorted({c for c in columns if list(columns).count(c) > 1})
+    if dup:
+        raise ValidationError(f"columns of a read of table {store.name} name {dup[0]!r} more than once")
+    try:
+        return [store.schema.field(c) for c in columns]
+    except ValidationError as e:
+        raise ValidationError(f"Cannot read table {store.name}: {e}") from None
 
 
 def _spec_matcher(store: FileStore, spec: dict[str, str]) -> Callable[[bytes], bool]:

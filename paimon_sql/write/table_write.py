@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -145,8 +145,24 @@ class TableWrite:
         if isinstance(data, pa.Table):
             self._add(data, kind)
             return
+        if isinstance(data, pa.RecordBatch):
+            self._add(pa.Table.from_batches([data]), kind)
+            return
+        if not isinstance(data, (pa.RecordBatchReader, Iterable)) or isinstance(data, (str, bytes, Mapping)):
+            raise ValidationError(
+                f"Cannot write {type(data).__name__} to table {self.store.name}: expected a pyarrow Table, "
+                "RecordBatch, RecordBatchReader or an iterable of RecordBatches"
+            )
         for batch in data:
-            self._add(pa.Table.from_batches([batch]), kind)
+            if isinstance(batch, pa.Table):
+                self._add(batch, kind)
+            elif isinstance(batch, pa.RecordBatch):
+                self._add(pa.Table.from_batches([batch]), kind)
+            else:
+                raise ValidationError(
+                    f"Cannot write {type(batch).__name__} to table {self.store.name}: the iterable must "
+                    "yield pyarrow RecordBatches (or Tables)"
+                )
 
     def prepare_commit(self) -> CommitChanges:
         self._flush()

@@ -124,8 +124,8 @@ def test_ctas(spark: Any, sql: Any, db: str) -> None:
 def test_alter_table(spark: Any, sql: Any, db: str, spark_warehouse: str) -> None:
     spark.sql(f"CREATE TABLE {db}.a (id INT, s STRING, gone STRING)")
     spark.sql(f"INSERT INTO {db}.a VALUES (1, 'x', 'g')")
-    spark.sql(f"ALTER TABLE {db}.a SET TBLPROPERTIES ('snapshot.num-retained.max'='50', 'my.key'='v')")
-    assert dict(sql(f"SHOW TBLPROPERTIES {db}.a"))["snapshot.num-retained.max"] == "50"
+    spark.sql(f"ALTER TABLE {db}.a SET TBLPROPERTIES ('target-file-size'='50 mb', 'my.key'='v')")
+    assert dict(sql(f"SHOW TBLPROPERTIES {db}.a"))["target-file-size"] == "50 mb"
     spark.sql(f"ALTER TABLE {db}.a UNSET TBLPROPERTIES ('my.key')")
     assert "my.key" not in dict(sql(f"SHOW TBLPROPERTIES {db}.a"))
     spark.sql(f"ALTER TABLE {db}.a ADD COLUMNS (n BIGINT, d DATE)")

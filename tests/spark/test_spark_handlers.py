@@ -165,16 +165,16 @@ def test_alter_table_changes(wh: str) -> None:
         {"op": "update_column_type", "name": ["id"], "type": '"long"'},
         {"op": "drop_column", "name": ["old"], "if_exists": False},
         {"op": "drop_column", "name": ["never"], "if_exists": True},
-        {"op": "set_property", "key": "snapshot.num-retained.max", "value": "20"},
+        {"op": "set_property", "key": "target-file-size", "value": "20 mb"},
         {"op": "set_property", "key": "comment", "value": "c"},
     ]
     desc = ok("alter_table", warehouse=wh, namespace="default", table="a", changes=changes)
     fields = [(f["name"], f["type"]) for f in json.loads(desc["schema"])["fields"]]
     assert fields == [("id", "long"), ("s2", "string"), ("n", "long")]
-    assert desc["properties"]["snapshot.num-retained.max"] == "20" and desc["properties"]["comment"] == "c"
+    assert desc["properties"]["target-file-size"] == "20 mb" and desc["properties"]["comment"] == "c"
     ok("alter_table", warehouse=wh, namespace="default", table="a",
-       changes=[{"op": "remove_property", "key": "snapshot.num-retained.max"}])
-    assert "snapshot.num-retained.max" not in Catalog(wh).get_table("default.a").options
+       changes=[{"op": "remove_property", "key": "target-file-size"}])
+    assert "target-file-size" not in Catalog(wh).get_table("default.a").options
 
 
 def test_alter_table_bad_changes_leave_the_table_unchanged(wh: str) -> None:

@@ -90,7 +90,7 @@ def test_our_table_against_pypaimon(tmp_path: Path) -> None:
     t.write(pa.table({"id": [1, 2, 3], "v": ["a", "b", "c"], "dt": ["x", "x", "y"]}))
     t.delete("id = 2")
     t.write(pa.table({"id": [4], "v": ["d"], "dt": ["y"]}))
-    t.alter(set_options={"snapshot.num-retained.min": "5"})
+    t.alter(set_options={"target-file-size": "64 mb"})
     _compare(cat, wh, "db.t")
 
 

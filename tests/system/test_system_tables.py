@@ -199,7 +199,7 @@ def test_snapshot_filter_reads_only_the_asked_snapshot(catalog: Catalog, parted,
 
 
 def test_schemas_and_options(catalog: Catalog, parted) -> None:  # type: ignore[no-untyped-def]
-    opts = {"snapshot.num-retained.min": "3", "manifest.format": "avro", "snapshot.num-retained.max": "9",
+    opts = {"target-file-size": "3 mb", "manifest.format": "avro", "read.batch-size": "9",
             "write-only": "true", "file.format": "parquet", "bucket": "-1"}
     parted.alter(set_options=opts, add_columns=[pa.field("w", pa.int32())]).alter(rename_columns={"w": "w2"})
     rows = _st(catalog, "db.p$schemas").read().to_pylist()
