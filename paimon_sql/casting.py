@@ -459,7 +459,7 @@ def _wrap32(v: int) -> int:
     return v - (1 << 32) if v >= 1 << 31 else v
 
 
-def _java_double_string(x: float, single: bool) -> str:
+def java_double_string(x: float, single: bool) -> str:
     """``Double.toString`` / ``Float.toString`` (shortest repr digits, Java's layout)."""
     if math.isnan(x):
         return "NaN"
@@ -645,7 +645,7 @@ def _numeric_to_string(arr: pa.Array, source: DataType, target: DataType) -> pa.
     """NumericToStringCastRule: Java's ``toString`` of the boxed value, then toCharacterString."""
     if source.root in ("FLOAT", "DOUBLE"):
         single = source.root == "FLOAT"
-        out = _map_unique(arr, lambda x: _java_double_string(x, single), pa.string())
+        out = _map_unique(arr, lambda x: java_double_string(x, single), pa.string())
     else:
         out = pc.cast(arr, pa.string())  # integers, and DECIMAL as toPlainString
     return _to_character_string(out, target)

@@ -1779,6 +1779,24 @@ NOT_IMPLEMENTED: dict[str, str] = {
 }
 
 
+# Options a table keeps for life (Paimon's @Immutable options, plus 'bucket', which only a rescale
+# changes): per-read / session ("dynamic") options cannot change them.
+IMMUTABLE: frozenset[str] = frozenset({
+    "type", "bucket", "bucket-key", "bucket-function.type", "data-file.path-directory", "merge-engine",
+    "sequence.snapshot-ordering", "aggregation.remove-record-on-delete", "partial-update.remove-record-on-delete",
+    "partial-update.remove-record-on-sequence-group", "rowkind.field", "primary-key", "primary-key.nullable",
+    "partition", "dynamic-bucket.initial-buckets", "force-lookup", "row-tracking.enabled",
+    "data-evolution.enabled", "index-file-in-data-file-dir", "blob-field", "blob-descriptor-field",
+    "blob-view-field", "pk-clustering-override", "path", "branch",
+})
+
+
+def is_table_option(key: str) -> bool:
+    """Whether ``key`` is a Paimon table option (a known key or an option family such as
+    ``fields.<name>.aggregate-function``), as opposed to a data-source or unknown key."""
+    return option_def(key) is not None
+
+
 def not_implemented_errors(options: Mapping[str, str], where: str) -> list[str]:
     """One message per option of ``options`` that paimon_sql does not apply and that is set to
     anything but its default (``NOT_IMPLEMENTED``)."""

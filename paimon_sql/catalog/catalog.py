@@ -277,8 +277,7 @@ def build_schema(
         raise ValidationError(f"Append table {name} with bucket={opts['bucket']} needs a 'bucket-key' option")
     fields, highest = fields_from_arrow_schema(schema, 0)
     by_name = {f.name: f for f in fields}
-    bucket_keys = [k.strip() for k in (bucket_key or "").split(",") if k.strip()]
-    for what, cols in (("primary key", pks), ("partition", parts), ("bucket key", bucket_keys)):
+    for what, cols in (("primary key", pks), ("partition", parts)):
         for c in cols:
             if isinstance(by_name[c].type, KEY_UNSUPPORTED_TYPES):
                 raise UnsupportedError(

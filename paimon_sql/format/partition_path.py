@@ -6,7 +6,10 @@ import datetime as _dt
 import decimal
 from collections.abc import Sequence
 
-from paimon_sql.types import DataType, DateType
+import numpy as np
+
+from paimon_sql.casting import java_double_string
+from paimon_sql.types import DataType, DateType, DecimalType, DoubleType, FloatType
 
 # Characters Hive (and Paimon's PartitionPathUtils) percent-escape in partition path values.
 _ESCAPE = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(1, 32)}
@@ -37,8 +40,27 @@ def partition_value_string(
         return format(value, "f")
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
+    if isinstance(value, float):
+        return java_double_string(value, isinstance(dtype, FloatType))
     s = str(value)
     return default_name if s.strip() == "" else s
+
+
+def normalize_value_string(text: str, dtype: DataType) -> str:
+    """A partition value given as text (an overwrite spec) in the form ``partition_value_string``
+    gives the stored value: FLOAT/DOUBLE and DECIMAL values compare by value (``12.30`` and
+    ``12.3`` are one DECIMAL(4,2) / FLOAT value), other types by their text."""
+    try:
+        if isinstance(dtype, (FloatType, DoubleType)):
+            value = float(text)
+            if isinstance(dtype, FloatType):
+                value = float(np.float32(value))
+            return java_double_string(value, isinstance(dtype, FloatType))
+        if isinstance(dtype, DecimalType):
+            return format(decimal.Decimal(text).quantize(decimal.Decimal(1).scaleb(-dtype.scale)), "f")
+    except (ValueError, ArithmeticError):
+        return text
+    return text
 
 
 def java_local_date_time(v: _dt.datetime) -> str:

@@ -85,6 +85,18 @@ ALTER_ARGUMENTS = ("add_columns", "drop_columns", "rename_columns", "change_type
                    "remove_options", "comment", "column_comments")
 
 
+def _schema_like(v: object) -> bool:
+    if isinstance(v, pa.Schema):
+        return True
+    if isinstance(v, (str, bytes)) or not isinstance(v, Sequence):
+        return False
+    try:
+        pa.schema(list(v))
+    except (TypeError, ValueError, pa.ArrowException):
+        return False
+    return True
+
+
 def _check_arguments(table: str, **args: object) -> None:
     """Each argument of ``alter_schema`` has the shape it documents; else a ValidationError naming it."""
 
@@ -98,8 +110,7 @@ def _check_arguments(table: str, **args: object) -> None:
         return isinstance(v, Mapping) and all(isinstance(k, str) and value_ok(x) for k, x in v.items())
 
     checks: dict[str, tuple[Callable[[object], bool], str]] = {
-        "add_columns": (lambda v: isinstance(v, pa.Schema) or (
-            isinstance(v, Sequence) and all(isinstance(f, pa.Field) for f in v)), "a pyarrow.Schema or a list of pyarrow.Field"),
+        "add_columns": (_schema_like, "a pyarrow.Schema or a list of pyarrow.Field / (name, type) pairs"),
         "drop_columns": (names, "a list of column names"),
         "remove_options": (names, "a list of option keys"),
         "rename_columns": (lambda v: mapping(v, lambda x: isinstance(x, str)), "a dict of old name -> new name"),

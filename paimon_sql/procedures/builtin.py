@@ -10,7 +10,7 @@ from paimon_sql.errors import PaimonError, ValidationError
 from paimon_sql.ops import rollback as rollback_ops
 from paimon_sql.ops import tags as tag_ops
 from paimon_sql.options import parse_duration_ms
-from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
+from paimon_sql.procedures.registry import CURRENT_DATABASE, Procedure, ProcedureParam, register
 from paimon_sql.table.table import Table
 
 if TYPE_CHECKING:
@@ -20,12 +20,13 @@ LONG_MAX = 2**63 - 1
 
 
 def table_arg(catalog: Catalog, procedure: str, value: str, arg: str = "table") -> Table:
-    """The table (or branch, ``db.t$branch_b``) an identifier argument names; ``t`` alone is in
-    database ``default``."""
-    if not value.strip():
+    """The table (or branch, ``db.t$branch_b``) an identifier argument names; ``t`` alone is in the
+    session's current database (``CURRENT_DATABASE``; ``default`` outside SQL), as in Paimon."""
+    if not isinstance(value, str) or not value.strip():
         raise ValidationError(f"Procedure {procedure}: argument {arg!r} must name a table, got {value!r}")
     try:
-        ident = Identifier.parse(value)
+        bare = "." not in value
+        ident = Identifier.parse((CURRENT_DATABASE.get(), value.strip().strip("`")) if bare else value)
     except ValidationError as e:
         raise ValidationError(f"Procedure {procedure}: argument {arg!r}: {e}") from None
     if ident.system_table is not None:

@@ -10,9 +10,11 @@ procedure raises ``NotFoundError`` listing the known ones.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from paimon_sql.catalog.identifier import DEFAULT_DATABASE
 from paimon_sql.errors import NotFoundError, ValidationError
 
 if TYPE_CHECKING:
@@ -90,13 +92,25 @@ def get_procedure(name: str) -> Procedure:
     return proc
 
 
+# The database a bare table name in a procedure argument (``table => 't'``) belongs to: the
+# session's current database when the procedure is called from SQL (as Paimon resolves it).
+CURRENT_DATABASE: ContextVar[str] = ContextVar("paimon_sql_procedure_database", default=DEFAULT_DATABASE)
+
+
 def call_procedure(
-    catalog: Catalog, name: str, args: Mapping[str, Any] | Sequence[Any] | None = None
+    catalog: Catalog, name: str, args: Mapping[str, Any] | Sequence[Any] | None = None,
+    current_database: str | None = None,
 ) -> ProcedureResult:
-    """Runs procedure ``name`` with ``args`` (a mapping by parameter name, or positional values)."""
+    """Runs procedure ``name`` with ``args`` (a mapping by parameter name, or positional values).
+    A table argument without a database names a table of ``current_database`` (default:
+    ``default``)."""
     proc = get_procedure(name)
     values = decode_args(proc, args)
-    rows = proc.fn(catalog, values)
+    token = CURRENT_DATABASE.set(current_database or DEFAULT_DATABASE)
+    try:
+        rows = proc.fn(catalog, values)
+    finally:
+        CURRENT_DATABASE.reset(token)
     return ProcedureResult(list(proc.output), [tuple(r) for r in rows])
 
 

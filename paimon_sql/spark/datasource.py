@@ -260,7 +260,7 @@ class PaimonDataSource(DataSource):
 
     def schema(self) -> st.StructType:
         ref = TableRef.of(self.options)
-        obj = ref.load()
+        obj = ref.load(self.options)
         if ref.is_system:
             fields = getattr(obj, "fields", None)  # Paimon's declared column types
             return spark_schema(fields) if fields is not None else spark_schema_of_arrow(obj.arrow_schema)
@@ -280,7 +280,7 @@ class PaimonDataSource(DataSource):
         ref = TableRef.of(self.options)
         if ref.is_system:
             raise ValidationError(f"Cannot write into system table {ref.table}: system tables are read-only")
-        table = ref.load()
+        table = ref.load(self.options)
         opts = _lower(self.options)
         mode = _overwrite_mode(opts, overwrite, table)
         columns = _check_write_schema(schema, table)
@@ -331,7 +331,7 @@ class PaimonReader(DataSourceReader):
 
     def _load(self) -> Any:
         if self._table is None:
-            self._table = self.ref.load()
+            self._table = self.ref.load(self.options)
         return self._table
 
     # -- driver ----------------------------------------------------------------------------------

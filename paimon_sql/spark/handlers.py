@@ -41,6 +41,7 @@ from paimon_sql.errors import (
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.options import CoreOptions, validate_options
 from paimon_sql.spark import spark_types
+from paimon_sql.spark.source_options import check_connector_options, dynamic_options, time_travel
 from paimon_sql.table.table import Table
 
 Params = Mapping[str, Any]
@@ -280,12 +281,19 @@ def _describe(cat: Catalog, ident: Identifier, params: Params) -> Result:
             "options": {**base_opts, **tt_opts},
             "read_only": True,
         }
-    table = _data_table(cat, ident)
+    stored = _data_table(cat, ident)
+    dyn = _dynamic_options(params)
+    check_connector_options(dyn, ident.full_name)
+    table = stored.copy(dynamic_options(dyn))  # refuses options that cannot change or are not applied
     tt_opts, schema = _time_travel(table, params)
+    if not tt_opts:  # no VERSION/TIMESTAMP AS OF: a time-travel dynamic option picks the schema
+        tt = time_travel(dyn, table)
+        if tt:
+            schema = table.resolve_read(**tt)[1].schema
     bucket, bucket_keys, bucket_key_types = _bucket_layout(schema)
     return {
         "schema": spark_types.spark_schema_json(schema.fields),
-        "properties": _table_properties(table, schema),
+        "properties": _table_properties(stored, schema),
         "partition_keys": list(schema.partition_keys),
         "primary_keys": list(schema.primary_keys),
         "options": {**base_opts, **tt_opts},
@@ -295,6 +303,15 @@ def _describe(cat: Catalog, ident: Identifier, params: Params) -> Result:
         "bucket_keys": bucket_keys,
         "bucket_key_types": bucket_key_types,
     }
+
+
+def _dynamic_options(params: Params) -> dict[str, str]:
+    """Paimon's dynamic options from the Spark session (``spark.paimon.<key>`` and
+    ``spark.paimon.<catalog>.<db>.<table>.<key>``, collected by the shim for this table)."""
+    raw = params.get("dynamic_options") or {}
+    if not isinstance(raw, Mapping):
+        raise ValidationError(f"'dynamic_options' must be an object, got {raw!r}")
+    return {str(k): str(v) for k, v in raw.items()}
 
 
 def _bucket_layout(schema: TableSchema) -> tuple[int, list[str], list[str]]:
@@ -393,6 +410,11 @@ def _alter_kwargs(table: Table, changes: Sequence[Mapping[str, Any]]) -> dict[st
         op = ch.get("op")
         if op == "set_property":
             key, value = str(ch["key"]), str(ch["value"])
+            if key in (_PROP_LOCATION, _PROP_PROVIDER, _PROP_EXTERNAL):
+                raise UnsupportedError(
+                    f"ALTER TABLE {name} cannot set {key!r}: a Paimon table lives in its warehouse folder "
+                    "and cannot be moved, made external or given another provider"
+                )
             if key == _PROP_COMMENT:
                 comment = value
             else:
@@ -514,7 +536,7 @@ def plan_native_read(params: Params) -> Result:
 def _scan_table(params: Params, method: str) -> tuple[Table | None, dict[str, Any]]:
     """The data table a catalog scan's ``options`` name (None for a system table), and the
     snapshot it reads (``Table.plan``'s keyword arguments: time travel, or the pinned latest)."""
-    from paimon_sql.spark.source_options import TableRef, read_snapshot
+    from paimon_sql.spark.source_options import TableRef, dynamic_options, read_snapshot
 
     options = params.get("options")
     if not isinstance(options, Mapping):
@@ -523,6 +545,7 @@ def _scan_table(params: Params, method: str) -> tuple[Table | None, dict[str, An
     table = _catalog({"warehouse": ref.warehouse}).get_table(ref.table)
     if not isinstance(table, Table):
         return None, {}
+    table = table.copy(dynamic_options(options))
     return table, read_snapshot(options, table)
 
 
@@ -651,7 +674,8 @@ def call_procedure(params: Params) -> Result:
     proc = _find_procedure(name)
     required = {p.name for p in proc.params if p.required}
     args = {k: v for k, v in dict(params.get("args") or {}).items() if v is not None or k in required}
-    result = run(_catalog(params), proc.name, args)
+    current = params.get("current_database")
+    result = run(_catalog(params), proc.name, args, current if isinstance(current, str) and current else None)
     types = [t for _, t in proc.output]
     rows = [[_json_value(v, types[i] if i < len(types) else "STRING") for i, v in enumerate(row)] for row in result.rows]
     return {"columns": list(result.columns), "rows": rows}

@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from paimon_sql.errors import ValidationError
+from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.meta.file_store import FileStore
+from paimon_sql.options import is_table_option
 
 NAME = "paimon_sql"
 
@@ -75,9 +76,55 @@ class TableRef:
 
         return Catalog(self.warehouse)
 
-    def load(self) -> Any:
-        """The engine table (or system table) object."""
-        return self.catalog().get_table(self.table)
+    def load(self, options: Mapping[str, str] | None = None) -> Any:
+        """The engine table (or system table) object; a data table with the Paimon table options
+        among ``options`` (the scan's or write's: per-query and ``spark.paimon.*`` session options)
+        applied as dynamic options (``Table.copy``)."""
+        obj = self.catalog().get_table(self.table)
+        if options is not None and hasattr(obj, "copy"):
+            check_connector_options(options, self.table)
+            obj = obj.copy(dynamic_options(options))
+        return obj
+
+
+TIME_TRAVEL_KEYS = (OPT_SNAPSHOT_ID, OPT_TAG_NAME, OPT_TIMESTAMP_MILLIS, OPT_VERSION)
+
+# Paimon's Spark connector options (SparkConnectorOptions) that change results and that paimon_sql
+# does not implement, with the only value accepted (their default). The others (streaming read
+# limits, write.use-v2-write, requiredSparkConfsCheck.enabled, split sizing...) change nothing here.
+CONNECTOR_NOT_IMPLEMENTED: dict[str, str] = {
+    "write.merge-schema": "false",
+    "write.merge-schema.type-widening": "false",
+    "write.merge-schema.explicit-cast": "false",
+    "write.hive-style-dynamic-partition.enabled": "false",
+    "legacy-timestamp-mapping.enabled": "false",
+    "read.changelog": "false",
+    "read.allow.fullScan": "true",
+}
+
+
+def check_connector_options(options: Mapping[str, str], table: str) -> None:
+    """Refuses Spark connector options paimon_sql does not implement (UnsupportedError naming them)
+    instead of ignoring them."""
+    lowered = {k.lower(): (k, v) for k, v in CONNECTOR_NOT_IMPLEMENTED.items()}
+    for key, value in _lower(options).items():
+        if key not in lowered:
+            continue
+        name, accepted = lowered[key]
+        if value.strip().lower() != accepted:
+            raise UnsupportedError(
+                f"Option {name!r} = {value!r} (table {table}) is not supported by paimon_sql yet; "
+                f"only {accepted!r} is"
+            )
+
+
+def dynamic_options(options: Mapping[str, str]) -> dict[str, str]:
+    """The Paimon table options among a scan's or write's options (time travel aside, which
+    ``time_travel`` reads); data-source keys (``warehouse``, ``paimon.*``) and unknown keys are not."""
+    return {
+        k: str(v) for k, v in _lower(options).items()
+        if k not in TIME_TRAVEL_KEYS and k != OPT_PATH and is_table_option(k)
+    }
 
 
 def _lower(options: Mapping[str, str]) -> dict[str, str]:

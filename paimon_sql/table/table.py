@@ -9,9 +9,15 @@ from typing import Any, Union
 
 import pyarrow as pa
 
-from paimon_sql.errors import AlreadyCommittedError, NotFoundError, ValidationError, WriteConflictError
+from paimon_sql.errors import (
+    AlreadyCommittedError,
+    NotFoundError,
+    UnsupportedError,
+    ValidationError,
+    WriteConflictError,
+)
 from paimon_sql.format.binary_row import decode_row
-from paimon_sql.format.partition_path import partition_value_string
+from paimon_sql.format.partition_path import normalize_value_string, partition_value_string
 from paimon_sql.fs.file_io import FileIO
 from paimon_sql.meta.file_store import MAIN_BRANCH, FileStore, branch_identifier
 from paimon_sql.meta.manifest_entry import KIND_DELETE, ManifestEntry
@@ -19,6 +25,7 @@ from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.ops import alter as alter_ops
 from paimon_sql.ops import delete as delete_ops
+from paimon_sql.options import IMMUTABLE, check_implemented, validate_options
 from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns
 from paimon_sql.scan.planner import live_entries, plan
 from paimon_sql.scan.reader import output_schema, read_splits_parallel
@@ -379,6 +386,27 @@ class Table:
         self.store.schemas.commit(new_schema)
         return self.with_schema(new_schema)
 
+    def copy(self, dynamic_options: Mapping[str, str]) -> Table:
+        """This table read and written with ``dynamic_options`` on top of its own (Paimon's dynamic
+        options: per-read options, ``SET spark.paimon.<key>``); the schema on disk is unchanged.
+        Options a table keeps for life (``bucket``, ``merge-engine``, keys...) cannot change, options
+        paimon_sql does not apply are refused, values are checked."""
+        dyn = {str(k): str(v) for k, v in dynamic_options.items()}
+        current = self.schema.options
+        changed = {k: v for k, v in dyn.items() if current.get(k) != v}
+        if not changed:
+            return self
+        fixed = sorted(k for k in changed if k in IMMUTABLE)
+        if fixed:
+            raise UnsupportedError(
+                f"Table {self.identifier}: option {fixed[0]!r} cannot be changed by a dynamic (per-read or "
+                f"session) option (set to {changed[fixed[0]]!r}, the table has {current.get(fixed[0], 'the default')!r})"
+            )
+        merged = {**current, **changed}
+        validate_options(merged, self.identifier, columns=self.schema.field_names)
+        check_implemented(changed, self.identifier)
+        return self.with_schema(dataclasses.replace(self.schema, options=merged))
+
     def with_schema(self, schema: TableSchema) -> Table:
         return Table(self.file_io, self.path, self.table_name, schema, self.branch)
 
@@ -440,20 +468,24 @@ def _project(store: FileStore, columns: Sequence[str] | None) -> list[DataField]
 
 
 def _spec_matcher(store: FileStore, spec: dict[str, str]) -> Callable[[bytes], bool]:
+    """Whether a partition (BinaryRow) lies in ``spec`` (column -> value text); FLOAT, DOUBLE and
+    DECIMAL values compare by value (``PARTITION (pt = 12.3)`` on a FLOAT column)."""
     names = [f.name for f in store.partition_fields]
     types = store.partition_types
+    default = store.options.partition_default_name
+    wanted = {
+        n: (spec[n] if spec[n] == default else normalize_value_string(spec[n], t))
+        for n, t in zip(names, types) if n in spec
+    }
     cache: dict[bytes, bool] = {}
 
     def matches(partition: bytes) -> bool:
         if partition not in cache:
             values = decode_row(partition, types)
-            ok = True
-            for n, v, t in zip(names, values, types):
-                if n in spec:
-                    s = partition_value_string(v, t, store.options.partition_default_name, False)
-                    if s != spec[n]:
-                        ok = False
-            cache[partition] = ok
+            cache[partition] = all(
+                partition_value_string(v, t, default, False) == wanted[n]
+                for n, v, t in zip(names, values, types) if n in wanted
+            )
         return cache[partition]
 
     return matches

@@ -18,6 +18,8 @@ import org.apache.spark.sql.connector.catalog.FunctionCatalog;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.NamespaceChange;
 import org.apache.spark.sql.connector.catalog.ProcedureCatalog;
+import org.apache.spark.sql.connector.catalog.StagedTable;
+import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
 import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
@@ -43,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * </pre>
  */
 public class PaimonCatalog
-    implements TableCatalog, SupportsNamespaces, ProcedureCatalog, FunctionCatalog {
+    implements StagingTableCatalog, SupportsNamespaces, ProcedureCatalog, FunctionCatalog {
   private static final Logger LOG = LoggerFactory.getLogger(PaimonCatalog.class);
   public static final String DATA_SOURCE = "paimon_sql";
   public static final String DEFAULT_DATABASE = "default";
@@ -272,6 +274,7 @@ public class PaimonCatalog
     if (timestampMicros != null) {
       p.put("timestamp_micros", timestampMicros);
     }
+    p.put("dynamic_options", DynamicOptions.of(name(), ident));
     Map<String, Object> r;
     try {
       r = PythonBridge.call("load_table", p);
@@ -355,6 +358,53 @@ public class PaimonCatalog
       throw notFound(ident, e);
     }
     return PaimonTable.fromDescription(this, ident, r);
+  }
+
+  /** CTAS: the table is created when staged and dropped again if the query fails. */
+  @Override
+  @SuppressWarnings("deprecation")
+  public StagedTable stageCreate(
+      Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties)
+      throws TableAlreadyExistsException, NoSuchNamespaceException {
+    return new StagedPaimonTable(this, ident, (PaimonTable) createTable(ident, schema, partitions, properties));
+  }
+
+  /**
+   * {@code REPLACE TABLE} of an existing table is refused: Spark's replace drops the table first,
+   * which loses its history (Paimon replaces in place and keeps it) and empties the table a
+   * self-referencing {@code REPLACE TABLE t AS SELECT ... FROM t} reads.
+   */
+  @Override
+  @SuppressWarnings("deprecation")
+  public StagedTable stageReplace(
+      Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties)
+      throws NoSuchNamespaceException, NoSuchTableException {
+    if (!tableExists(ident)) {
+      throw new NoSuchTableException(ident);
+    }
+    throw replaceUnsupported(ident);
+  }
+
+  @Override
+  @SuppressWarnings("deprecation")
+  public StagedTable stageCreateOrReplace(
+      Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties)
+      throws NoSuchNamespaceException {
+    if (tableExists(ident)) {
+      throw replaceUnsupported(ident);
+    }
+    try {
+      return stageCreate(ident, schema, partitions, properties);
+    } catch (TableAlreadyExistsException e) {
+      throw replaceUnsupported(ident);
+    }
+  }
+
+  private static RuntimeException replaceUnsupported(Identifier ident) {
+    return Errors.sneaky(new PaimonException("Unsupported",
+        "REPLACE TABLE of the existing table " + quoted(ident) + " is not supported yet: it would drop "
+            + "the table and its history (snapshots, tags) first. Use INSERT OVERWRITE to replace the "
+            + "rows, ALTER TABLE to change the schema, or DROP TABLE and CREATE TABLE.", null));
   }
 
   @Override

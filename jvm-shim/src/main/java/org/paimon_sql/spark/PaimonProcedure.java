@@ -5,8 +5,10 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.connector.catalog.CatalogManager;
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.connector.catalog.procedures.SimpleProcedure;
 import org.apache.spark.sql.connector.read.Scan;
@@ -70,6 +72,23 @@ public class PaimonProcedure implements SimpleProcedure {
     return false;
   }
 
+  /**
+   * The database a bare table name in an argument belongs to, as Paimon resolves it: the session's
+   * current namespace when this catalog is the current one, else the catalog's default database.
+   */
+  private String currentDatabase() {
+    try {
+      CatalogManager manager = SparkSession.active().sessionState().catalogManager();
+      String[] ns = manager.currentNamespace();
+      if (manager.currentCatalog().name().equals(catalog.name()) && ns.length == 1) {
+        return ns[0];
+      }
+    } catch (RuntimeException e) {
+      // no active session: the catalog's default database
+    }
+    return catalog.defaultNamespace()[0];
+  }
+
   @Override
   @SuppressWarnings("unchecked")
   public Iterator<Scan> call(InternalRow input) {
@@ -80,6 +99,7 @@ public class PaimonProcedure implements SimpleProcedure {
     Map<String, Object> req = catalog.ctx();
     req.put("name", name);
     req.put("args", args);
+    req.put("current_database", currentDatabase());
     Map<String, Object> res = PaimonCatalog.call("call_procedure", req);
     List<List<Object>> rows = (List<List<Object>>) res.get("rows");
     StructField[] fs = output.fields();

@@ -180,9 +180,13 @@ public class PaimonTable implements SupportsRead, SupportsWrite, SupportsDeleteV
     return true;
   }
 
-  /** Per-query options plus the table's own; the table's identity cannot be overridden. */
+  /**
+   * The session's dynamic options ({@link DynamicOptions}), then the per-query options, then the
+   * table's own (identity, time travel); the table's identity cannot be overridden.
+   */
   CaseInsensitiveStringMap mergedOptions(CaseInsensitiveStringMap perQuery, Map<String, String> extra) {
-    Map<String, String> m = new HashMap<>(perQuery.asCaseSensitiveMap());
+    Map<String, String> m = DynamicOptions.of(catalog.name(), ident);
+    m.putAll(perQuery.asCaseSensitiveMap());
     m.putAll(dataSourceOptions);
     m.putAll(extra);
     return new CaseInsensitiveStringMap(m);
