@@ -251,10 +251,11 @@ class Table:
         """Commits what several writers prepared as ONE snapshot (None when nothing was written and
         nothing is overwritten). On failure every written file is deleted.
 
-        The changes must come from writers of this table (``new_write``) that have not been aborted
-        or committed: every file they add must exist in this table's folders, in its bucket layout,
-        written with its current schema; otherwise a ValidationError, and nothing is deleted (the
-        files may not be this call's to delete)."""
+        The changes must come from writers of this table (``new_write``) that have not been aborted:
+        every file they add must exist in this table's folders with its recorded size, in the
+        table's bucket layout; otherwise a ValidationError, and nothing is deleted (the files may not
+        be this call's to delete). Changes committed already give an AlreadyCommittedError; changes
+        a concurrent commit or schema change made wrong a WriteConflictError (their files deleted)."""
         base = self._check_changes(changes)
         merged_index: list[str] = []
         try:
