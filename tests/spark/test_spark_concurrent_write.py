@@ -31,9 +31,11 @@ def test_insert_that_lost_a_race_to_the_same_bucket_fails_cleanly(
 
         from paimon_sql import Catalog
 
-        if not os.path.exists(marker):
-            open(marker, "w").close()
-            Catalog(warehouse).get_table(name).write(pa.table({"k": [1], "v": ["theirs"]}))  # type: ignore[union-attr]
+        try:  # atomic: the two rows may be evaluated by two tasks at once
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return "mine"
+        Catalog(warehouse).get_table(name).write(pa.table({"k": [1], "v": ["theirs"]}))  # type: ignore[union-attr]
         return "mine"
 
     spark.udf.register("race", udf(race, "string"))
