@@ -14,6 +14,10 @@ SNAPSHOT_PREFIX = "snapshot-"
 _SNAPSHOT_RE = re.compile(r"^snapshot-(\d+)$")
 
 
+# the watermark Paimon treats as absent (Long.MIN_VALUE, what Flink commits before the first one)
+_NO_WATERMARK = -(2**63)
+
+
 class SnapshotManager:
     def __init__(self, file_io: FileIO, table_path: str, table_name: str = "") -> None:
         self.file_io = file_io
@@ -83,15 +87,28 @@ class SnapshotManager:
         return self.snapshot(sid) if sid is not None else None
 
     def snapshot_at_or_before(self, timestamp_ms: int) -> Snapshot | None:
-        """The latest snapshot committed at or before ``timestamp_ms`` (Paimon's time travel rule)."""
-        best: Snapshot | None = None
+        """The latest snapshot committed at or before ``timestamp_ms`` (Paimon's time travel rule,
+        ``earlierOrEqualTimeMills``); commit times grow with snapshot ids, so a binary search reads
+        O(log n) snapshot files."""
+        ids = self.snapshot_ids()
+        lo, hi, best = 0, len(ids) - 1, None
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            s = self.snapshot(ids[mid])
+            if s.time_millis <= timestamp_ms:
+                best, lo = s, mid + 1
+            else:
+                hi = mid - 1
+        return best
+
+    def snapshot_at_or_after_watermark(self, watermark: int) -> Snapshot | None:
+        """The earliest snapshot whose watermark is at least ``watermark`` (Paimon's
+        ``laterOrEqualWatermark``; a snapshot without a watermark, or with Long.MIN_VALUE, has none)."""
         for sid in self.snapshot_ids():
             s = self.snapshot(sid)
-            if s.time_millis <= timestamp_ms:
-                best = s
-            else:
-                break
-        return best
+            if s.watermark is not None and s.watermark != _NO_WATERMARK and s.watermark >= watermark:
+                return s
+        return None
 
     def try_commit(self, snapshot: Snapshot) -> bool:
         """Creates ``snapshot-<id>`` exclusively; False if another writer won that id."""

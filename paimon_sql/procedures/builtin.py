@@ -12,11 +12,11 @@ from paimon_sql.ops import tags as tag_ops
 from paimon_sql.options import parse_duration_ms
 from paimon_sql.procedures.registry import CURRENT_DATABASE, Procedure, ProcedureParam, register
 from paimon_sql.table.table import Table
+from paimon_sql.table.travel import parse_version
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
 
-LONG_MAX = 2**63 - 1
 
 
 def table_arg(catalog: Catalog, procedure: str, value: str, arg: str = "table") -> Table:
@@ -82,12 +82,11 @@ def _rollback(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
             raise ValidationError(
                 "Procedure rollback: give only one of the arguments 'version', 'snapshot' and 'tag'"
             )
-        if version.isdecimal():
-            snapshot = int(version)
-            if snapshot > LONG_MAX:
-                raise ValidationError(f"Procedure rollback: argument 'version' {version!r} is out of range")
+        parsed = parse_version(version, "Procedure rollback")
+        if isinstance(parsed, int):
+            snapshot = parsed
         else:
-            tag = version
+            tag = parsed
     elif (snapshot is None) == (tag is None):
         raise ValidationError(
             "Procedure rollback: give exactly one of the arguments 'version', 'snapshot' and 'tag'"

@@ -17,7 +17,8 @@ Options (case-insensitive; the catalog shim merges the table's identity into eve
 - ``warehouse``, ``table`` (``db.t``, ``db.t$branch_b`` or a system table ``db.t$files``), or
   ``path`` (the table folder ``<warehouse>/<db>.db/<t>``);
 - time travel, at most one of: ``scan.snapshot-id``, ``scan.tag-name``, ``scan.timestamp-millis``,
-  ``scan.version`` (a tag name, or else a snapshot id);
+  ``scan.timestamp``, ``scan.watermark``, ``scan.version`` (a tag name, ``watermark-<n>``, or a
+  snapshot id), resolved by ``paimon_sql.table.travel``;
 - ``source.split.target-size`` / ``source.split.open-file-cost``: packing files into partitions;
   ``paimon.read.parallelism``: aim for at least this many partitions when the files allow (default:
   the planning machine's CPU count; the catalog shim passes Spark's default parallelism);

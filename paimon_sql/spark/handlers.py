@@ -43,6 +43,7 @@ from paimon_sql.options import CoreOptions, validate_options
 from paimon_sql.spark import spark_types
 from paimon_sql.spark.source_options import check_connector_options, dynamic_options, time_travel
 from paimon_sql.table.table import Table
+from paimon_sql.table.travel import TimeTravel, resolve
 
 Params = Mapping[str, Any]
 Result = dict[str, Any]
@@ -200,44 +201,18 @@ def _identifier(params: Params, ns_key: str = "namespace", table_key: str = "tab
 
 
 def _time_travel(table: Table, params: Params) -> tuple[dict[str, str], TableSchema]:
-    """Data source options and the schema of ``VERSION AS OF`` / ``TIMESTAMP AS OF``."""
+    """Data source options and the schema of ``VERSION AS OF`` (Paimon's ``scan.version``) /
+    ``TIMESTAMP AS OF`` (microseconds: ``scan.timestamp-millis``)."""
     version = params.get("version")
     ts_micros = params.get("timestamp_micros")
     if version is None and ts_micros is None:
         return {}, table.schema
-    store = table.store
     if version is not None:
-        v = str(version)
-        if store.tags.exists(v):
-            snap = store.tags.tagged_snapshot(v)
-            opts = {"scan.tag-name": v}
-        elif re.fullmatch(r"\d+", v.strip()):
-            sid = int(v)
-            if not store.snapshots.exists(sid):
-                ids = store.snapshots.snapshot_ids()
-                known = f"{ids[0]}..{ids[-1]}" if ids else "none"
-                raise NotFoundError(
-                    f"Snapshot {sid} of table {table.name} does not exist (snapshots: {known}; "
-                    f"tags: {store.tags.tag_names() or 'none'})"
-                )
-            snap = store.snapshots.snapshot(sid)
-            opts = {"scan.snapshot-id": str(sid)}
-        else:
-            raise NotFoundError(
-                f"Table {table.name} has no tag {v!r} (tags: {store.tags.tag_names() or 'none'})"
-            )
+        tt = TimeTravel.of_version(str(version), table.store)
     else:
-        ms = int(ts_micros) // 1000  # type: ignore[arg-type]
-        found = store.snapshots.snapshot_at_or_before(ms)
-        if found is None:
-            when = _dt.datetime.fromtimestamp(ms / 1000, _dt.timezone.utc).isoformat()
-            raise NotFoundError(f"Table {table.name} has no snapshot at or before {when}")
-        snap = found
-        opts = {"scan.timestamp-millis": str(ms)}
-    schema = table.schema
-    if snap.schema_id != schema.id:
-        schema = store.schemas.schema(snap.schema_id)
-    return opts, schema
+        tt = TimeTravel(timestamp_ms=int(ts_micros) // 1000)  # type: ignore[arg-type]
+    _, store, _ = resolve(table.store, tt, f"a read of table {table.name}")
+    return tt.as_options(), store.schema
 
 
 def _table_properties(table: Table, schema: TableSchema) -> dict[str, str]:

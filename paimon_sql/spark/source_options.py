@@ -3,6 +3,7 @@ source (in Spark's Python workers) and the bridge (planning native reads) both r
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Mapping
@@ -12,16 +13,17 @@ from typing import Any
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.options import is_table_option
+from paimon_sql.table import travel
 
 NAME = "paimon_sql"
 
 OPT_WAREHOUSE = "warehouse"
 OPT_TABLE = "table"
 OPT_PATH = "path"
-OPT_SNAPSHOT_ID = "scan.snapshot-id"
-OPT_TAG_NAME = "scan.tag-name"
-OPT_TIMESTAMP_MILLIS = "scan.timestamp-millis"
-OPT_VERSION = "scan.version"
+OPT_SNAPSHOT_ID = travel.SNAPSHOT_ID
+OPT_TAG_NAME = travel.TAG_NAME
+OPT_TIMESTAMP_MILLIS = travel.TIMESTAMP_MILLIS
+OPT_VERSION = travel.VERSION
 OPT_SPLIT_TARGET_SIZE = "source.split.target-size"
 OPT_SPLIT_OPEN_FILE_COST = "source.split.open-file-cost"
 OPT_PARALLELISM = "paimon.read.parallelism"
@@ -87,7 +89,8 @@ class TableRef:
         return obj
 
 
-TIME_TRAVEL_KEYS = (OPT_SNAPSHOT_ID, OPT_TAG_NAME, OPT_TIMESTAMP_MILLIS, OPT_VERSION)
+# time travel is resolved by paimon_sql.table.travel (not a dynamic option of the table)
+TIME_TRAVEL_KEYS = (*travel.TRAVEL_OPTIONS, "log.scan.timestamp-millis")
 
 # Paimon's Spark connector options (SparkConnectorOptions) that change results and that paimon_sql
 # does not implement, with the only value accepted (their default). The others (streaming read
@@ -149,26 +152,11 @@ def _int_option(opts: Mapping[str, str], key: str) -> int | None:
 
 
 def time_travel(options: Mapping[str, str], table: Any) -> dict[str, Any]:
-    """Keyword arguments of ``Table.plan`` for the time-travel options (at most one may be set)."""
-    opts = _lower(options)
-    given = [k for k in (OPT_SNAPSHOT_ID, OPT_TAG_NAME, OPT_TIMESTAMP_MILLIS, OPT_VERSION) if opts.get(k)]
-    if len(given) > 1:
-        raise ValidationError(f"Give at most one of the time-travel options {given} of table {table.name}")
-    if not given:
-        return {}
-    key = given[0]
-    if key == OPT_SNAPSHOT_ID:
-        return {"snapshot_id": _int_option(opts, key)}
-    if key == OPT_TAG_NAME:
-        return {"tag": opts[key]}
-    if key == OPT_TIMESTAMP_MILLIS:
-        return {"timestamp_ms": _int_option(opts, key)}
-    version = opts[key]
-    if table.store.tags.exists(version):
-        return {"tag": version}
-    if version.isdigit():
-        return {"snapshot_id": int(version)}
-    return {"tag": version}
+    """Keyword arguments of ``Table.plan`` for the time-travel options (at most one may be set;
+    ``paimon_sql.table.travel`` resolves them)."""
+    opts = {k: v for k, v in _lower(options).items() if k in TIME_TRAVEL_KEYS}
+    tt = travel.TimeTravel.of_options(opts, table.store)
+    return {k: v for k, v in dataclasses.asdict(tt).items() if v is not None}
 
 
 def _resolved_store(table: Any, tt: Mapping[str, Any]) -> FileStore:

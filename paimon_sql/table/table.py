@@ -30,6 +30,7 @@ from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns
 from paimon_sql.scan.planner import live_entries, plan
 from paimon_sql.scan.reader import output_schema, read_splits_parallel
 from paimon_sql.scan.split import DataSplit
+from paimon_sql.table.travel import TimeTravel, resolve
 from paimon_sql.types import DataField
 from paimon_sql.write.commit import CommitRequest, WriteBase, commit, retry_wait_ms
 from paimon_sql.write.conflicts import check_files_of_table, check_one_writer_per_bucket
@@ -96,43 +97,6 @@ class Table:
         return f"Table({self.identifier!r}, fields={self.schema.field_names})"
 
     # -- reading ---------------------------------------------------------------------------------
-    def _resolve_snapshot(
-        self, snapshot_id: int | None, tag: str | None, timestamp_ms: int | None
-    ) -> tuple[Snapshot | None, bool]:
-        for arg, value in (("snapshot_id", snapshot_id), ("timestamp_ms", timestamp_ms)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-                raise ValidationError(f"{arg} of a read of table {self.identifier} must be an integer, got {value!r}")
-        if tag is not None and not isinstance(tag, str):
-            raise ValidationError(f"tag of a read of table {self.identifier} must be a string, got {tag!r}")
-        given = [x is not None for x in (snapshot_id, tag, timestamp_ms)]
-        if sum(given) > 1:
-            raise ValidationError("Give at most one of snapshot_id, tag and timestamp_ms")
-        sm = self.store.snapshots
-        if snapshot_id is not None:
-            if not sm.exists(snapshot_id):
-                raise NotFoundError(
-                    f"Snapshot {snapshot_id} of table {self.identifier} does not exist "
-                    f"(snapshots: {_ranges(sm.snapshot_ids())})"
-                )
-            return sm.snapshot(snapshot_id), True
-        if tag is not None:
-            return self.store.tags.tagged_snapshot(tag), True
-        if timestamp_ms is not None:
-            snap = sm.snapshot_at_or_before(timestamp_ms)
-            if snap is None:
-                raise NotFoundError(
-                    f"Table {self.identifier} has no snapshot at or before timestamp {timestamp_ms}"
-                )
-            return snap, True
-        return sm.latest(), False
-
-    def _store_for(self, snap: Snapshot | None, time_travel: bool) -> FileStore:
-        if snap is not None and time_travel and snap.schema_id != self.schema.id:
-            # time travel reads with the snapshot's schema, keeping the latest options (like Paimon)
-            old = self.store.schemas.schema(snap.schema_id)
-            return self.store.with_schema(dataclasses.replace(old, options=dict(self.schema.options)))
-        return self.store
-
     def _parse_filter(self, store: FileStore, filter: str | Predicate | None) -> Predicate | None:
         if filter is None:
             return None
@@ -146,29 +110,28 @@ class Table:
 
     def resolve_read(
         self, snapshot_id: int | None = None, tag: str | None = None, timestamp_ms: int | None = None,
-        latest_snapshot_id: int | None = None,
+        latest_snapshot_id: int | None = None, watermark: int | None = None,
     ) -> tuple[Snapshot | None, FileStore, bool]:
         """The snapshot a read sees, the store (schema) it reads with, and whether it travels in
         time (``plan``'s keyword arguments; see there)."""
-        snap: Snapshot | None
         if latest_snapshot_id is not None:
-            if any(x is not None for x in (snapshot_id, tag, timestamp_ms)):
+            if any(x is not None for x in (snapshot_id, tag, timestamp_ms, watermark)):
                 raise ValidationError("latest_snapshot_id cannot be combined with time travel")
-            snap, tt = self.store.snapshots.snapshot(latest_snapshot_id), False
-        else:
-            snap, tt = self._resolve_snapshot(snapshot_id, tag, timestamp_ms)
-        return snap, self._store_for(snap, tt), tt
+            return self.store.snapshots.snapshot(latest_snapshot_id), self.store, False
+        return resolve(self.store, TimeTravel(snapshot_id, tag, timestamp_ms, watermark),
+                       f"a read of table {self.identifier}")
 
     def plan(
         self, filter: str | Predicate | None = None, snapshot_id: int | None = None,
         tag: str | None = None, timestamp_ms: int | None = None, latest_snapshot_id: int | None = None,
+        watermark: int | None = None,
     ) -> tuple[FileStore, list[tuple[FileStore, DataSplit]], Predicate | None]:
         """The store (schema) the read uses and its splits, each with the store to read it with.
 
         ``latest_snapshot_id``: read that snapshot as the latest one (with the table's current
         schema, not time travel): a caller that planned part of a read already pins the snapshot
         it saw, so that the rest of the read sees the same one."""
-        snap, store, tt = self.resolve_read(snapshot_id, tag, timestamp_ms, latest_snapshot_id)
+        snap, store, tt = self.resolve_read(snapshot_id, tag, timestamp_ms, latest_snapshot_id, watermark)
         pred = self._parse_filter(store, filter)
         splits: list[tuple[FileStore, DataSplit]] = []
         if snap is not None:
@@ -185,9 +148,11 @@ class Table:
         snapshot_id: int | None = None,
         tag: str | None = None,
         timestamp_ms: int | None = None,
+        watermark: int | None = None,
     ) -> pa.Table:
-        """Rows of the table (at a snapshot, tag or timestamp), projected and filtered."""
-        store, splits, pred = self.plan(filter, snapshot_id, tag, timestamp_ms)
+        """Rows of the table (at a snapshot, tag, timestamp or watermark: the earliest snapshot whose
+        watermark is at least it), projected and filtered."""
+        store, splits, pred = self.plan(filter, snapshot_id, tag, timestamp_ms, watermark=watermark)
         out_fields = _project(store, columns)
         read_fields = list(out_fields)
         if pred is not None:
@@ -511,9 +476,3 @@ def _overwrite_deletes_in(partitions: set[bytes]) -> DeletesFor:
         return [dataclasses.replace(e, kind=KIND_DELETE) for e in live if e.partition in partitions]
 
     return deletes_for
-
-
-def _ranges(ids: list[int]) -> str:
-    if not ids:
-        return "none"
-    return f"{ids[0]}..{ids[-1]}" if len(ids) > 1 else str(ids[0])

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import pyarrow as pa
 
-from paimon_sql.errors import NotFoundError, ValidationError
+from paimon_sql.errors import ValidationError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.predicate import (
@@ -39,6 +39,7 @@ from paimon_sql.predicate import (
     to_arrow_expression,
 )
 from paimon_sql.table.system._format import arrow_field
+from paimon_sql.table.travel import TimeTravel, resolve
 from paimon_sql.types import DataField
 
 if TYPE_CHECKING:
@@ -159,35 +160,10 @@ class SystemTable:
         self, snapshot_id: int | None, tag: str | None, timestamp_ms: int | None
     ) -> tuple[FileStore, Snapshot | None]:
         store = self.table.store
-        given = [x is not None for x in (snapshot_id, tag, timestamp_ms)]
-        if sum(given) > 1:
-            raise ValidationError(
-                f"Give at most one of snapshot_id, tag and timestamp_ms when reading {self.name}"
-            )
+        travel = TimeTravel(snapshot_id, tag, timestamp_ms).check(f"a read of {self.name}")
         if not self.TIME_TRAVEL:
             return store, None
-        sm = store.snapshots
-        if snapshot_id is not None:
-            if isinstance(snapshot_id, bool) or not isinstance(snapshot_id, int):
-                raise ValidationError(f"snapshot_id must be an integer, got {snapshot_id!r}")
-            if not sm.exists(snapshot_id):
-                raise NotFoundError(f"Snapshot {snapshot_id} of table {store.name} does not exist")
-            snap: Snapshot | None = sm.snapshot(snapshot_id)
-        elif tag is not None:
-            snap = store.tags.tagged_snapshot(tag)
-        elif timestamp_ms is not None:
-            snap = sm.snapshot_at_or_before(timestamp_ms)
-            if snap is None:
-                raise NotFoundError(
-                    f"Table {store.name} has no snapshot at or before timestamp {timestamp_ms}"
-                )
-        else:
-            return store, sm.latest()
-        assert snap is not None
-        if snap.schema_id != store.schema.id:
-            # Paimon switches a time-travelling table to the snapshot's schema (keeping options)
-            old = store.schemas.schema(snap.schema_id)
-            store = store.with_schema(dataclasses.replace(old, options=dict(store.schema.options)))
+        snap, store, _ = resolve(store, travel, f"a read of {self.name}")
         return store, snap
 
 
