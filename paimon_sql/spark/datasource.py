@@ -66,10 +66,12 @@ from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.predicate import Predicate, and_, referenced_columns
 from paimon_sql.scan.split import DataSplit
+from paimon_sql.spark.native_read import local_path
 from paimon_sql.spark.source_options import (  # noqa: F401 (re-exported: the source's options)
     NAME,
     OPT_BATCH_ROWS,
     OPT_FILTER_PUSHDOWN,
+    OPT_INPUT_FILE,
     OPT_OVERWRITE,
     OPT_OVERWRITE_PARTITION,
     OPT_PARALLELISM,
@@ -96,6 +98,10 @@ from paimon_sql.write.file_writer import FileNamer
 from paimon_sql.write.table_write import TableWrite
 
 DEFAULT_BATCH_ROWS = 1 << 16
+# A trailing string column the catalog shim asks of every Python scan: the data file a batch comes
+# from (its first row; null when the batch merges several files or is no file's), for Spark's
+# input_file_name(). The shim's columnar reader drops the column and tells Spark.
+INPUT_FILE_COLUMN = "__paimon_input_file"
 # a task hands the engine's writer chunks of about this many rows (Spark sends 10k-row batches)
 WRITE_CHUNK_ROWS = 1 << 17
 STAGING_DIR = ".spark-writes"
@@ -316,11 +322,32 @@ class SplitPartition(InputPartition):
         return f"SplitPartition({self.value}, {self.store.name}, splits={len(self.splits)}, files={files})"
 
 
+def split_input_file(schema: st.StructType, options: Mapping[str, str]) -> tuple[st.StructType, bool]:
+    """``schema`` without the trailing :data:`INPUT_FILE_COLUMN` the shim added (option
+    ``paimon.read.input-file``), and whether it had it."""
+    if _bool_option(options, OPT_INPUT_FILE):
+        if not schema.fields or schema.fields[-1].name != INPUT_FILE_COLUMN:
+            raise ValidationError(f"Option {OPT_INPUT_FILE!r} is set but the read schema does not end "
+                                  f"with {INPUT_FILE_COLUMN!r}: {schema.simpleString()}")
+        return st.StructType(schema.fields[:-1]), True
+    return schema, False
+
+
+def with_input_file(batch: pa.RecordBatch, path: str | None) -> pa.RecordBatch:
+    """``batch`` plus :data:`INPUT_FILE_COLUMN`: ``path`` in the first row, nulls after it (the
+    shim reads row 0 only; nulls cost a bit and an offset per row)."""
+    n = batch.num_rows
+    head = pa.array([path], pa.string())
+    col = head if n <= 1 else pa.concat_arrays([head, pa.nulls(n - 1, pa.string())])
+    schema = batch.schema.append(pa.field(INPUT_FILE_COLUMN, pa.string()))
+    return pa.RecordBatch.from_arrays([*batch.columns, col], schema=schema)
+
+
 class PaimonReader(DataSourceReader):
     def __init__(self, ref: TableRef, options: dict[str, str], schema: st.StructType) -> None:
         self.ref = ref
         self.options = options
-        self.schema = schema
+        self.schema, self.input_file = split_input_file(schema, options)
         self.predicates: list[Predicate] = []
         self.rejected: list[str] = []
         self._table: Any = None  # driver side only; never pickled
@@ -438,7 +465,14 @@ class PaimonReader(DataSourceReader):
             if tbl.num_rows == 0:
                 continue
             tbl = tbl.select(list(names)).rename_columns(list(names.values()))
-            yield from conform_to(tbl, target).to_batches(max_chunksize=batch_rows)
+            batches = conform_to(tbl, target).to_batches(max_chunksize=batch_rows)
+            if not self.input_file:
+                yield from batches
+                continue
+            # a batch of one file names it (as Paimon's reader does); a merge of several names none
+            path = local_path(split, split.files[0]) if len(split.files) == 1 else None
+            for b in batches:
+                yield with_input_file(b, path)
 
 
 class PushdownReader(PaimonReader):
@@ -469,7 +503,7 @@ class SystemTableReader(DataSourceReader):
     def __init__(self, ref: TableRef, options: dict[str, str], schema: st.StructType) -> None:
         self.ref = ref
         self.options = options
-        self.schema = schema
+        self.schema, self.input_file = split_input_file(schema, options)
 
     def partitions(self) -> list[InputPartition]:
         return [InputPartition(0)]
@@ -485,7 +519,8 @@ class SystemTableReader(DataSourceReader):
             return
         tbl = tbl.select(cols).rename_columns(names)
         batch_rows = _int_option(self.options, OPT_BATCH_ROWS) or DEFAULT_BATCH_ROWS
-        yield from conform_to(tbl, arrow_target(self.schema)).to_batches(max_chunksize=batch_rows)
+        for b in conform_to(tbl, arrow_target(self.schema)).to_batches(max_chunksize=batch_rows):
+            yield with_input_file(b, None) if self.input_file else b
 
 
 # ----------------------------------------------------------------------------------------------

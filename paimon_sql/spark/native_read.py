@@ -182,7 +182,7 @@ def plan_native(
             continue
         native_buckets.append((split.partition, split.bucket))
         check_sizes(store, split)
-        files.extend(NativeFile(_local_path(split, m), m.file_size, m.row_count) for m in split.files)
+        files.extend(NativeFile(local_path(split, m), m.file_size, m.row_count) for m in split.files)
     if python_buckets and not native_buckets:
         return NativePlan(None, python_reason or "no bucket can be read natively", accepted, snap.id, size_bytes=size)
     return NativePlan(
@@ -196,7 +196,7 @@ def check_sizes(store: FileStore, split: DataSplit) -> None:
     the NotFoundError / CorruptFileError the engine's own reader would raise."""
     listed = {basename(s.path): s.size for s in store.file_io.list_status(split.bucket_dir) if not s.is_dir}
     for m in split.files:
-        path = _local_path(split, m)
+        path = local_path(split, m)
         if m.external_path is None:
             actual = listed.get(m.file_name)
         else:
@@ -265,7 +265,9 @@ def _file_not_native(
     return None
 
 
-def _local_path(split: DataSplit, f: DataFileMeta) -> str:
+def local_path(split: DataSplit, f: DataFileMeta) -> str:
+    """Where a data file is, as Spark's file sources and ``input_file_name()`` see it (a local path
+    without ``file:``, or the URI of an external path on another file system)."""
     if f.external_path is None:
         return join(split.bucket_dir, f.file_name)
     path = f.external_path

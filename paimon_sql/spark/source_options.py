@@ -36,6 +36,9 @@ OPT_FILTER_PUSHDOWN = "paimon.filter-pushdown"
 # reads (see paimon_sql.spark.native_read): the buckets to leave out, and the snapshot both parts read
 OPT_SKIP_BUCKETS = "paimon.read.skip-buckets"
 OPT_LATEST_SNAPSHOT = "paimon.read.latest-snapshot-id"
+# set by the catalog shim on every Python scan: the last column of the read schema is the hidden
+# input-file column (paimon_sql.spark.datasource.INPUT_FILE_COLUMN), for input_file_name()
+OPT_INPUT_FILE = "paimon.read.input-file"
 
 
 @dataclass(frozen=True)

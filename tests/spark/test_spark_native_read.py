@@ -384,3 +384,43 @@ def test_native_reads_check_file_sizes_and_page_checksums(spark: Any, db: str, s
     finally:
         path.write_bytes(original)
     assert spark.sql(query).collect()[0][0] == sum(range(20000))
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("file_format", ["parquet", "orc", "avro"])
+@pytest.mark.parametrize("bucket", [-1, 1, 2])
+def test_input_file_name_names_each_rows_data_file(
+    spark: Any, sql: Any, db: str, python_path: Any, file_format: str, bucket: int
+) -> None:
+    """Paimon's PaimonQueryTest: input_file_name() is the data file of each row, under the table's
+    folder, with the format's extension; the Python path gives what Spark's parquet reader gives."""
+    props = f"'file.format' = '{file_format}'" + (f", 'bucket-key' = 'id', 'bucket' = '{bucket}'" if bucket > 0 else "")
+    sql(f"CREATE TABLE {db}.t (id INT, name STRING, pt STRING) PARTITIONED BY (pt) TBLPROPERTIES ({props})")
+    sql(f"INSERT INTO {db}.t VALUES (1, 'x1', '2024'), (3, 'x3', '2024')")
+    sql(f"INSERT INTO {db}.t VALUES (2, 'x2', '2025'), (4, 'x4', '2025'), (6, 'x6', '2026')")
+    files = {r[0] for r in sql(f"SELECT file_path FROM {db}.`t$files`")}
+
+    def names(where: str = "") -> dict[int, str]:
+        return dict(sql(f"SELECT id, input_file_name() FROM {db}.t {where}"))
+
+    got = python_path(names)
+    assert set(got) == {1, 2, 3, 4, 6}
+    assert all(n.startswith("file:/") and n.endswith("." + file_format) for n in got.values()), got
+    assert {n.removeprefix("file:") for n in got.values()} == files
+    assert set(python_path(lambda: names("WHERE pt = '2026'")).values()) == {got[6]}
+    assert len(set(got.values())) >= 3  # one file at least per partition
+    if file_format == "parquet":  # Spark's own reader: the same names
+        assert names() == got
+
+
+@pytest.mark.spark
+def test_input_file_name_of_merged_rows_is_empty(spark: Any, sql: Any, db: str) -> None:
+    """A row merged from several files comes from none of them (Paimon's reader unsets the name);
+    a bucket read file by file names each file; after the scan the name is unset again."""
+    sql(f"CREATE TABLE {db}.pk (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
+    sql(f"INSERT INTO {db}.pk VALUES (1, 'a'), (2, 'b')")
+    one = sql(f"SELECT id, input_file_name() FROM {db}.pk ORDER BY id")
+    assert [r[0] for r in one] == [1, 2] and all(r[1].endswith(".parquet") for r in one)
+    sql(f"INSERT INTO {db}.pk VALUES (1, 'c')")
+    assert sql(f"SELECT id, v, input_file_name() FROM {db}.pk ORDER BY id") == [(1, "c", ""), (2, "b", "")]
+    assert sql(f"SELECT DISTINCT input_file_name() FROM {db}.`pk$files`") == [("",)]

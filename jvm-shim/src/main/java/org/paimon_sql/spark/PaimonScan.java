@@ -41,9 +41,13 @@ public class PaimonScan implements Scan, SupportsMetadata, SupportsReportStatist
     return f.references().length > 0 && Arrays.stream(f.references()).allMatch(partitionKeys::contains);
   }
 
+  /** The Python scan's schema without the hidden input-file column (see {@link ColumnarPythonReaderFactory}). */
   @Override
   public StructType readSchema() {
-    return delegate.readSchema();
+    StructType s = delegate.readSchema();
+    return ColumnarPythonReaderFactory.hasInputFile(s)
+        ? new StructType(java.util.Arrays.copyOf(s.fields(), s.fields().length - 1))
+        : s;
   }
 
   /**

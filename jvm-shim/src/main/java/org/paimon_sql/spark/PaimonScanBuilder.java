@@ -38,6 +38,8 @@ public class PaimonScanBuilder
   /** Python-source options of the Python part of a {@link MixedScan} (see source_options.py). */
   static final String SKIP_BUCKETS_OPTION = "paimon.read.skip-buckets";
   static final String LATEST_SNAPSHOT_OPTION = "paimon.read.latest-snapshot-id";
+  /** Python-source option: the read schema ends with the hidden input-file column (see source_options.py). */
+  static final String INPUT_FILE_OPTION = "paimon.read.input-file";
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PaimonScanBuilder.class);
   private final String dataSourceName;
   private final StructType fullSchema;
@@ -138,13 +140,32 @@ public class PaimonScanBuilder
   private PaimonScan pythonScan(CaseInsensitiveStringMap opts) {
     PythonDataSourceV2 ds = new PythonDataSourceV2();
     ds.setShortName(dataSourceName);
-    PythonScanBuilder delegate = new PythonScanBuilder(ds, dataSourceName, required, opts);
+    StructType schema = withInputFile(required);
+    if (schema != required) {
+      java.util.Map<String, String> o = new java.util.HashMap<>(opts.asCaseSensitiveMap());
+      o.put(INPUT_FILE_OPTION, "true");
+      opts = new CaseInsensitiveStringMap(o);
+    }
+    PythonScanBuilder delegate = new PythonScanBuilder(ds, dataSourceName, schema, opts);
     Filter[] accepted = new Filter[0];
     if (filters.length > 0) {
       delegate.pushFilters(filters);
       accepted = delegate.pushedFilters();
     }
     return new PaimonScan(delegate.build(), accepted, partitionKeys, plannedSize);
+  }
+
+  /**
+   * {@code schema} plus the hidden column naming each batch's data file, for input_file_name() (see
+   * {@link ColumnarPythonReaderFactory}); as it is when a column already has that name.
+   */
+  static StructType withInputFile(StructType schema) {
+    for (String n : schema.fieldNames()) {
+      if (n.equalsIgnoreCase(ColumnarPythonReaderFactory.INPUT_FILE_COLUMN)) {
+        return schema;
+      }
+    }
+    return schema.add(ColumnarPythonReaderFactory.INPUT_FILE_COLUMN, org.apache.spark.sql.types.DataTypes.StringType, true);
   }
 
   /** Whether scans may be read by Spark's parquet reader: the scan option, else the session's. */
