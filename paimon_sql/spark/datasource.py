@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import os
 import threading
@@ -47,6 +48,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 from pyspark.sql import types as st
 from pyspark.sql.datasource import (
@@ -333,12 +335,27 @@ def split_input_file(schema: st.StructType, options: Mapping[str, str]) -> tuple
     return schema, False
 
 
+@functools.lru_cache(maxsize=8)
+def _input_file_buffers(rows: int, length: int) -> tuple[pa.Buffer, pa.Buffer]:
+    """Validity (row 0 only) and offsets of a string column whose first row is ``length`` bytes
+    long and whose other rows are null; shared by every batch of that size."""
+    validity = np.zeros((rows + 7) // 8, dtype=np.uint8)
+    validity[0] = 1
+    offsets = np.full(rows + 1, length, dtype=np.int32)
+    offsets[0] = 0
+    return pa.py_buffer(validity), pa.py_buffer(offsets)
+
+
 def with_input_file(batch: pa.RecordBatch, path: str | None) -> pa.RecordBatch:
     """``batch`` plus :data:`INPUT_FILE_COLUMN`: ``path`` in the first row, nulls after it (the
-    shim reads row 0 only; nulls cost a bit and an offset per row)."""
+    shim reads row 0 only), built from cached buffers without copying."""
     n = batch.num_rows
-    head = pa.array([path], pa.string())
-    col = head if n <= 1 else pa.concat_arrays([head, pa.nulls(n - 1, pa.string())])
+    if path is None or n == 0:
+        col = pa.nulls(n, pa.string())
+    else:
+        data = path.encode()
+        validity, offsets = _input_file_buffers(n, len(data))
+        col = pa.Array.from_buffers(pa.string(), n, [validity, offsets, pa.py_buffer(data)], null_count=n - 1)
     schema = batch.schema.append(pa.field(INPUT_FILE_COLUMN, pa.string()))
     return pa.RecordBatch.from_arrays([*batch.columns, col], schema=schema)
 
