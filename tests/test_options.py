@@ -10,11 +10,19 @@ import pytest
 
 from paimon_sql.errors import ValidationError
 from paimon_sql.options import (
+    BUCKET,
+    DYNAMIC_BUCKET_INITIAL_BUCKETS,
+    FIELD_COUNT_LIMIT,
+    IGNORE_DELETE,
+    MERGE_ENGINE,
     OPTIONS,
     PATTERNS,
+    SNAPSHOT_NUM_RETAINED_MIN,
+    STRING,
     CoreOptions,
-    OptionDef,
-    _BadValue,
+    Family,
+    Option,
+    enum,
     option_def,
     options_markdown,
     parse_bool,
@@ -26,6 +34,7 @@ from paimon_sql.options import (
     parse_stats_mode,
     validate_options,
 )
+from paimon_sql.options.registry import AREAS
 
 MB = 1024 * 1024
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "options.md"
@@ -60,7 +69,7 @@ def test_memory_size(text: str, expected: int) -> None:
     "text", ["", "   ", "mb", "-1 mb", "1.5 mb", "1 xb", "1 m b", "9223372036854775807 kb"]
 )
 def test_memory_size_rejects(text: str) -> None:
-    with pytest.raises(_BadValue):
+    with pytest.raises(ValidationError):
         parse_memory_size(text)
 
 
@@ -88,29 +97,29 @@ def test_duration(text: str, expected: int) -> None:
 
 @pytest.mark.parametrize("text", ["", "h", "1.5 h", "-1 s", "1 fortnight", "PT1H"])
 def test_duration_rejects(text: str) -> None:
-    with pytest.raises(_BadValue):
+    with pytest.raises(ValidationError):
         parse_duration_ms(text)
 
 
 def test_int_bool_double_list_stats_mode() -> None:
     assert parse_int("+5") == 5 and parse_int("-5") == -5
     for bad in (" 5", "1_000", "5.0", "", "0x10", "2147483648"):
-        with pytest.raises(_BadValue):
+        with pytest.raises(ValidationError):
             parse_int(bad)
     assert parse_int("2147483648", -(2**63), 2**63 - 1) == 2**31
     assert parse_bool("TRUE") is True and parse_bool("False") is False
-    with pytest.raises(_BadValue):
+    with pytest.raises(ValidationError):
         parse_bool("yes")
     assert parse_double("0.5") == 0.5 and parse_double("1e3") == 1000.0 and parse_double(" 1.5f ") == 1.5
     assert parse_double("-Infinity") == float("-inf")
-    with pytest.raises(_BadValue):
+    with pytest.raises(ValidationError):
         parse_double("abc")
     assert parse_list("a, b ,c") == ["a", "b", "c"] and parse_list("") == []
-    with pytest.raises(_BadValue):
+    with pytest.raises(ValidationError):
         parse_list("a,,b")
     assert parse_stats_mode("TRUNCATE(32)") == "truncate(32)" and parse_stats_mode("Full") == "full"
     for bad in ("truncate(x)", "truncate()", "min-max"):
-        with pytest.raises(_BadValue):
+        with pytest.raises(ValidationError):
             parse_stats_mode(bad)
 
 
@@ -193,13 +202,13 @@ def test_every_default_parses() -> None:
     assert OPTIONS["partition.legacy-name"].default_value is True
 
 
-def test_option_def_rejects_bad_definitions() -> None:
+def test_option_rejects_bad_definitions() -> None:
     with pytest.raises(ValueError):
-        OptionDef("k", "float", None, "doc")
+        Option("k", "float", None, "doc")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
-        OptionDef("k", "enum", None, "doc")  # enum without choices
-    with pytest.raises(ValueError):
-        OptionDef("k", "string", None, "doc", ("a",))
+        enum(())  # enum without choices
+    assert Option("k", STRING, None, "doc").choices is None
+    assert Option("k", enum(("a", "b")), "a", "doc").choices == ("a", "b")
 
 
 def test_patterns() -> None:
@@ -289,6 +298,29 @@ def test_core_options_values() -> None:
     assert o.get("bucket") == 4 and o["bucket"] == "4"
     assert o.raw == raw and o.raw is not o.raw
     assert o.with_options({"bucket": "8"}).bucket == 8 and o.bucket == 4
+
+
+def test_typed_options() -> None:
+    o = CoreOptions({"bucket": "4", "first-row.ignore-delete": "true", "fields.c.count-limit": "3"}, where="db.t")
+    assert o.get(BUCKET) == 4 and o.get(MERGE_ENGINE) == "deduplicate"
+    assert o.get(DYNAMIC_BUCKET_INITIAL_BUCKETS) is None  # no default
+    assert o.get(IGNORE_DELETE) is True and o.contains(IGNORE_DELETE)  # through a fallback key
+    assert FIELD_COUNT_LIMIT.of("c").key == "fields.c.count-limit"
+    assert o.get(FIELD_COUNT_LIMIT.of("c")) == 3 and o.get(FIELD_COUNT_LIMIT.of("d")) == 2**31 - 1
+    with pytest.raises(ValidationError, match="Invalid value 'x' for option 'bucket' of table db.t: expected an integer"):
+        CoreOptions({"bucket": "x"}, where="db.t").get(BUCKET)
+    with pytest.raises(ValidationError, match="expected an integer >= 1"):
+        SNAPSHOT_NUM_RETAINED_MIN.parse("0")
+
+
+def test_every_declared_option_is_registered() -> None:
+    """An option is one declaration in an area module: the registry finds every one of them."""
+    declared = [v for m in AREAS for v in vars(m).values() if isinstance(v, Option)]
+    declared += [o for m in AREAS for o in m._KEPT]
+    assert len(declared) == len(OPTIONS)
+    assert all(OPTIONS[d.key] is d for d in declared)
+    families = [v.option for m in AREAS for v in vars(m).values() if isinstance(v, Family)]
+    assert [d for _, d in PATTERNS] == families
 
 
 def test_core_options_bad_value_names_key_value_and_table() -> None:

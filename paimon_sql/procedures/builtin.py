@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.catalog.identifier import Identifier
-from paimon_sql.errors import PaimonError, ValidationError
+from paimon_sql.errors import ValidationError
 from paimon_sql.ops import rollback as rollback_ops
 from paimon_sql.ops import tags as tag_ops
 from paimon_sql.options import parse_duration_ms
@@ -48,12 +48,9 @@ def _create_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]
     if retained is not None:
         try:
             retained_ms = parse_duration_ms(retained)
-        except PaimonError:
-            raise
-        except Exception as e:  # noqa: BLE001 - the option parser's own error type is internal
-            detail = e.args[0] if e.args else str(e)
+        except ValidationError as e:
             raise ValidationError(
-                f"Procedure create_tag: invalid argument 'time_retained' {retained!r}: {detail}"
+                f"Procedure create_tag: invalid argument 'time_retained' {retained!r}: {e}"
             ) from None
     tag_ops.create_tag(table.store, args["tag"], snapshot, retained_ms)
     return [(True,)]

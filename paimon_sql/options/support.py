@@ -1,0 +1,86 @@
+"""Which options paimon_sql applies: the options it refuses (not implemented yet) and the options a
+table keeps for life. Plain data: one key per entry, grouped by the reason given in errors."""
+
+from __future__ import annotations
+
+_LIFECYCLE = "snapshot, changelog, partition and tag lifecycle (expiry, automatic tags) is not implemented yet"
+_COMPACTION = "compaction is not implemented yet (files are never merged or rewritten)"
+_DV_WRITES = "writing deletion-vector tables is not implemented yet (they are read)"
+_CHANGELOG = "changelog producers are not implemented yet"
+_INCREMENTAL = "incremental reads are not implemented yet"
+_FEATURE = "this Paimon feature is not implemented by paimon_sql yet"
+# Options paimon_sql knows but does not apply: set to anything but their default at CREATE TABLE,
+# ALTER TABLE or per read, they are refused (UnsupportedError naming them) rather than silently
+# ignored. Tables that already carry them (written by Paimon) still read. Options that only tune
+# Flink, streaming reads, caches, spilling or parallelism are not here: they change no result.
+NOT_IMPLEMENTED: dict[str, str] = {
+    **dict.fromkeys([
+        "snapshot.num-retained.min", "snapshot.num-retained.max", "snapshot.time-retained",
+        "snapshot.expire.limit", "snapshot.expire.execution-mode", "snapshot.clean-empty-directories",
+        "changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained",
+        "consumer.expiration-time", "partition.expiration-time", "partition.expiration-check-interval",
+        "partition.expiration-strategy", "partition.expiration-max-num", "partition.expiration-batch-size",
+        "tag.automatic-creation", "tag.creation-period", "tag.creation-delay", "tag.period-formatter",
+        "tag.num-retained-max", "tag.default-time-retained", "tag.automatic-completion",
+        "tag.batch.customized-name", "tag.callbacks", "tag.create-success-file", "tag.creation-period-duration",
+        "tag.time-expire-enabled", "record-level.expire-time", "record-level.time-field",
+    ], _LIFECYCLE),
+    **dict.fromkeys([
+        "num-sorted-run.compaction-trigger", "num-sorted-run.stop-trigger", "num-levels",
+        "compaction.max-size-amplification-percent", "compaction.size-ratio", "compaction.optimization-interval",
+        "compaction.total-size-threshold", "compaction.force-up-level-0", "compaction.min.file-num",
+        "compaction.file-num-limit", "compaction.delete-ratio-threshold", "compaction.force-rewrite-all-files",
+        "compaction.incremental-size-threshold", "compaction.offpeak-ratio", "compaction.offpeak.start.hour",
+        "compaction.offpeak.end.hour", "compaction.skip-expired-partitions", "compaction.small-file-ratio",
+        "full-compaction.delta-commits", "commit.force-compact", "lookup-compact", "lookup-compact.max-interval",
+        "force-lookup", "clustering.columns", "clustering.strategy", "clustering.incremental",
+        "clustering.incremental.mode", "clustering.incremental.optimize-write",
+        "sort-compaction.range-strategy", "sort-compaction.local-sample.magnification",
+        "zorder.var-length-contribution",
+    ], _COMPACTION),
+    **dict.fromkeys([
+        "deletion-vectors.enabled", "deletion-vectors.merge-on-read", "deletion-vectors.modifiable",
+        "deletion-vectors.bitmap64",
+    ], _DV_WRITES),
+    **dict.fromkeys([
+        "changelog-producer", "changelog-producer.row-deduplicate", "changelog-producer.row-deduplicate-ignore-fields",
+        "delete.force-produce-changelog",
+    ], _CHANGELOG),
+    **dict.fromkeys([
+        "incremental-between", "incremental-between-timestamp", "incremental-between-scan-mode",
+        "incremental-between-tag-to-snapshot", "incremental-to-auto-tag",
+    ], _INCREMENTAL),
+    **dict.fromkeys([
+        "dynamic-bucket.assigner-parallelism", "bucket-function.type", "chain-table.enabled",
+        "chain-table.chain-partition-keys", "blob-field", "blob-as-descriptor", "blob-descriptor-field",
+        "blob-external-storage-field", "blob-external-storage-path", "blob-compaction.enabled",
+        "blob.target-file-size", "blob.split-by-file-size", "vector-field", "vector.file.format",
+        "vector.target-file-size", "data-evolution.enabled", "row-tracking.enabled", "global-index.enabled",
+        "pk-bitmap.index.columns", "pk-btree.index.columns", "pk-full-text.index.columns",
+        "pk-multivalue.index.columns", "pk-vector.index.columns", "data-file.external-paths",
+        "data-file.external-paths.strategy", "data-file.path-directory", "data-file.thin-mode",
+        "file.format.per.level", "file.compression.per.level", "metadata.stats-mode.per.level",
+        "file.suffix.include.compression", "index-file-in-data-file-dir", "add-column-before-partition",
+        "commit.callbacks", "commit.discard-duplicate-files", "commit.force-create-snapshot",
+        "commit.strict-mode.last-safe-snapshot", "snapshot.ignore-empty-commit", "partition.mark-done-action",
+        "metastore.partitioned-table", "metastore.tag-to-partition", "sequence.snapshot-ordering",
+        "write.sequence-number-init-mode", "upsert-key", "primary-key.nullable", "postpone.batch-write-fixed-bucket",
+        "postpone.default-bucket-num", "target-file-row-num", "visibility-callback.enabled", "query-auth.enabled",
+        "key-value.sequence_number.enabled", "table-read.sequence-number.enabled", "ignore-update-before",
+        "scan.bucket", "scan.bounded.watermark", "scan.creation-time-millis",
+        "scan.file-creation-time-millis", "scan.primary-branch", "scan.fallback-delta-branch",
+        "scan.fallback-snapshot-branch",
+    ], _FEATURE),
+}
+
+
+# Options a table keeps for life (Paimon's @Immutable options, plus 'bucket', which only a rescale
+# changes): per-read / session ("dynamic") options cannot change them.
+IMMUTABLE: frozenset[str] = frozenset({
+    "type", "bucket", "bucket-key", "bucket-function.type", "data-file.path-directory", "merge-engine",
+    "sequence.snapshot-ordering", "aggregation.remove-record-on-delete", "partial-update.remove-record-on-delete",
+    "partial-update.remove-record-on-sequence-group", "rowkind.field", "primary-key", "primary-key.nullable",
+    "partition", "dynamic-bucket.initial-buckets", "force-lookup", "row-tracking.enabled",
+    "data-evolution.enabled", "index-file-in-data-file-dir", "blob-field", "blob-descriptor-field",
+    "blob-view-field", "pk-clustering-override", "path", "branch",
+})
