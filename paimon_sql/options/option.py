@@ -6,8 +6,9 @@ Declaring an option is one statement in an area module (``layout``, ``formats``,
     BUCKET: Option[int] = Option("bucket", INT, "-1", "Number of buckets ...", check=_bucket_check)
 
 The registry (``paimon_sql.options.registry``) collects every ``Option`` and ``Family`` of those
-modules; ``CoreOptions.get(BUCKET)`` returns the typed value. An option without a default is
-declared ``Option[X | None]``.
+modules, and the entries of their ``_KEPT`` tuples (``kept(key, kind, default)``: Paimon options
+paimon_sql does not interpret); ``CoreOptions.get(BUCKET)`` returns the typed value. An option
+without a default is declared ``Option[X | None]``.
 """
 
 from __future__ import annotations
