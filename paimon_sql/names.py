@@ -58,3 +58,30 @@ def file_name_problem(name: object) -> str | None:
     if not isinstance(name, str):
         return f"a file name must be a string, got {type(name).__name__}"
     return _problem(name)
+
+
+MAIN_BRANCH_NAME = "main"
+
+
+def check_new_branch_name(name: object, where: str = "") -> str:
+    """``name`` if a branch of that name may be created (or renamed to): a safe name
+    (:func:`check_name`) that Apache Paimon accepts (``BranchManager.validateBranch``: not the
+    main branch ``main``, not blank, not only digits, which would read as a snapshot id), and that
+    paimon_sql can address afterwards: no ``,`` (``delete_branch`` splits on it), no ``$`` (``t$branch_a$b``
+    reads as system table ``b`` of branch ``a``) and no surrounding blanks."""
+    name = check_name("branch", name, where)
+    ctx = f" of {where}" if where else ""
+    problem = None
+    if name == MAIN_BRANCH_NAME:
+        problem = f"'{MAIN_BRANCH_NAME}' is the default branch and cannot be used"
+    elif all(c.isdecimal() for c in name):
+        problem = "must not be only digits"
+    elif name != name.strip():
+        problem = "must not start or end with blanks"
+    elif "," in name:
+        problem = "must not contain ',' (delete_branch splits names on it)"
+    elif SYSTEM_TABLE_SPLITTER in name:
+        problem = f"must not contain {SYSTEM_TABLE_SPLITTER!r} (it separates branches and system tables)"
+    if problem is not None:
+        raise ValidationError(f"Invalid branch name {name!r}{ctx}: {problem}")
+    return name

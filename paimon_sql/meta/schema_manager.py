@@ -31,8 +31,17 @@ class SchemaManager:
         return sorted(ids)
 
     def latest(self) -> TableSchema | None:
+        """The newest schema, read from its file (not from the cache: ``fast_forward`` replaces
+        schema files, as Paimon's does)."""
         ids = self.schema_ids()
-        return self.schema(ids[-1]) if ids else None
+        if not ids:
+            return None
+        self._cache.pop(ids[-1], None)
+        return self.schema(ids[-1])
+
+    def invalidate_cache(self) -> None:
+        """Forgets the schemas read so far (after schema files were replaced)."""
+        self._cache.clear()
 
     def schema(self, schema_id: int) -> TableSchema:
         cached = self._cache.get(schema_id)

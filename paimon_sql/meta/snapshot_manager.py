@@ -124,3 +124,49 @@ class SnapshotManager:
                 earliest = self.earliest_id()
                 if earliest is not None:
                     self.file_io.overwrite_atomic(join(self.dir, "EARLIEST"), str(earliest).encode())
+
+    def snapshot_at_or_after(self, timestamp_ms: int) -> Snapshot | None:
+        """The earliest snapshot committed at or after ``timestamp_ms`` (Paimon's
+        ``laterOrEqualTimeMills``); a binary search like :meth:`snapshot_at_or_before`."""
+        ids = self.snapshot_ids()
+        lo, hi, best = 0, len(ids) - 1, None
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            s = self.snapshot(ids[mid])
+            if s.time_millis >= timestamp_ms:
+                best, hi = s, mid - 1
+            else:
+                lo = mid + 1
+        return best
+
+    def snapshot_at_or_before_watermark(self, watermark: int) -> Snapshot | None:
+        """The latest snapshot that carries a watermark at or below ``watermark`` (Paimon's
+        ``earlierOrEqualWatermark``, used by ``rollback_to_watermark``). Watermarks grow with
+        snapshot ids; a snapshot without one takes the place of the nearest earlier one that has
+        one, so a binary search finds it. Among snapshots with the same watermark the latest is
+        taken (Paimon's search may stop at any of them)."""
+        ids = self.snapshot_ids()
+        cache: dict[int, int | None] = {}
+
+        def mark(i: int) -> int | None:
+            if i not in cache:
+                w = self.snapshot(ids[i]).watermark
+                cache[i] = None if w is None or w == _NO_WATERMARK else w
+            return cache[i]
+
+        lo, hi, best = 0, len(ids) - 1, None
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            pos = mid
+            while pos >= lo and mark(pos) is None:  # the nearest earlier snapshot with a watermark
+                pos -= 1
+            if pos < lo:
+                lo = mid + 1  # none in [lo, mid]
+                continue
+            w = mark(pos)
+            assert w is not None
+            if w <= watermark:
+                best, lo = pos, mid + 1
+            else:
+                hi = pos - 1
+        return self.snapshot(ids[best]) if best is not None else None

@@ -29,6 +29,7 @@ from paimon_sql.fs.file_io import join
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.ops.tags import tagged_snapshots, trim_to_snapshot, validate_tag_name
+from paimon_sql.table.travel import snapshot_at_or_before_time, snapshot_at_or_before_watermark
 
 _CHANGELOG_RE = re.compile(r"^changelog-(\d+)$")
 
@@ -147,3 +148,21 @@ def _clean_changelogs(store: FileStore, retained_id: int) -> None:
     fio.overwrite_atomic(join(folder, "LATEST"), str(kept[-1] if kept else -1).encode())
     for i in reversed(doomed):
         fio.delete_quietly(join(folder, f"changelog-{i}"))
+
+
+def rollback_to_timestamp(store: FileStore, timestamp_ms: int) -> RollbackResult:
+    """Rolls back to the latest snapshot committed at or before ``timestamp_ms`` (epoch millis),
+    as Paimon's ``rollback_to_timestamp``."""
+    if store.snapshots.latest_id() is None:
+        raise NotFoundError(f"Cannot roll back table {store.name}: it has no snapshot")
+    snap = snapshot_at_or_before_time(store, timestamp_ms, f"rollback_to_timestamp of table {store.name}")
+    return rollback(store, snapshot_id=snap.id)
+
+
+def rollback_to_watermark(store: FileStore, watermark: int) -> RollbackResult:
+    """Rolls back to the latest snapshot whose watermark is at or below ``watermark``, as Paimon's
+    ``rollback_to_watermark``."""
+    if store.snapshots.latest_id() is None:
+        raise NotFoundError(f"Cannot roll back table {store.name}: it has no snapshot")
+    snap = snapshot_at_or_before_watermark(store, watermark, f"rollback_to_watermark of table {store.name}")
+    return rollback(store, snapshot_id=snap.id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Union
@@ -23,8 +24,13 @@ from paimon_sql.meta.file_store import MAIN_BRANCH, FileStore, branch_identifier
 from paimon_sql.meta.manifest_entry import KIND_DELETE, ManifestEntry
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.names import check_name
 from paimon_sql.ops import alter as alter_ops
+from paimon_sql.ops import branches as branch_ops
 from paimon_sql.ops import delete as delete_ops
+from paimon_sql.ops import rollback as rollback_ops
+from paimon_sql.ops import tag_changes as tag_change_ops
+from paimon_sql.ops import tags as tag_ops
 from paimon_sql.options import IMMUTABLE, check_implemented, validate_options
 from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns
 from paimon_sql.scan.planner import live_entries, plan
@@ -375,6 +381,89 @@ class Table:
 
     def with_schema(self, schema: TableSchema) -> Table:
         return Table(self.file_io, self.path, self.table_name, schema, self.branch)
+
+    # -- tags, rollback and branches (paimon_sql/ops; the procedures call the same functions) ------
+    def create_tag(
+        self, tag: str, snapshot_id: int | None = None, time_retained: str | int | _dt.timedelta | None = None
+    ) -> tag_ops.CreateTagResult:
+        """Tags ``snapshot_id`` (default: the latest snapshot). ``time_retained``: a duration
+        (``'1 d'``), a timedelta or milliseconds; None takes the table's ``tag.default-time-retained``
+        (as Paimon's ``Table.createTag``)."""
+        ms = tag_change_ops.parse_time_retained(time_retained, f"create_tag of table {self.identifier}")
+        if ms is None:
+            ms = self.store.options.get("tag.default-time-retained")
+        return tag_ops.create_tag(self.store, tag, snapshot_id, ms)
+
+    def delete_tag(self, tag: str) -> tag_ops.DeleteTagResult:
+        """Deletes ``tag`` (nothing happens when it does not exist, as in Paimon)."""
+        return tag_ops.delete_tag(self.store, tag)
+
+    def replace_tag(
+        self, tag: str, snapshot_id: int | None = None, time_retained: str | int | _dt.timedelta | None = None
+    ) -> tag_change_ops.ReplaceTagResult:
+        """Points the existing ``tag`` at ``snapshot_id`` (default: the latest) with ``time_retained``."""
+        ms = tag_change_ops.parse_time_retained(time_retained, f"replace_tag of table {self.identifier}")
+        return tag_change_ops.replace_tag(self.store, tag, snapshot_id, ms)
+
+    def rename_tag(self, tag: str, target_tag: str) -> tag_change_ops.RenameTagResult:
+        return tag_change_ops.rename_tag(self.store, tag, target_tag)
+
+    def create_tag_from_timestamp(
+        self, tag: str, timestamp_ms: int, time_retained: str | int | _dt.timedelta | None = None
+    ) -> tag_change_ops.CreateTagFromTimestampResult:
+        """Tags the earliest snapshot (or tagged snapshot) committed at or after ``timestamp_ms``."""
+        where = f"create_tag_from_timestamp of table {self.identifier}"
+        ms = tag_change_ops.parse_time_retained(time_retained, where)
+        return tag_change_ops.create_tag_from_timestamp(self.store, tag, timestamp_ms, ms)
+
+    def rollback(self, snapshot_id: int | None = None, tag: str | None = None) -> rollback_ops.RollbackResult:
+        """Rolls back to ``snapshot_id`` or to the snapshot of ``tag`` (later snapshots and tags go)."""
+        return rollback_ops.rollback(self.store, snapshot_id=snapshot_id, tag=tag)
+
+    def rollback_to_timestamp(self, timestamp_ms: int) -> rollback_ops.RollbackResult:
+        """Rolls back to the latest snapshot committed at or before ``timestamp_ms`` (epoch millis)."""
+        return rollback_ops.rollback_to_timestamp(self.store, timestamp_ms)
+
+    def rollback_to_watermark(self, watermark: int) -> rollback_ops.RollbackResult:
+        """Rolls back to the latest snapshot whose watermark is at or below ``watermark``."""
+        return rollback_ops.rollback_to_watermark(self.store, watermark)
+
+    def branches(self) -> list[str]:
+        """The branches of the table (``main`` not included)."""
+        return branch_ops.branch_names(self.store)
+
+    def switch_to_branch(self, name: str) -> Table:
+        """The branch ``name`` of this table (``main``: the main branch), to read and write."""
+        name = check_name("branch", name, f"table {self.table_name}")
+        if not branch_ops.branch_exists(self.store, name):
+            raise NotFoundError(
+                f"Branch {name!r} of table {self.table_name} does not exist "
+                f"(branches: {', '.join(self.branches()) or 'none'})"
+            )
+        store = self.store.for_branch(name, self.schema)
+        schema = store.schemas.latest()
+        if schema is None:
+            raise NotFoundError(f"Branch {name!r} of table {self.table_name} has no schema")
+        return Table(self.file_io, self.path, self.table_name, schema, name)
+
+    def create_branch(
+        self, branch: str, tag: str | None = None, ignore_if_exists: bool = False
+    ) -> branch_ops.CreateBranchResult:
+        """Creates ``branch`` from ``tag`` of this table (or branch), or empty with the current schema."""
+        return branch_ops.create_branch(self.store, branch, tag, ignore_if_exists)
+
+    def delete_branch(self, branches: str | Sequence[str]) -> branch_ops.DeleteBranchResult:
+        """Deletes the branches ``branches`` names (comma-separated, or a list)."""
+        return branch_ops.delete_branch(self.store, branches)
+
+    def rename_branch(self, from_branch: str, to_branch: str) -> branch_ops.RenameBranchResult:
+        return branch_ops.rename_branch(self.store, from_branch, to_branch)
+
+    def fast_forward(self, branch: str) -> branch_ops.FastForwardResult:
+        """Replaces this table's (or branch's) snapshots, schemas and tags from ``branch``'s earliest
+        snapshot on by ``branch``'s; returns what changed. Reload the table afterwards (the
+        schema may have changed)."""
+        return branch_ops.fast_forward(self.store, branch)
 
 
 def _same_fields(store: FileStore, fields: list[DataField]) -> list[DataField]:

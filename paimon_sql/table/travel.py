@@ -221,3 +221,67 @@ def store_at(store: FileStore, snap: Snapshot | None) -> FileStore:
         return store
     old = store.schemas.schema(snap.schema_id)
     return store.with_schema(dataclasses.replace(old, options=dict(store.schema.options)))
+
+
+# -- the snapshots procedures pick by time or watermark (Paimon's procedures, not time travel) ------
+
+
+def _required_integer(value: object, what: str, where: str) -> None:
+    if value is None:
+        raise ValidationError(f"{what} of {where} must be an integer, got None")
+    _integer(value, what, where)
+
+
+def _when(timestamp_ms: int) -> str:
+    try:
+        return (_EPOCH + _dt.timedelta(milliseconds=timestamp_ms)).isoformat(timespec="milliseconds")
+    except OverflowError:
+        return "out of range"
+
+
+def snapshot_at_or_before_time(store: FileStore, timestamp_ms: int, where: str) -> Snapshot:
+    """The latest snapshot committed at or before ``timestamp_ms`` (epoch millis), as time travel
+    by timestamp resolves it (``rollback_to_timestamp``); NotFoundError naming ``where`` when
+    there is none."""
+    _required_integer(timestamp_ms, "timestamp", where)
+    snap, _, _ = resolve(store, TimeTravel(timestamp_ms=timestamp_ms), where)
+    assert snap is not None
+    return snap
+
+
+def snapshot_at_or_before_watermark(store: FileStore, watermark: int, where: str) -> Snapshot:
+    """The latest snapshot whose watermark is at or below ``watermark`` (Paimon's
+    ``rollback_to_watermark``; time travel by ``scan.watermark`` looks the other way)."""
+    _required_integer(watermark, "watermark", where)
+    snap = store.snapshots.snapshot_at_or_before_watermark(watermark)
+    if snap is None:
+        raise NotFoundError(
+            f"{where}: table {store.name} has no snapshot with a watermark at or before {watermark}"
+        )
+    return snap
+
+
+def snapshot_at_or_after_time(store: FileStore, timestamp_ms: int, where: str) -> Snapshot:
+    """The earliest snapshot committed at or after ``timestamp_ms``, counting the snapshots tags
+    keep after they expired (Paimon's ``create_tag_from_timestamp``: the earliest such snapshot,
+    or the earliest such tagged one when it was committed before it)."""
+    _required_integer(timestamp_ms, "timestamp", where)
+    snap = store.snapshots.snapshot_at_or_after(timestamp_ms)
+    tagged_by_id: dict[int, Snapshot] = {}
+    for name in store.tags.tag_names():
+        try:
+            tagged = store.tags.tagged_snapshot(name)
+        except NotFoundError:
+            continue  # deleted since the listing
+        tagged_by_id.setdefault(tagged.id, tagged)
+    for _, tagged in sorted(tagged_by_id.items()):
+        if tagged.time_millis >= timestamp_ms:
+            if snap is None or tagged.time_millis < snap.time_millis:
+                snap = tagged
+            break
+    if snap is None:
+        raise NotFoundError(
+            f"{where}: table {store.name} has no snapshot or tag committed at or after timestamp "
+            f"{timestamp_ms} ({_when(timestamp_ms)})"
+        )
+    return snap

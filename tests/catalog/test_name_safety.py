@@ -119,7 +119,10 @@ TABLE_NAME_CASES: dict[str, list[Callable[[Catalog, str], Any]]] = {
                      lambda c, n: c.rename_table("default.t", ("default", n))],
 }
 # Table methods that take a tag or branch name (the others take none)
-TABLE_METHODS_WITH_NAMES = {"read", "plan", "resolve_read"}
+TABLE_METHODS_WITH_NAMES = {
+    "read", "plan", "resolve_read", "create_tag", "delete_tag", "replace_tag", "rename_tag",
+    "create_tag_from_timestamp", "rollback", "create_branch", "fast_forward",
+}
 
 
 def test_every_public_catalog_method_has_cases() -> None:
@@ -175,6 +178,15 @@ def test_bad_branch_names_are_refused(world: dict[str, Any], bad: str) -> None:
     _refused(lambda: branch_path(t.path, bad), f"branch_path({bad!r})")
     _refused(lambda: t.store.for_branch(bad, t.schema), f"for_branch({bad!r})")
     _refused(lambda: cat.get_table(("default", f"t$branch_{bad}")), f"get_table(t$branch_{bad!r})")
+    t.create_branch("okb", ignore_if_exists=True)
+    _refused(lambda: t.create_branch(bad), f"create_branch({bad!r})")
+    _refused(lambda: t.create_branch(bad, ignore_if_exists=True), f"create_branch({bad!r}, ignore)")
+    _refused(lambda: t.delete_branch(bad), f"delete_branch({bad!r})")
+    _refused(lambda: t.delete_branch([bad]), f"delete_branch([{bad!r}])")
+    _refused(lambda: t.rename_branch(bad, "x"), f"rename_branch({bad!r}, 'x')")
+    _refused(lambda: t.rename_branch("okb", bad), f"rename_branch('okb', {bad!r})")
+    _refused(lambda: t.fast_forward(bad), f"fast_forward({bad!r})")
+    _refused(lambda: t.switch_to_branch(bad), f"switch_to_branch({bad!r})")
     for key in ("scan.fallback-branch", "branch"):  # options naming a branch folder
         _refused(lambda key=key: t.alter(set_options={key: bad}), f"{key}={bad!r}")
         _refused(lambda key=key: cat.create_table("default.t5", SCHEMA, options={key: bad}), f"{key}={bad!r}")
@@ -191,6 +203,16 @@ def test_bad_tag_names_are_refused(world: dict[str, Any], bad: str) -> None:
     _refused(lambda: tag_ops.delete_tag(t.store, bad), f"delete_tag({bad!r})")
     _refused(lambda: rollback_ops.rollback(t.store, tag=bad), f"rollback(tag={bad!r})")
     _refused(lambda: t.store.tags.exists(bad), f"tags.exists({bad!r})")
+    if not t.store.tags.exists("oktag"):
+        t.create_tag("oktag", 1)
+    _refused(lambda: t.create_tag(bad), f"Table.create_tag({bad!r})")
+    _refused(lambda: t.delete_tag(bad), f"Table.delete_tag({bad!r})")
+    _refused(lambda: t.replace_tag(bad), f"replace_tag({bad!r})")
+    _refused(lambda: t.rename_tag(bad, "x"), f"rename_tag({bad!r}, 'x')")
+    _refused(lambda: t.rename_tag("oktag", bad), f"rename_tag('oktag', {bad!r})")
+    _refused(lambda: t.create_tag_from_timestamp(bad, 0), f"create_tag_from_timestamp({bad!r})")
+    _refused(lambda: t.rollback(tag=bad), f"Table.rollback(tag={bad!r})")
+    _refused(lambda: t.create_branch("from_bad", tag=bad), f"create_branch(tag={bad!r})")
     assert _state(world["root"], world["wh"]) == world["before"]
     assert t.snapshot_ids() == [1]
 
