@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import ValidationError
 from paimon_sql.ops import rollback as rollback_ops
+from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tags as tag_ops
 from paimon_sql.options import parse_duration_ms
 from paimon_sql.procedures.registry import CURRENT_DATABASE, Procedure, ProcedureParam, register
@@ -135,4 +136,200 @@ ROLLBACK = register(Procedure(
     description="Rolls table 'table' back to a snapshot or tag: 'version' (a snapshot id or tag "
                 "name), or 'snapshot', or 'tag'. Later snapshots and tags are deleted.",
     fn=_rollback,
+))
+
+
+# -- branches, more tag procedures, rollback by time and watermark (Apache Paimon's
+# CreateBranchProcedure, DeleteBranchProcedure, RenameBranchProcedure, FastForwardProcedure,
+# ReplaceTagProcedure, RenameTagProcedure, CreateTagFromTimestampProcedure,
+# RollbackToTimestampProcedure, RollbackToWatermarkProcedure) ---------------------------------------
+
+
+def _bool_text(procedure: str, arg: str, value: str | None) -> bool:
+    """A boolean given as text (Paimon declares ``ignoreIfExists`` a STRING): 'true' or 'false'."""
+    if value is None:
+        return False
+    text = value.strip().lower()
+    if text not in ("true", "false"):
+        raise ValidationError(f"Procedure {procedure}: argument {arg!r} must be 'true' or 'false', got {value!r}")
+    return text == "true"
+
+
+def _snapshot_arg(procedure: str, value: int | None) -> int | None:
+    if value is not None and value <= 0:
+        raise ValidationError(f"Procedure {procedure}: argument 'snapshot' must be a snapshot id (> 0), got {value}")
+    return value
+
+
+def _create_branch(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "create_branch", args["table"])
+    ignore = _bool_text("create_branch", "ignoreIfExists", args["ignoreIfExists"])
+    table.create_branch(args["branch"], args["tag"], ignore)
+    return [(True,)]
+
+
+def _delete_branch(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "delete_branch", args["table"])
+    table.delete_branch(args["branch"])
+    return [(True,)]
+
+
+def _rename_branch(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "rename_branch", args["table"])
+    table.rename_branch(args["from_branch"], args["to_branch"])
+    return [(True,)]
+
+
+def _fast_forward(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "fast_forward", args["table"])
+    table.fast_forward(args["branch"])
+    return [(True,)]
+
+
+def _replace_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "replace_tag", args["table"])
+    retained = tag_change_ops.parse_time_retained(args["time_retained"], "Procedure replace_tag")
+    tag_change_ops.replace_tag(table.store, args["tag"], _snapshot_arg("replace_tag", args["snapshot"]), retained)
+    return [(True,)]
+
+
+def _rename_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "rename_tag", args["table"])
+    table.rename_tag(args["tag"], args["target_tag"])
+    return [(True,)]
+
+
+def _create_tag_from_timestamp(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "create_tag_from_timestamp", args["table"])
+    retained = tag_change_ops.parse_time_retained(args["time_retained"], "Procedure create_tag_from_timestamp")
+    r = tag_change_ops.create_tag_from_timestamp(table.store, args["tag"], args["timestamp"], retained)
+    return [(r.tag, r.snapshot_id, r.commit_time, str(r.watermark) if r.watermark is not None else "null")]
+
+
+def _rollback_to_timestamp(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "rollback_to_timestamp", args["table"])
+    r = table.rollback_to_timestamp(args["timestamp"])
+    return [(r.previous_snapshot_id, r.current_snapshot_id)]
+
+
+def _rollback_to_watermark(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "rollback_to_watermark", args["table"])
+    r = table.rollback_to_watermark(args["watermark"])
+    return [(r.previous_snapshot_id, r.current_snapshot_id)]
+
+
+_RESULT = (("result", "BOOLEAN"),)
+_ROLLBACK_OUTPUT = (("previous_snapshot_id", "BIGINT"), ("current_snapshot_id", "BIGINT"))
+
+CREATE_BRANCH = register(Procedure(
+    name="create_branch",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("branch", "STRING", True),
+        ProcedureParam("tag", "STRING", False),
+        ProcedureParam("ignoreIfExists", "STRING", False),
+    ),
+    output=_RESULT,
+    description="Creates branch 'branch' of table 'table' from tag 'tag' (or empty, with the current "
+                "schema); 'ignoreIfExists' => 'true' does nothing when the branch exists.",
+    fn=_create_branch,
+))
+
+DELETE_BRANCH = register(Procedure(
+    name="delete_branch",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("branch", "STRING", True),
+    ),
+    output=_RESULT,
+    description="Deletes the branches 'branch' (comma-separated names) of table 'table'.",
+    fn=_delete_branch,
+))
+
+RENAME_BRANCH = register(Procedure(
+    name="rename_branch",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("from_branch", "STRING", True),
+        ProcedureParam("to_branch", "STRING", True),
+    ),
+    output=_RESULT,
+    description="Renames branch 'from_branch' of table 'table' to 'to_branch'.",
+    fn=_rename_branch,
+))
+
+FAST_FORWARD = register(Procedure(
+    name="fast_forward",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("branch", "STRING", True),
+    ),
+    output=_RESULT,
+    description="Fast-forwards table 'table' to branch 'branch': its snapshots, schemas and tags from "
+                "the branch's earliest snapshot on are replaced by the branch's.",
+    fn=_fast_forward,
+))
+
+REPLACE_TAG = register(Procedure(
+    name="replace_tag",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("tag", "STRING", True),
+        ProcedureParam("snapshot", "BIGINT", False),
+        ProcedureParam("time_retained", "STRING", False),
+    ),
+    output=_RESULT,
+    description="Points the existing tag 'tag' of table 'table' at snapshot 'snapshot' (default: the "
+                "latest), kept for 'time_retained' (none when not given).",
+    fn=_replace_tag,
+))
+
+RENAME_TAG = register(Procedure(
+    name="rename_tag",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("tag", "STRING", True),
+        ProcedureParam("target_tag", "STRING", True),
+    ),
+    output=_RESULT,
+    description="Renames tag 'tag' of table 'table' to 'target_tag'.",
+    fn=_rename_tag,
+))
+
+CREATE_TAG_FROM_TIMESTAMP = register(Procedure(
+    name="create_tag_from_timestamp",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("tag", "STRING", True),
+        ProcedureParam("timestamp", "BIGINT", True),
+        ProcedureParam("time_retained", "STRING", False),
+    ),
+    output=(("tagName", "STRING"), ("snapshot", "BIGINT"), ("commit_time", "BIGINT"), ("watermark", "STRING")),
+    description="Creates tag 'tag' of the earliest snapshot of table 'table' committed at or after "
+                "'timestamp' (epoch millis; snapshots only tags keep count), kept for 'time_retained'.",
+    fn=_create_tag_from_timestamp,
+))
+
+ROLLBACK_TO_TIMESTAMP = register(Procedure(
+    name="rollback_to_timestamp",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("timestamp", "BIGINT", True),
+    ),
+    output=_ROLLBACK_OUTPUT,
+    description="Rolls table 'table' back to its latest snapshot committed at or before 'timestamp' "
+                "(epoch millis).",
+    fn=_rollback_to_timestamp,
+))
+
+ROLLBACK_TO_WATERMARK = register(Procedure(
+    name="rollback_to_watermark",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("watermark", "BIGINT", True),
+    ),
+    output=_ROLLBACK_OUTPUT,
+    description="Rolls table 'table' back to its latest snapshot whose watermark is at or below "
+                "'watermark'.",
+    fn=_rollback_to_watermark,
 ))
