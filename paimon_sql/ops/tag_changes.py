@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as _dt
 from dataclasses import dataclass
 
-from paimon_sql.errors import AlreadyExistsError, NotFoundError, PaimonError, ValidationError
+from paimon_sql.errors import AlreadyExistsError, NotFoundError, ValidationError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.ops.tags import create_tag, find_snapshot, tag_json, validate_tag_name
 from paimon_sql.options import parse_duration_ms
@@ -146,9 +146,7 @@ def parse_time_retained(value: object, where: str, arg: str = "time_retained") -
     elif isinstance(value, str):
         try:
             ms = parse_duration_ms(value)
-        except PaimonError:
-            raise
-        except Exception as e:  # noqa: BLE001 - the option parser's own error type is internal
+        except Exception as e:  # noqa: BLE001 - the option parser's error (its type is internal)
             detail = e.args[0] if e.args else str(e)
             raise ValidationError(f"{where}: invalid argument {arg!r} {value!r}: {detail}") from None
     else:
