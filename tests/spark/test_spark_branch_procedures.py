@@ -206,3 +206,21 @@ def test_bad_arguments_are_clear_and_change_nothing(spark: Any, db: str, spark_w
     with pytest.raises(AnalysisException):
         spark.sql(f"CALL sys.create_branch(table => '{db}.T', 'c')")
     assert _tree(path) == before
+
+
+def test_alter_a_branch_then_fast_forward_main_to_it(spark: Any, sql: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE {db}.T (a INT) TBLPROPERTIES ('primary-key'='a', 'bucket'='1')")
+    spark.sql(f"INSERT INTO {db}.T VALUES (1)")
+    spark.sql(f"CALL sys.create_tag('{db}.T', 't1')")
+    spark.sql(f"CALL sys.create_branch('{db}.T', 'b', 't1')")
+    spark.sql(f"ALTER TABLE {db}.`T$branch_b` ADD COLUMN c STRING")
+    spark.sql(f"ALTER TABLE {db}.`T$branch_b` SET TBLPROPERTIES ('k' = 'v')")
+    spark.sql(f"INSERT INTO {db}.`T$branch_b` VALUES (2, 'x')")
+    assert sql(f"SELECT * FROM {db}.`T$branch_b` ORDER BY a") == [(1, None), (2, "x")]
+    assert sql(f"SELECT * FROM {db}.T") == [(1,)]  # main keeps its schema
+    assert ("k", "v") not in sql(f"SHOW TBLPROPERTIES {db}.T")
+    spark.sql(f"CALL sys.fast_forward('{db}.T', 'b')")
+    assert sql(f"SELECT * FROM {db}.T ORDER BY a") == [(1, None), (2, "x")]
+    assert ("k", "v") in sql(f"SHOW TBLPROPERTIES {db}.T")
+    spark.sql(f"INSERT INTO {db}.T VALUES (3, 'y')")
+    assert sql(f"SELECT c FROM {db}.T ORDER BY a") == [(None,), ("x",), ("y",)]
