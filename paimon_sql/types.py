@@ -21,9 +21,10 @@ BINARY VARBINARY DATE TIME TIMESTAMP TIMESTAMP_LTZ VARIANT BLOB ARRAY MAP MULTIS
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import pyarrow as pa
 
@@ -43,6 +44,8 @@ ARROW_TYPE_KEY = b"paimon.type"
 """Arrow field-metadata key of a column's exact Paimon type (``CHAR(5)``, ``VARCHAR(20)``) in a new
 table's schema, where the Arrow type alone cannot tell it; it must map to the field's Arrow type."""
 """Arrow field-metadata key that pyarrow turns into a parquet field id (value: decimal string)."""
+
+_T = TypeVar("_T")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -72,6 +75,15 @@ class DataType:
     def _sql(self) -> str:
         raise NotImplementedError
 
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        """``visitor.visit_<type>(self)``: the one dispatch on the kind of a type (see ``TypeVisitor``)."""
+        raise NotImplementedError(f"{type(self).__name__} has no visitor method")
+
+    def is_family(self, family: str) -> bool:
+        """Whether the type belongs to one of Paimon's ``DataTypeFamily`` (``NUMERIC``,
+        ``CHARACTER_STRING``, ``TIMESTAMP``...; see ``TYPE_FAMILIES``)."""
+        return family in TYPE_FAMILIES[self.ROOT]
+
     def to_string(self) -> str:
         """Paimon's SQL type string (``asSQLString``), e.g. ``BIGINT NOT NULL``."""
         s = self._sql()
@@ -85,6 +97,9 @@ class DataType:
 class BooleanType(DataType):
     ROOT: ClassVar[str] = "BOOLEAN"
 
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_boolean(self)
+
     def _sql(self) -> str:
         return "BOOLEAN"
 
@@ -92,6 +107,9 @@ class BooleanType(DataType):
 @dataclass(frozen=True)
 class TinyIntType(DataType):
     ROOT: ClassVar[str] = "TINYINT"
+
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_tinyint(self)
 
     def _sql(self) -> str:
         return "TINYINT"
@@ -101,6 +119,9 @@ class TinyIntType(DataType):
 class SmallIntType(DataType):
     ROOT: ClassVar[str] = "SMALLINT"
 
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_smallint(self)
+
     def _sql(self) -> str:
         return "SMALLINT"
 
@@ -108,6 +129,9 @@ class SmallIntType(DataType):
 @dataclass(frozen=True)
 class IntType(DataType):
     ROOT: ClassVar[str] = "INT"
+
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_int(self)
 
     def _sql(self) -> str:
         return "INT"
@@ -117,6 +141,9 @@ class IntType(DataType):
 class BigIntType(DataType):
     ROOT: ClassVar[str] = "BIGINT"
 
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_bigint(self)
+
     def _sql(self) -> str:
         return "BIGINT"
 
@@ -125,6 +152,9 @@ class BigIntType(DataType):
 class FloatType(DataType):
     ROOT: ClassVar[str] = "FLOAT"
 
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_float(self)
+
     def _sql(self) -> str:
         return "FLOAT"
 
@@ -132,6 +162,9 @@ class FloatType(DataType):
 @dataclass(frozen=True)
 class DoubleType(DataType):
     ROOT: ClassVar[str] = "DOUBLE"
+
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_double(self)
 
     def _sql(self) -> str:
         return "DOUBLE"
@@ -142,6 +175,9 @@ class DecimalType(DataType):
     precision: int = 10
     scale: int = 0
     ROOT: ClassVar[str] = "DECIMAL"
+
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_decimal(self)
 
     def __post_init__(self) -> None:
         if not 1 <= self.precision <= DECIMAL_MAX_PRECISION:
@@ -172,6 +208,9 @@ class CharType(DataType):
     length: int = 1
     ROOT: ClassVar[str] = "CHAR"
 
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_char(self)
+
     def __post_init__(self) -> None:
         _check_length("CHAR", self.length)
 
@@ -186,6 +225,9 @@ class VarCharType(DataType):
     length: int = MAX_LENGTH
     ROOT: ClassVar[str] = "VARCHAR"
 
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_varchar(self)
+
     def __post_init__(self) -> None:
         _check_length("VARCHAR", self.length)
 
@@ -197,6 +239,9 @@ class VarCharType(DataType):
 class BinaryType(DataType):
     length: int = 1
     ROOT: ClassVar[str] = "BINARY"
+
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_binary(self)
 
     def __post_init__(self) -> None:
         _check_length("BINARY", self.length)
@@ -212,6 +257,9 @@ class VarBinaryType(DataType):
     length: int = MAX_LENGTH
     ROOT: ClassVar[str] = "VARBINARY"
 
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_varbinary(self)
+
     def __post_init__(self) -> None:
         _check_length("VARBINARY", self.length)
 
@@ -222,6 +270,9 @@ class VarBinaryType(DataType):
 @dataclass(frozen=True)
 class DateType(DataType):
     ROOT: ClassVar[str] = "DATE"
+
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_date(self)
 
     def _sql(self) -> str:
         return "DATE"
@@ -237,6 +288,9 @@ class TimeType(DataType):
     precision: int = 0
     ROOT: ClassVar[str] = "TIME"
 
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_time(self)
+
     def __post_init__(self) -> None:
         _check_precision("TIME", self.precision)
 
@@ -248,6 +302,9 @@ class TimeType(DataType):
 class TimestampType(DataType):
     precision: int = 6
     ROOT: ClassVar[str] = "TIMESTAMP"
+
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_timestamp(self)
 
     def __post_init__(self) -> None:
         _check_precision("TIMESTAMP", self.precision)
@@ -266,6 +323,9 @@ class LocalZonedTimestampType(DataType):
     precision: int = 6
     ROOT: ClassVar[str] = "TIMESTAMP_LTZ"
 
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_local_zoned_timestamp(self)
+
     def __post_init__(self) -> None:
         _check_precision("TIMESTAMP WITH LOCAL TIME ZONE", self.precision)
 
@@ -281,6 +341,9 @@ class LocalZonedTimestampType(DataType):
 class VariantType(DataType):
     ROOT: ClassVar[str] = "VARIANT"
 
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_variant(self)
+
     def _sql(self) -> str:
         return "VARIANT"
 
@@ -288,6 +351,9 @@ class VariantType(DataType):
 @dataclass(frozen=True)
 class BlobType(DataType):
     ROOT: ClassVar[str] = "BLOB"
+
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_blob(self)
 
     def _sql(self) -> str:
         return "BLOB"
@@ -298,6 +364,9 @@ class ArrayType(DataType):
     element: DataType
     ROOT: ClassVar[str] = "ARRAY"
 
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_array(self)
+
     def _sql(self) -> str:
         return f"ARRAY<{self.element.to_string()}>"
 
@@ -306,6 +375,9 @@ class ArrayType(DataType):
 class MultisetType(DataType):
     element: DataType
     ROOT: ClassVar[str] = "MULTISET"
+
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_multiset(self)
 
     def _sql(self) -> str:
         return f"MULTISET<{self.element.to_string()}>"
@@ -317,6 +389,9 @@ class MapType(DataType):
     value: DataType
     ROOT: ClassVar[str] = "MAP"
 
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_map(self)
+
     def _sql(self) -> str:
         return f"MAP<{self.key.to_string()}, {self.value.to_string()}>"
 
@@ -326,6 +401,9 @@ class VectorType(DataType):
     element: DataType
     length: int
     ROOT: ClassVar[str] = "VECTOR"
+
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_vector(self)
 
     def __post_init__(self) -> None:
         _check_length("VECTOR", self.length)
@@ -362,6 +440,9 @@ class RowType(DataType):
     fields: tuple[DataField, ...]
     ROOT: ClassVar[str] = "ROW"
 
+    def accept(self, visitor: TypeVisitor[_T]) -> _T:
+        return visitor.visit_row(self)
+
     def __post_init__(self) -> None:
         if not isinstance(self.fields, tuple):
             object.__setattr__(self, "fields", tuple(self.fields))
@@ -386,6 +467,195 @@ class RowType(DataType):
 
     def _sql(self) -> str:
         return "ROW<" + ", ".join(f.to_string() for f in self.fields) + ">"
+
+
+# ----------------------------------------------------------------------------------------------
+# Type families and visitors
+# ----------------------------------------------------------------------------------------------
+
+_INTEGER_FAMILIES = ("PREDEFINED", "NUMERIC", "INTEGER_NUMERIC", "EXACT_NUMERIC")
+TYPE_FAMILIES: dict[str, tuple[str, ...]] = {
+    "CHAR": ("PREDEFINED", "CHARACTER_STRING"),
+    "VARCHAR": ("PREDEFINED", "CHARACTER_STRING"),
+    "BOOLEAN": ("PREDEFINED",),
+    "BINARY": ("PREDEFINED", "BINARY_STRING"),
+    "VARBINARY": ("PREDEFINED", "BINARY_STRING"),
+    "DECIMAL": ("PREDEFINED", "NUMERIC", "EXACT_NUMERIC"),
+    "TINYINT": _INTEGER_FAMILIES,
+    "SMALLINT": _INTEGER_FAMILIES,
+    "INT": _INTEGER_FAMILIES,
+    "BIGINT": _INTEGER_FAMILIES,
+    "FLOAT": ("PREDEFINED", "NUMERIC", "APPROXIMATE_NUMERIC"),
+    "DOUBLE": ("PREDEFINED", "NUMERIC", "APPROXIMATE_NUMERIC"),
+    "DATE": ("PREDEFINED", "DATETIME"),
+    "TIME": ("PREDEFINED", "DATETIME", "TIME"),
+    "TIMESTAMP": ("PREDEFINED", "DATETIME", "TIMESTAMP"),
+    "TIMESTAMP_LTZ": ("PREDEFINED", "DATETIME", "TIMESTAMP", "EXTENSION"),
+    "VARIANT": ("PREDEFINED",),
+    "BLOB": ("PREDEFINED",),
+    "ARRAY": ("CONSTRUCTED", "COLLECTION"),
+    "VECTOR": ("CONSTRUCTED", "COLLECTION"),
+    "MULTISET": ("CONSTRUCTED", "COLLECTION"),
+    "MAP": ("CONSTRUCTED", "EXTENSION"),
+    "ROW": ("CONSTRUCTED",),
+}
+"""Each type root's ``DataTypeFamily`` members in Paimon's order (``DataTypeRoot``); ``DataType.is_family``."""
+
+
+class TypeVisitor(ABC, Generic[_T]):
+    """One conversion of Paimon types (Paimon's ``DataTypeVisitor``): an abstract method per type,
+    so a conversion that misses a type cannot be instantiated. ``t.accept(visitor)`` (or
+    ``visitor.visit(t)``) calls the method of ``t``'s type; nested types recurse through
+    ``visit``. A conversion that treats most types alike extends ``DefaultTypeVisitor``."""
+
+    def visit(self, t: DataType) -> _T:
+        return t.accept(self)
+
+    @abstractmethod
+    def visit_boolean(self, t: BooleanType) -> _T: ...
+
+    @abstractmethod
+    def visit_tinyint(self, t: TinyIntType) -> _T: ...
+
+    @abstractmethod
+    def visit_smallint(self, t: SmallIntType) -> _T: ...
+
+    @abstractmethod
+    def visit_int(self, t: IntType) -> _T: ...
+
+    @abstractmethod
+    def visit_bigint(self, t: BigIntType) -> _T: ...
+
+    @abstractmethod
+    def visit_float(self, t: FloatType) -> _T: ...
+
+    @abstractmethod
+    def visit_double(self, t: DoubleType) -> _T: ...
+
+    @abstractmethod
+    def visit_decimal(self, t: DecimalType) -> _T: ...
+
+    @abstractmethod
+    def visit_char(self, t: CharType) -> _T: ...
+
+    @abstractmethod
+    def visit_varchar(self, t: VarCharType) -> _T: ...
+
+    @abstractmethod
+    def visit_binary(self, t: BinaryType) -> _T: ...
+
+    @abstractmethod
+    def visit_varbinary(self, t: VarBinaryType) -> _T: ...
+
+    @abstractmethod
+    def visit_date(self, t: DateType) -> _T: ...
+
+    @abstractmethod
+    def visit_time(self, t: TimeType) -> _T: ...
+
+    @abstractmethod
+    def visit_timestamp(self, t: TimestampType) -> _T: ...
+
+    @abstractmethod
+    def visit_local_zoned_timestamp(self, t: LocalZonedTimestampType) -> _T: ...
+
+    @abstractmethod
+    def visit_variant(self, t: VariantType) -> _T: ...
+
+    @abstractmethod
+    def visit_blob(self, t: BlobType) -> _T: ...
+
+    @abstractmethod
+    def visit_array(self, t: ArrayType) -> _T: ...
+
+    @abstractmethod
+    def visit_multiset(self, t: MultisetType) -> _T: ...
+
+    @abstractmethod
+    def visit_map(self, t: MapType) -> _T: ...
+
+    @abstractmethod
+    def visit_vector(self, t: VectorType) -> _T: ...
+
+    @abstractmethod
+    def visit_row(self, t: RowType) -> _T: ...
+
+
+class DefaultTypeVisitor(TypeVisitor[_T]):
+    """A ``TypeVisitor`` whose every method falls back to ``default(t)``: override the types the
+    conversion treats specially (Paimon's ``DataTypeDefaultVisitor``)."""
+
+    @abstractmethod
+    def default(self, t: DataType) -> _T: ...
+
+    def visit_boolean(self, t: BooleanType) -> _T:
+        return self.default(t)
+
+    def visit_tinyint(self, t: TinyIntType) -> _T:
+        return self.default(t)
+
+    def visit_smallint(self, t: SmallIntType) -> _T:
+        return self.default(t)
+
+    def visit_int(self, t: IntType) -> _T:
+        return self.default(t)
+
+    def visit_bigint(self, t: BigIntType) -> _T:
+        return self.default(t)
+
+    def visit_float(self, t: FloatType) -> _T:
+        return self.default(t)
+
+    def visit_double(self, t: DoubleType) -> _T:
+        return self.default(t)
+
+    def visit_decimal(self, t: DecimalType) -> _T:
+        return self.default(t)
+
+    def visit_char(self, t: CharType) -> _T:
+        return self.default(t)
+
+    def visit_varchar(self, t: VarCharType) -> _T:
+        return self.default(t)
+
+    def visit_binary(self, t: BinaryType) -> _T:
+        return self.default(t)
+
+    def visit_varbinary(self, t: VarBinaryType) -> _T:
+        return self.default(t)
+
+    def visit_date(self, t: DateType) -> _T:
+        return self.default(t)
+
+    def visit_time(self, t: TimeType) -> _T:
+        return self.default(t)
+
+    def visit_timestamp(self, t: TimestampType) -> _T:
+        return self.default(t)
+
+    def visit_local_zoned_timestamp(self, t: LocalZonedTimestampType) -> _T:
+        return self.default(t)
+
+    def visit_variant(self, t: VariantType) -> _T:
+        return self.default(t)
+
+    def visit_blob(self, t: BlobType) -> _T:
+        return self.default(t)
+
+    def visit_array(self, t: ArrayType) -> _T:
+        return self.default(t)
+
+    def visit_multiset(self, t: MultisetType) -> _T:
+        return self.default(t)
+
+    def visit_map(self, t: MapType) -> _T:
+        return self.default(t)
+
+    def visit_vector(self, t: VectorType) -> _T:
+        return self.default(t)
+
+    def visit_row(self, t: RowType) -> _T:
+        return self.default(t)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -797,51 +1067,89 @@ def timestamp_unit(precision: int) -> str:
     return "ns"
 
 
-def to_arrow_type(t: DataType) -> pa.DataType:
+class ToArrowType(TypeVisitor[pa.DataType]):
     """The Arrow type engine arrays of a Paimon type have."""
-    if isinstance(t, BooleanType):
+
+    def visit_boolean(self, t: BooleanType) -> pa.DataType:
         return pa.bool_()
-    if isinstance(t, TinyIntType):
+
+    def visit_tinyint(self, t: TinyIntType) -> pa.DataType:
         return pa.int8()
-    if isinstance(t, SmallIntType):
+
+    def visit_smallint(self, t: SmallIntType) -> pa.DataType:
         return pa.int16()
-    if isinstance(t, IntType):
+
+    def visit_int(self, t: IntType) -> pa.DataType:
         return pa.int32()
-    if isinstance(t, BigIntType):
+
+    def visit_bigint(self, t: BigIntType) -> pa.DataType:
         return pa.int64()
-    if isinstance(t, FloatType):
+
+    def visit_float(self, t: FloatType) -> pa.DataType:
         return pa.float32()
-    if isinstance(t, DoubleType):
+
+    def visit_double(self, t: DoubleType) -> pa.DataType:
         return pa.float64()
-    if isinstance(t, DecimalType):
+
+    def visit_decimal(self, t: DecimalType) -> pa.DataType:
         return pa.decimal128(t.precision, t.scale)
-    if isinstance(t, (CharType, VarCharType)):
+
+    def visit_char(self, t: CharType) -> pa.DataType:
         return pa.string()
-    if isinstance(t, (BinaryType, VarBinaryType, BlobType)):
+
+    def visit_varchar(self, t: VarCharType) -> pa.DataType:
+        return pa.string()
+
+    def visit_binary(self, t: BinaryType) -> pa.DataType:
         return pa.binary()
-    if isinstance(t, DateType):
+
+    def visit_varbinary(self, t: VarBinaryType) -> pa.DataType:
+        return pa.binary()
+
+    def visit_blob(self, t: BlobType) -> pa.DataType:
+        return pa.binary()
+
+    def visit_date(self, t: DateType) -> pa.DataType:
         return pa.date32()
-    if isinstance(t, TimeType):
+
+    def visit_time(self, t: TimeType) -> pa.DataType:
         return pa.time32("ms")
-    if isinstance(t, TimestampType):
+
+    def visit_timestamp(self, t: TimestampType) -> pa.DataType:
         return pa.timestamp(timestamp_unit(t.precision))
-    if isinstance(t, LocalZonedTimestampType):
+
+    def visit_local_zoned_timestamp(self, t: LocalZonedTimestampType) -> pa.DataType:
         return pa.timestamp(timestamp_unit(t.precision), tz="UTC")
-    if isinstance(t, ArrayType):
-        return pa.list_(pa.field("element", to_arrow_type(t.element), t.element.nullable))
-    if isinstance(t, VectorType):
-        return pa.list_(pa.field("element", to_arrow_type(t.element), t.element.nullable), t.length)
-    if isinstance(t, MapType):
+
+    def visit_variant(self, t: VariantType) -> pa.DataType:
+        raise UnsupportedError(f"Paimon type {t.to_string()} has no Arrow mapping")
+
+    def visit_array(self, t: ArrayType) -> pa.DataType:
+        return pa.list_(pa.field("element", t.element.accept(self), t.element.nullable))
+
+    def visit_vector(self, t: VectorType) -> pa.DataType:
+        return pa.list_(pa.field("element", t.element.accept(self), t.element.nullable), t.length)
+
+    def visit_map(self, t: MapType) -> pa.DataType:
         return pa.map_(
-            pa.field("key", to_arrow_type(t.key), False),
-            pa.field("value", to_arrow_type(t.value), t.value.nullable),
+            pa.field("key", t.key.accept(self), False),
+            pa.field("value", t.value.accept(self), t.value.nullable),
         )
-    if isinstance(t, MultisetType):
+
+    def visit_multiset(self, t: MultisetType) -> pa.DataType:
         # Paimon's multiset is a map from element to its count (INT NOT NULL).
-        return pa.map_(pa.field("key", to_arrow_type(t.element), False), pa.field("value", pa.int32(), False))
-    if isinstance(t, RowType):
+        return pa.map_(pa.field("key", t.element.accept(self), False), pa.field("value", pa.int32(), False))
+
+    def visit_row(self, t: RowType) -> pa.DataType:
         return pa.struct([to_arrow_field(f) for f in t.fields])
-    raise UnsupportedError(f"Paimon type {t.to_string()} has no Arrow mapping")
+
+
+_TO_ARROW = ToArrowType()
+
+
+def to_arrow_type(t: DataType) -> pa.DataType:
+    """The Arrow type engine arrays of a Paimon type have (``ToArrowType``)."""
+    return t.accept(_TO_ARROW)
 
 
 def to_arrow_field(f: DataField) -> pa.Field:
