@@ -96,6 +96,7 @@ from paimon_sql.spark.source_options import (  # noqa: F401 (re-exported: the so
     skip_buckets,
     time_travel,
 )
+from paimon_sql.spark.spark_types import DATA_SOURCE_TYPES
 from paimon_sql.write.file_writer import FileNamer
 from paimon_sql.write.table_write import TableWrite
 
@@ -117,44 +118,9 @@ ABORT_SETTLE_SECONDS = 3.0
 
 
 def spark_type(t: pt.DataType) -> st.DataType:
-    """The Spark SQL type a Paimon type is read as (nullability lives on the field)."""
-    if isinstance(t, pt.BooleanType):
-        return st.BooleanType()
-    if isinstance(t, pt.TinyIntType):
-        return st.ByteType()
-    if isinstance(t, pt.SmallIntType):
-        return st.ShortType()
-    if isinstance(t, pt.IntType):
-        return st.IntegerType()
-    if isinstance(t, pt.BigIntType):
-        return st.LongType()
-    if isinstance(t, pt.FloatType):
-        return st.FloatType()
-    if isinstance(t, pt.DoubleType):
-        return st.DoubleType()
-    if isinstance(t, pt.DecimalType):
-        return st.DecimalType(t.precision, t.scale)
-    if isinstance(t, (pt.CharType, pt.VarCharType)):
-        return st.StringType()
-    if isinstance(t, (pt.BinaryType, pt.VarBinaryType, pt.BlobType)):
-        return st.BinaryType()
-    if isinstance(t, pt.DateType):
-        return st.DateType()
-    if isinstance(t, pt.TimeType):
-        return st.TimeType(min(t.precision, 6))
-    if isinstance(t, pt.TimestampType):
-        return st.TimestampNTZType()
-    if isinstance(t, pt.LocalZonedTimestampType):
-        return st.TimestampType()
-    if isinstance(t, (pt.ArrayType, pt.VectorType)):
-        return st.ArrayType(spark_type(t.element), t.element.nullable)
-    if isinstance(t, pt.MapType):
-        return st.MapType(spark_type(t.key), spark_type(t.value), t.value.nullable)
-    if isinstance(t, pt.MultisetType):
-        return st.MapType(spark_type(t.element), st.IntegerType(), False)
-    if isinstance(t, pt.RowType):
-        return spark_schema(t.fields)
-    raise UnsupportedError(f"Paimon type {t.to_string()} cannot be read by Spark through paimon_sql yet")
+    """The Spark SQL type a Paimon type is read as (nullability lives on the field): the one
+    mapping of ``spark_types``, without CHAR/VARCHAR lengths, field comments or VARIANT."""
+    return st._parse_datatype_json_value(t.accept(DATA_SOURCE_TYPES))
 
 
 def spark_schema(fields: Sequence[pt.DataField]) -> st.StructType:
@@ -162,11 +128,10 @@ def spark_schema(fields: Sequence[pt.DataField]) -> st.StructType:
     out = []
     for f in fields:
         try:
-            dt = spark_type(f.type)
+            out.append(DATA_SOURCE_TYPES.field(f))
         except UnsupportedError as e:
             raise UnsupportedError(f"Column {f.name!r}: {e}") from None
-        out.append(st.StructField(f.name, dt, f.type.nullable))
-    return st.StructType(out)
+    return st.StructType.fromJson({"type": "struct", "fields": out})
 
 
 def spark_schema_of_arrow(schema: pa.Schema) -> st.StructType:

@@ -21,34 +21,15 @@ the key merge), with SQL's three-valued logic.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 from typing import Any
 
 from pyspark.sql import datasource as sds
 
 from paimon_sql import predicate as P
-from paimon_sql.types import (
-    BigIntType,
-    BinaryType,
-    BooleanType,
-    CharType,
-    DataField,
-    DataType,
-    DateType,
-    DecimalType,
-    IntType,
-    LocalZonedTimestampType,
-    SmallIntType,
-    TimestampType,
-    TinyIntType,
-    VarBinaryType,
-    VarCharType,
-)
-
-_INTEGRAL = (TinyIntType, SmallIntType, IntType, BigIntType)
-_STRING = (CharType, VarCharType)
-_BINARY = (BinaryType, VarBinaryType)
+from paimon_sql import types as pt
+from paimon_sql.types import DataField, DataType
 
 
 def convert_filters(
@@ -96,7 +77,7 @@ def convert_filter(f: sds.Filter, fields: dict[str, DataField] | Sequence[DataFi
     if isinstance(f, sds.IsNotNull):
         return P.is_not_null(name)
     if isinstance(f, (sds.StringStartsWith, sds.StringEndsWith, sds.StringContains)):
-        if not isinstance(t, _STRING) or not isinstance(f.value, str):
+        if not t.is_family("CHARACTER_STRING") or not isinstance(f.value, str):
             return None
         if isinstance(f, sds.StringStartsWith):
             return P.starts_with(name, f.value)
@@ -161,11 +142,7 @@ def _column(attribute: Sequence[str], by_name: dict[str, DataField]) -> DataFiel
 
 
 def _pushable_type(t: DataType) -> bool:
-    if isinstance(t, (BooleanType, DecimalType, DateType) + _INTEGRAL + _STRING + _BINARY):
-        return True
-    if isinstance(t, (TimestampType, LocalZonedTimestampType)):
-        return t.precision <= 6
-    return False
+    return t.accept(_LITERALS) is not None
 
 
 def _literal(t: DataType, v: Any) -> Any:
@@ -173,25 +150,96 @@ def _literal(t: DataType, v: Any) -> Any:
     not fit (then the filter is left to Spark)."""
     if v is None:
         return None
-    if isinstance(t, BooleanType):
-        return v if isinstance(v, bool) else _NO
-    if isinstance(t, _INTEGRAL):
-        return v if isinstance(v, int) and not isinstance(v, bool) else _NO
-    if isinstance(t, DecimalType):
-        if isinstance(v, Decimal) and v.is_finite():
-            return v
-        return Decimal(v) if isinstance(v, int) and not isinstance(v, bool) else _NO
-    if isinstance(t, _STRING):
-        return v if isinstance(v, str) else _NO
-    if isinstance(t, _BINARY):
-        return bytes(v) if isinstance(v, (bytes, bytearray)) else _NO
-    if isinstance(t, DateType):
-        return v if isinstance(v, _dt.date) and not isinstance(v, _dt.datetime) else _NO
-    if isinstance(t, TimestampType):
-        # TIMESTAMP (without time zone) is Spark's TIMESTAMP_NTZ: a naive wall-clock value
-        return v if isinstance(v, _dt.datetime) and v.tzinfo is None else _NO
-    if isinstance(t, LocalZonedTimestampType):
-        if not isinstance(v, _dt.datetime) or v.tzinfo is None:
-            return _NO
-        return v.astimezone(_dt.timezone.utc)
-    return _NO
+    convert = t.accept(_LITERALS)
+    return _NO if convert is None else convert(v)
+
+
+def _boolean(v: Any) -> Any:
+    return v if isinstance(v, bool) else _NO
+
+
+def _integral(v: Any) -> Any:
+    return v if isinstance(v, int) and not isinstance(v, bool) else _NO
+
+
+def _decimal(v: Any) -> Any:
+    if isinstance(v, Decimal) and v.is_finite():
+        return v
+    return Decimal(v) if isinstance(v, int) and not isinstance(v, bool) else _NO
+
+
+def _string(v: Any) -> Any:
+    return v if isinstance(v, str) else _NO
+
+
+def _binary(v: Any) -> Any:
+    return bytes(v) if isinstance(v, (bytes, bytearray)) else _NO
+
+
+def _date(v: Any) -> Any:
+    return v if isinstance(v, _dt.date) and not isinstance(v, _dt.datetime) else _NO
+
+
+def _timestamp_ntz(v: Any) -> Any:
+    # TIMESTAMP (without time zone) is Spark's TIMESTAMP_NTZ: a naive wall-clock value
+    return v if isinstance(v, _dt.datetime) and v.tzinfo is None else _NO
+
+
+def _timestamp_ltz(v: Any) -> Any:
+    if not isinstance(v, _dt.datetime) or v.tzinfo is None:
+        return _NO
+    return v.astimezone(_dt.timezone.utc)
+
+
+_Literal = Callable[[Any], Any]
+
+
+class _PushableLiterals(pt.DefaultTypeVisitor["_Literal | None"]):
+    """The literal conversion of a column type whose comparisons the engine evaluates as Spark
+    does; None for the others (FLOAT / DOUBLE, TIME, timestamps finer than microseconds, nested
+    and exotic types)."""
+
+    def default(self, t: DataType) -> _Literal | None:
+        return None
+
+    def visit_boolean(self, t: pt.BooleanType) -> _Literal | None:
+        return _boolean
+
+    def visit_tinyint(self, t: pt.TinyIntType) -> _Literal | None:
+        return _integral
+
+    def visit_smallint(self, t: pt.SmallIntType) -> _Literal | None:
+        return _integral
+
+    def visit_int(self, t: pt.IntType) -> _Literal | None:
+        return _integral
+
+    def visit_bigint(self, t: pt.BigIntType) -> _Literal | None:
+        return _integral
+
+    def visit_decimal(self, t: pt.DecimalType) -> _Literal | None:
+        return _decimal
+
+    def visit_char(self, t: pt.CharType) -> _Literal | None:
+        return _string
+
+    def visit_varchar(self, t: pt.VarCharType) -> _Literal | None:
+        return _string
+
+    def visit_binary(self, t: pt.BinaryType) -> _Literal | None:
+        return _binary
+
+    def visit_varbinary(self, t: pt.VarBinaryType) -> _Literal | None:
+        return _binary
+
+    def visit_date(self, t: pt.DateType) -> _Literal | None:
+        return _date
+
+    def visit_timestamp(self, t: pt.TimestampType) -> _Literal | None:
+        return _timestamp_ntz if t.precision <= 6 else None
+
+    def visit_local_zoned_timestamp(self, t: pt.LocalZonedTimestampType) -> _Literal | None:
+        return _timestamp_ltz if t.precision <= 6 else None
+
+
+_LITERALS = _PushableLiterals()

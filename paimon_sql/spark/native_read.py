@@ -41,20 +41,6 @@ from paimon_sql.scan.planner import plan
 from paimon_sql.scan.split import DataSplit
 from paimon_sql.table.table import FALLBACK_BRANCH
 
-_FLAT_TYPES = (
-    pt.BooleanType,
-    pt.TinyIntType,
-    pt.SmallIntType,
-    pt.IntType,
-    pt.BigIntType,
-    pt.FloatType,
-    pt.DoubleType,
-    pt.DecimalType,
-    pt.CharType,
-    pt.VarCharType,
-    pt.VarBinaryType,
-    pt.DateType,
-)
 MAX_NATIVE_TIMESTAMP_PRECISION = 6  # above: INT96 or nanoseconds, which Spark reads differently
 
 
@@ -95,13 +81,31 @@ class NativePlan:
         }
 
 
+class _NativeType(pt.DefaultTypeVisitor[bool]):
+    """Whether Spark's parquet reader reads a column of the type exactly as the engine does: the
+    flat types of ``_FLAT_ROOTS``, and timestamps up to microseconds (finer ones are INT96 or
+    nanoseconds)."""
+
+    def default(self, t: pt.DataType) -> bool:
+        return t.root in _FLAT_ROOTS
+
+    def visit_timestamp(self, t: pt.TimestampType) -> bool:
+        return t.precision <= MAX_NATIVE_TIMESTAMP_PRECISION
+
+    def visit_local_zoned_timestamp(self, t: pt.LocalZonedTimestampType) -> bool:
+        return t.precision <= MAX_NATIVE_TIMESTAMP_PRECISION
+
+
+_FLAT_ROOTS = frozenset(
+    {"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "CHAR", "VARCHAR",
+     "VARBINARY", "DATE"}
+)
+_NATIVE_TYPE = _NativeType()
+
+
 def native_type(t: pt.DataType) -> bool:
     """Whether Spark's parquet reader reads a column of Paimon type ``t`` exactly as the engine does."""
-    if isinstance(t, _FLAT_TYPES):
-        return True
-    if isinstance(t, (pt.TimestampType, pt.LocalZonedTimestampType)):
-        return t.precision <= MAX_NATIVE_TIMESTAMP_PRECISION
-    return False
+    return t.accept(_NATIVE_TYPE)
 
 
 def parse_filters(

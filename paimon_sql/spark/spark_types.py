@@ -29,36 +29,14 @@ from typing import Any, Union
 
 import pyarrow as pa
 
+from paimon_sql import types as pt
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.types import (
     ARROW_COMMENT_KEY,
     ARROW_TYPE_KEY,
     MAX_LENGTH,
-    ArrayType,
-    BigIntType,
-    BinaryType,
-    BlobType,
-    BooleanType,
-    CharType,
     DataField,
     DataType,
-    DateType,
-    DecimalType,
-    DoubleType,
-    FloatType,
-    IntType,
-    LocalZonedTimestampType,
-    MapType,
-    MultisetType,
-    RowType,
-    SmallIntType,
-    TimestampType,
-    TimeType,
-    TinyIntType,
-    VarBinaryType,
-    VarCharType,
-    VariantType,
-    VectorType,
     from_arrow_type,
 )
 
@@ -68,16 +46,6 @@ SparkType = Union[str, dict[str, Any]]  # noqa: UP007
 CHAR_VARCHAR_METADATA = "__CHAR_VARCHAR_TYPE_STRING"
 """Field metadata Spark uses to remember a CHAR/VARCHAR column it stores as STRING."""
 
-_SIMPLE_TO_PAIMON: dict[str, type[DataType]] = {
-    "boolean": BooleanType,
-    "byte": TinyIntType,
-    "short": SmallIntType,
-    "integer": IntType,
-    "long": BigIntType,
-    "float": FloatType,
-    "double": DoubleType,
-    "date": DateType,
-}
 _DECIMAL_RE = re.compile(r"^decimal\(\s*(\d+)\s*,\s*(-?\d+)\s*\)$")
 _CHAR_RE = re.compile(r"^(char|varchar)\(\s*(\d+)\s*\)$")
 _TIME_RE = re.compile(r"^time\(\s*(\d+)\s*\)$")
@@ -88,69 +56,143 @@ _TIME_RE = re.compile(r"^time\(\s*(\d+)\s*\)$")
 # ----------------------------------------------------------------------------------------------
 
 
-def spark_type(t: DataType) -> SparkType:
-    """The Spark type (JSON form) of a Paimon type."""
-    if isinstance(t, BooleanType):
+class SparkTypeJson(pt.TypeVisitor[SparkType]):
+    """The Spark type (JSON form) of a Paimon type: the one Paimon -> Spark mapping.
+
+    ``variant=False`` refuses VARIANT (Spark's Python data source moves values as Arrow, which has
+    no VARIANT); ``char_varchar=False`` maps the CHAR(n) / VARCHAR(n) of ROW fields and columns to
+    ``string`` instead of Spark's own ``char(n)`` / ``varchar(n)``; ``comments=False`` leaves field
+    descriptions out of the field metadata."""
+
+    def __init__(self, *, variant: bool = True, char_varchar: bool = True, comments: bool = True) -> None:
+        self.variant = variant
+        self.char_varchar = char_varchar
+        self.comments = comments
+
+    def visit_boolean(self, t: pt.BooleanType) -> SparkType:
         return "boolean"
-    if isinstance(t, TinyIntType):
+
+    def visit_tinyint(self, t: pt.TinyIntType) -> SparkType:
         return "byte"
-    if isinstance(t, SmallIntType):
+
+    def visit_smallint(self, t: pt.SmallIntType) -> SparkType:
         return "short"
-    if isinstance(t, IntType):
+
+    def visit_int(self, t: pt.IntType) -> SparkType:
         return "integer"
-    if isinstance(t, BigIntType):
+
+    def visit_bigint(self, t: pt.BigIntType) -> SparkType:
         return "long"
-    if isinstance(t, FloatType):
+
+    def visit_float(self, t: pt.FloatType) -> SparkType:
         return "float"
-    if isinstance(t, DoubleType):
+
+    def visit_double(self, t: pt.DoubleType) -> SparkType:
         return "double"
-    if isinstance(t, DecimalType):
+
+    def visit_decimal(self, t: pt.DecimalType) -> SparkType:
         return f"decimal({t.precision},{t.scale})"
-    if isinstance(t, (CharType, VarCharType)):
+
+    def visit_char(self, t: pt.CharType) -> SparkType:
         return "string"
-    if isinstance(t, (BinaryType, VarBinaryType, BlobType)):
+
+    def visit_varchar(self, t: pt.VarCharType) -> SparkType:
+        return "string"
+
+    def visit_binary(self, t: pt.BinaryType) -> SparkType:
         return "binary"
-    if isinstance(t, DateType):
+
+    def visit_varbinary(self, t: pt.VarBinaryType) -> SparkType:
+        return "binary"
+
+    def visit_blob(self, t: pt.BlobType) -> SparkType:
+        return "binary"
+
+    def visit_date(self, t: pt.DateType) -> SparkType:
         return "date"
-    if isinstance(t, TimeType):
+
+    def visit_time(self, t: pt.TimeType) -> SparkType:
         return f"time({min(t.precision, 6)})"
-    if isinstance(t, TimestampType):
+
+    def visit_timestamp(self, t: pt.TimestampType) -> SparkType:
         return "timestamp_ntz"
-    if isinstance(t, LocalZonedTimestampType):
+
+    def visit_local_zoned_timestamp(self, t: pt.LocalZonedTimestampType) -> SparkType:
         return "timestamp"
-    if isinstance(t, VariantType):
+
+    def visit_variant(self, t: pt.VariantType) -> SparkType:
+        if not self.variant:
+            raise UnsupportedError(
+                f"Paimon type {t.to_string()} cannot be read by Spark through paimon_sql's Python data "
+                f"source yet (Arrow has no VARIANT)"
+            )
         return "variant"
-    if isinstance(t, (ArrayType, VectorType)):
-        return {"type": "array", "elementType": spark_type(t.element), "containsNull": t.element.nullable}
-    if isinstance(t, MapType):
+
+    def visit_array(self, t: pt.ArrayType) -> SparkType:
+        return {"type": "array", "elementType": t.element.accept(self), "containsNull": t.element.nullable}
+
+    def visit_vector(self, t: pt.VectorType) -> SparkType:
+        return {"type": "array", "elementType": t.element.accept(self), "containsNull": t.element.nullable}
+
+    def visit_map(self, t: pt.MapType) -> SparkType:
         return {
             "type": "map",
-            "keyType": spark_type(t.key),
-            "valueType": spark_type(t.value),
+            "keyType": t.key.accept(self),
+            "valueType": t.value.accept(self),
             "valueContainsNull": t.value.nullable,
         }
-    if isinstance(t, MultisetType):
-        return {"type": "map", "keyType": spark_type(t.element), "valueType": "integer", "valueContainsNull": False}
-    if isinstance(t, RowType):
-        return spark_struct(t.fields)
-    raise UnsupportedError(f"Paimon type {t.to_string()} has no Spark SQL type")
+
+    def visit_multiset(self, t: pt.MultisetType) -> SparkType:
+        return {"type": "map", "keyType": t.element.accept(self), "valueType": "integer", "valueContainsNull": False}
+
+    def visit_row(self, t: pt.RowType) -> SparkType:
+        return self.struct(t.fields)
+
+    def field(self, f: DataField) -> dict[str, Any]:
+        """A ``StructField`` (JSON form) of a Paimon field."""
+        metadata: dict[str, Any] = {}
+        if f.description and self.comments:
+            metadata["comment"] = f.description
+        t = f.type
+        stype = (t.accept(_SPARK_CHAR_VARCHAR) if self.char_varchar else None) or t.accept(self)
+        return {"name": f.name, "type": stype, "nullable": t.nullable, "metadata": metadata}
+
+    def struct(self, fields: Iterable[DataField]) -> dict[str, Any]:
+        return {"type": "struct", "fields": [self.field(f) for f in fields]}
+
+
+class _SparkCharVarchar(pt.DefaultTypeVisitor["str | None"]):
+    """Spark's own ``char(n)`` / ``varchar(n)`` for a field of Paimon CHAR(n) / VARCHAR(n) (not
+    STRING): DESCRIBE shows it, INSERT pads / checks the length. None for every other type."""
+
+    def default(self, t: DataType) -> str | None:
+        return None
+
+    def visit_char(self, t: pt.CharType) -> str | None:
+        return f"char({t.length})"
+
+    def visit_varchar(self, t: pt.VarCharType) -> str | None:
+        return None if t.length == MAX_LENGTH else f"varchar({t.length})"
+
+
+_SPARK_CHAR_VARCHAR = _SparkCharVarchar()
+_CATALOG_TYPES = SparkTypeJson()
+"""Spark types as the catalog (JVM shim) shows tables: CHAR/VARCHAR, comments, VARIANT."""
+DATA_SOURCE_TYPES = SparkTypeJson(variant=False, char_varchar=False, comments=False)
+"""Spark types the Python data source reads and writes as (plain ``string``, no metadata, no VARIANT)."""
+
+
+def spark_type(t: DataType) -> SparkType:
+    """The Spark type (JSON form) of a Paimon type."""
+    return t.accept(_CATALOG_TYPES)
 
 
 def spark_field(f: DataField) -> dict[str, Any]:
-    metadata: dict[str, Any] = {}
-    if f.description:
-        metadata["comment"] = f.description
-    stype: SparkType = spark_type(f.type)
-    if isinstance(f.type, (CharType, VarCharType)) and not (
-        isinstance(f.type, VarCharType) and f.type.length == MAX_LENGTH
-    ):
-        # Spark's own CHAR(n)/VARCHAR(n): DESCRIBE shows it, INSERT pads / checks the length
-        stype = f"{'char' if isinstance(f.type, CharType) else 'varchar'}({f.type.length})"
-    return {"name": f.name, "type": stype, "nullable": f.type.nullable, "metadata": metadata}
+    return _CATALOG_TYPES.field(f)
 
 
 def spark_struct(fields: Iterable[DataField]) -> dict[str, Any]:
-    return {"type": "struct", "fields": [spark_field(f) for f in fields]}
+    return _CATALOG_TYPES.struct(fields)
 
 
 def spark_schema_json(fields: Iterable[DataField]) -> str:
