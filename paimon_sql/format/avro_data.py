@@ -46,34 +46,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paimon_sql import types as pt
 from paimon_sql.errors import CorruptFileError, PaimonError, UnsupportedError, ValidationError
-from paimon_sql.types import (
-    ArrayType,
-    BigIntType,
-    BinaryType,
-    BlobType,
-    BooleanType,
-    CharType,
-    DataField,
-    DataType,
-    DateType,
-    DecimalType,
-    DoubleType,
-    FloatType,
-    IntType,
-    LocalZonedTimestampType,
-    MapType,
-    MultisetType,
-    RowType,
-    SmallIntType,
-    TimestampType,
-    TimeType,
-    TinyIntType,
-    VarBinaryType,
-    VarCharType,
-    VectorType,
-    from_arrow_type,
-)
+from paimon_sql.types import DataField, DataType, from_arrow_type
 
 __all__ = ["RECORD_NAME", "RECORD_NAMESPACE", "avro_columns", "avro_schema", "read_avro", "write_avro"]
 
@@ -213,13 +188,11 @@ def _nullable(schema: Any, nullable: bool) -> Any:
 
 
 def _is_string_key(t: DataType) -> bool:
-    return isinstance(t, (CharType, VarCharType))
+    return t.is_family("CHARACTER_STRING")
 
 
-def _map_parts(t: MapType | MultisetType) -> tuple[DataType, DataType]:
-    if isinstance(t, MapType):
-        return t.key, t.value
-    return t.element, IntType()  # a multiset counts each element with an (nullable) INT
+_MULTISET_COUNT = pt.IntType()
+"""The value type of a MULTISET: the (nullable) INT count of each element."""
 
 
 def _record_schema(fields: Sequence[DataField], full_name: str, enclosing_ns: str | None) -> dict[str, Any]:
@@ -240,67 +213,117 @@ def _record_schema(fields: Sequence[DataField], full_name: str, enclosing_ns: st
 def _avro_type(t: DataType, row_name: str, ns: str | None) -> Any:
     """The Avro schema of a Paimon type; ``row_name`` is the full name a ROW here would get and
     ``ns`` the namespace of the record being written (for Avro Java's relative names)."""
-    s: Any
-    if isinstance(t, BooleanType):
-        s = "boolean"
-    elif isinstance(t, (TinyIntType, SmallIntType, IntType)):
-        s = "int"
-    elif isinstance(t, BigIntType):
-        s = "long"
-    elif isinstance(t, FloatType):
-        s = "float"
-    elif isinstance(t, DoubleType):
-        s = "double"
-    elif isinstance(t, (CharType, VarCharType)):
-        s = "string"
-    elif isinstance(t, (BinaryType, VarBinaryType, BlobType)):
-        s = "bytes"
-    elif isinstance(t, DecimalType):
-        s = {"type": "bytes", "logicalType": "decimal", "precision": t.precision, "scale": t.scale}
-    elif isinstance(t, DateType):
-        s = {"type": "int", "logicalType": "date"}
-    elif isinstance(t, TimeType):
+    return _nullable(t.accept(_AvroSchema(row_name, ns)), t.nullable)
+
+
+class _AvroSchema(pt.TypeVisitor[Any]):
+    """The Avro schema of the non-null values of a Paimon type (``AvroSchemaConverter``)."""
+
+    def __init__(self, row_name: str, ns: str | None) -> None:
+        self.row_name = row_name
+        self.ns = ns
+
+    def visit_boolean(self, t: pt.BooleanType) -> Any:
+        return "boolean"
+
+    def visit_tinyint(self, t: pt.TinyIntType) -> Any:
+        return "int"
+
+    def visit_smallint(self, t: pt.SmallIntType) -> Any:
+        return "int"
+
+    def visit_int(self, t: pt.IntType) -> Any:
+        return "int"
+
+    def visit_bigint(self, t: pt.BigIntType) -> Any:
+        return "long"
+
+    def visit_float(self, t: pt.FloatType) -> Any:
+        return "float"
+
+    def visit_double(self, t: pt.DoubleType) -> Any:
+        return "double"
+
+    def visit_char(self, t: pt.CharType) -> Any:
+        return "string"
+
+    def visit_varchar(self, t: pt.VarCharType) -> Any:
+        return "string"
+
+    def visit_binary(self, t: pt.BinaryType) -> Any:
+        return "bytes"
+
+    def visit_varbinary(self, t: pt.VarBinaryType) -> Any:
+        return "bytes"
+
+    def visit_blob(self, t: pt.BlobType) -> Any:
+        return "bytes"
+
+    def visit_decimal(self, t: pt.DecimalType) -> Any:
+        return {"type": "bytes", "logicalType": "decimal", "precision": t.precision, "scale": t.scale}
+
+    def visit_date(self, t: pt.DateType) -> Any:
+        return {"type": "int", "logicalType": "date"}
+
+    def visit_time(self, t: pt.TimeType) -> Any:
         if t.precision > 3:
             raise UnsupportedError(
                 f"Avro data files do not support {t.to_string()}: TIME precision must be at most 3"
             )
-        s = {"type": "int", "logicalType": "time-millis"}
-    elif isinstance(t, (TimestampType, LocalZonedTimestampType)):
-        if t.precision > 6:
+        return {"type": "int", "logicalType": "time-millis"}
+
+    def _timestamp(self, t: DataType, precision: int, prefix: str) -> Any:
+        if precision > 6:
             raise UnsupportedError(
                 f"Avro data files do not support {t.to_string()}: timestamp precision must be at most 6 "
                 f"(Paimon rejects TIMESTAMP(7..9) with file.format avro; use parquet or orc)"
             )
-        unit = "millis" if t.precision <= 3 else "micros"
-        prefix = "local-" if isinstance(t, LocalZonedTimestampType) else ""
-        s = {"type": "long", "logicalType": f"{prefix}timestamp-{unit}"}
-    elif isinstance(t, RowType):
-        s = _record_schema(t.fields, row_name, ns)
-    elif isinstance(t, (MapType, MultisetType)):
-        key, value = _map_parts(t)
-        if _is_string_key(key):
-            s = {"type": "map", "values": _avro_type(value, row_name, ns)}
-        else:
-            entry_ns, entry_name = _split_name(row_name)
-            entry: dict[str, Any] = {"type": "record", "name": entry_name}
-            if entry_ns is not None and entry_ns != ns:
-                entry["namespace"] = entry_ns
-            value_field: dict[str, Any] = {
-                "name": "value",
-                "type": _avro_type(value, row_name + "_value", entry_ns),
-            }
-            if value.nullable:
-                value_field["default"] = None
-            entry["fields"] = [
-                {"name": "key", "type": _avro_type(key, row_name + "_key", entry_ns)},
-                value_field,
-            ]
-            s = {"type": "array", "items": entry, "logicalType": "map"}
-    elif isinstance(t, (ArrayType, VectorType)):
-        s = {"type": "array", "items": _avro_type(t.element, row_name, ns)}
-    else:
+        unit = "millis" if precision <= 3 else "micros"
+        return {"type": "long", "logicalType": f"{prefix}timestamp-{unit}"}
+
+    def visit_timestamp(self, t: pt.TimestampType) -> Any:
+        return self._timestamp(t, t.precision, "")
+
+    def visit_local_zoned_timestamp(self, t: pt.LocalZonedTimestampType) -> Any:
+        return self._timestamp(t, t.precision, "local-")
+
+    def visit_variant(self, t: pt.VariantType) -> Any:
         raise UnsupportedError(f"Avro data files do not support the type {t.to_string()}")
-    return _nullable(s, t.nullable)
+
+    def visit_row(self, t: pt.RowType) -> Any:
+        return _record_schema(t.fields, self.row_name, self.ns)
+
+    def _map(self, key: DataType, value: DataType) -> Any:
+        row_name, ns = self.row_name, self.ns
+        if _is_string_key(key):
+            return {"type": "map", "values": _avro_type(value, row_name, ns)}
+        entry_ns, entry_name = _split_name(row_name)
+        entry: dict[str, Any] = {"type": "record", "name": entry_name}
+        if entry_ns is not None and entry_ns != ns:
+            entry["namespace"] = entry_ns
+        value_field: dict[str, Any] = {
+            "name": "value",
+            "type": _avro_type(value, row_name + "_value", entry_ns),
+        }
+        if value.nullable:
+            value_field["default"] = None
+        entry["fields"] = [
+            {"name": "key", "type": _avro_type(key, row_name + "_key", entry_ns)},
+            value_field,
+        ]
+        return {"type": "array", "items": entry, "logicalType": "map"}
+
+    def visit_map(self, t: pt.MapType) -> Any:
+        return self._map(t.key, t.value)
+
+    def visit_multiset(self, t: pt.MultisetType) -> Any:
+        return self._map(t.element, _MULTISET_COUNT)
+
+    def visit_array(self, t: pt.ArrayType) -> Any:
+        return {"type": "array", "items": _avro_type(t.element, self.row_name, self.ns)}
+
+    def visit_vector(self, t: pt.VectorType) -> Any:
+        return {"type": "array", "items": _avro_type(t.element, self.row_name, self.ns)}
 
 
 def _paimon_fields(schema: pa.Schema) -> list[DataField]:
@@ -352,27 +375,65 @@ def _not_null_error(path: str) -> ValidationError:
     return ValidationError(f"Field {path!r} expected not null but found null value (avro data file)")
 
 
-def _branch(t: DataType, row_name: str) -> str:
+class _Branch(pt.DefaultTypeVisitor[str]):
     """The name fastavro's tuple notation uses for the non-null branch of ``["null", T]``."""
-    if isinstance(t, RowType):
-        return row_name
-    if isinstance(t, (ArrayType, VectorType)):
+
+    def __init__(self, row_name: str) -> None:
+        self.row_name = row_name
+
+    def default(self, t: DataType) -> str:
+        return "int"  # TINYINT SMALLINT INT DATE TIME
+
+    def visit_row(self, t: pt.RowType) -> str:
+        return self.row_name
+
+    def visit_array(self, t: pt.ArrayType) -> str:
         return "array"
-    if isinstance(t, (MapType, MultisetType)):
-        return "map" if _is_string_key(_map_parts(t)[0]) else "array"
-    if isinstance(t, BooleanType):
+
+    def visit_vector(self, t: pt.VectorType) -> str:
+        return "array"
+
+    def visit_map(self, t: pt.MapType) -> str:
+        return "map" if _is_string_key(t.key) else "array"
+
+    def visit_multiset(self, t: pt.MultisetType) -> str:
+        return "map" if _is_string_key(t.element) else "array"
+
+    def visit_boolean(self, t: pt.BooleanType) -> str:
         return "boolean"
-    if isinstance(t, (BigIntType, TimestampType, LocalZonedTimestampType)):
+
+    def visit_bigint(self, t: pt.BigIntType) -> str:
         return "long"
-    if isinstance(t, FloatType):
+
+    def visit_timestamp(self, t: pt.TimestampType) -> str:
+        return "long"
+
+    def visit_local_zoned_timestamp(self, t: pt.LocalZonedTimestampType) -> str:
+        return "long"
+
+    def visit_float(self, t: pt.FloatType) -> str:
         return "float"
-    if isinstance(t, DoubleType):
+
+    def visit_double(self, t: pt.DoubleType) -> str:
         return "double"
-    if isinstance(t, (CharType, VarCharType)):
+
+    def visit_char(self, t: pt.CharType) -> str:
         return "string"
-    if isinstance(t, (BinaryType, VarBinaryType, BlobType, DecimalType)):
+
+    def visit_varchar(self, t: pt.VarCharType) -> str:
+        return "string"
+
+    def visit_binary(self, t: pt.BinaryType) -> str:
         return "bytes"
-    return "int"  # TINYINT SMALLINT INT DATE TIME
+
+    def visit_varbinary(self, t: pt.VarBinaryType) -> str:
+        return "bytes"
+
+    def visit_blob(self, t: pt.BlobType) -> str:
+        return "bytes"
+
+    def visit_decimal(self, t: pt.DecimalType) -> str:
+        return "bytes"
 
 
 def _datums(
@@ -392,36 +453,70 @@ def _datums(
     values = _plain_datums(arr, t, row_name, path, used)
     if not t.nullable:
         return values
-    branch = _branch(t, row_name)
+    branch = t.accept(_Branch(row_name))
     return [None if v is None else (branch, v) for v in values]
 
 
 def _plain_datums(arr: pa.Array, t: DataType, row_name: str, path: str, used: np.ndarray | None) -> list[Any]:
-    at = arr.type
-    if isinstance(t, DecimalType):
-        return _decimal_to_unscaled_bytes(arr)
-    if isinstance(t, (TimestampType, LocalZonedTimestampType)):
-        if t.precision > 6:
-            raise UnsupportedError(f"Avro data files do not support {t.to_string()} (column {path!r})")
-        unit = "ms" if t.precision <= 3 else "us"
-        if at.unit != unit:
-            arr = arr.cast(pa.timestamp(unit, at.tz))
+    return t.accept(_PlainDatums(arr, row_name, path, used))  # type: ignore[no-any-return]
+
+
+class _PlainDatums(pt.DefaultTypeVisitor[list[Any]]):
+    """The datums of ``arr`` (nulls as None) as the visited Paimon type."""
+
+    def __init__(self, arr: pa.Array, row_name: str, path: str, used: np.ndarray | None) -> None:
+        self.arr = arr
+        self.row_name = row_name
+        self.path = path
+        self.used = used
+
+    def default(self, t: DataType) -> list[Any]:
+        return self.arr.to_pylist()  # type: ignore[no-any-return]
+
+    def visit_decimal(self, t: pt.DecimalType) -> list[Any]:
+        return _decimal_to_unscaled_bytes(self.arr)
+
+    def _timestamp(self, t: DataType, precision: int) -> list[Any]:
+        arr = self.arr
+        if precision > 6:
+            raise UnsupportedError(f"Avro data files do not support {t.to_string()} (column {self.path!r})")
+        unit = "ms" if precision <= 3 else "us"
+        if arr.type.unit != unit:
+            arr = arr.cast(pa.timestamp(unit, arr.type.tz))
         return arr.cast(pa.int64()).to_pylist()  # type: ignore[no-any-return]
-    if isinstance(t, DateType):
-        if pa.types.is_date64(at):
+
+    def visit_timestamp(self, t: pt.TimestampType) -> list[Any]:
+        return self._timestamp(t, t.precision)
+
+    def visit_local_zoned_timestamp(self, t: pt.LocalZonedTimestampType) -> list[Any]:
+        return self._timestamp(t, t.precision)
+
+    def visit_date(self, t: pt.DateType) -> list[Any]:
+        arr = self.arr
+        if pa.types.is_date64(arr.type):
             arr = arr.cast(pa.date32())
         return arr.cast(pa.int32()).to_pylist()  # type: ignore[no-any-return]
-    if isinstance(t, TimeType):
-        if at != pa.time32("ms"):
+
+    def visit_time(self, t: pt.TimeType) -> list[Any]:
+        arr = self.arr
+        if arr.type != pa.time32("ms"):
             arr = arr.cast(pa.time32("ms"))
         return arr.cast(pa.int32()).to_pylist()  # type: ignore[no-any-return]
-    if isinstance(t, RowType):
-        return _struct_datums(arr, t, row_name, path, used)
-    if isinstance(t, (ArrayType, VectorType)):
-        return _list_datums(arr, t, row_name, path, used)
-    if isinstance(t, (MapType, MultisetType)):
-        return _map_datums(arr, t, row_name, path, used)
-    return arr.to_pylist()  # type: ignore[no-any-return]
+
+    def visit_row(self, t: pt.RowType) -> list[Any]:
+        return _struct_datums(self.arr, t, self.row_name, self.path, self.used)
+
+    def visit_array(self, t: pt.ArrayType) -> list[Any]:
+        return _list_datums(self.arr, t.element, self.row_name, self.path, self.used)
+
+    def visit_vector(self, t: pt.VectorType) -> list[Any]:
+        return _list_datums(self.arr, t.element, self.row_name, self.path, self.used)
+
+    def visit_map(self, t: pt.MapType) -> list[Any]:
+        return _map_datums(self.arr, t.key, t.value, self.row_name, self.path, self.used)
+
+    def visit_multiset(self, t: pt.MultisetType) -> list[Any]:
+        return _map_datums(self.arr, t.element, _MULTISET_COUNT, self.row_name, self.path, self.used)
 
 
 def _valid(arr: pa.Array) -> list[bool] | None:
@@ -444,7 +539,7 @@ def _child_used(
     return mask if lengths is None else np.repeat(mask, lengths)
 
 
-def _struct_datums(arr: pa.Array, t: RowType, row_name: str, path: str, used: np.ndarray | None) -> list[Any]:
+def _struct_datums(arr: pa.Array, t: pt.RowType, row_name: str, path: str, used: np.ndarray | None) -> list[Any]:
     assert isinstance(arr, pa.StructArray)
     names = [f.name for f in t.fields]
     child_used = _child_used(arr, used)
@@ -475,19 +570,18 @@ def _offsets_and_values(
 
 
 def _list_datums(
-    arr: pa.Array, t: ArrayType | VectorType, row_name: str, path: str, used: np.ndarray | None
+    arr: pa.Array, element: DataType, row_name: str, path: str, used: np.ndarray | None
 ) -> list[Any]:
     offsets, values, child_used = _offsets_and_values(arr, used)
-    flat = _datums(values, t.element, row_name, path + "[]", child_used)
+    flat = _datums(values, element, row_name, path + "[]", child_used)
     out = [flat[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
     valid = _valid(arr)
     return out if valid is None else [v if ok else None for v, ok in zip(out, valid)]
 
 
 def _map_datums(
-    arr: pa.Array, t: MapType | MultisetType, row_name: str, path: str, used: np.ndarray | None
+    arr: pa.Array, key_type: DataType, value_type: DataType, row_name: str, path: str, used: np.ndarray | None
 ) -> list[Any]:
-    key_type, value_type = _map_parts(t)
     offsets, entries, child_used = _offsets_and_values(arr, used)
     assert isinstance(entries, pa.StructArray)
     string_key = _is_string_key(key_type)

@@ -39,33 +39,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paimon_sql import types as pt
 from paimon_sql.errors import CorruptFileError, UnsupportedError, ValidationError
-from paimon_sql.types import (
-    ArrayType,
-    BigIntType,
-    BinaryType,
-    BlobType,
-    BooleanType,
-    CharType,
-    DataType,
-    DateType,
-    DecimalType,
-    DoubleType,
-    FloatType,
-    IntType,
-    LocalZonedTimestampType,
-    MapType,
-    MultisetType,
-    RowType,
-    SmallIntType,
-    TimestampType,
-    TimeType,
-    TinyIntType,
-    VarBinaryType,
-    VarCharType,
-    VectorType,
-    to_arrow_type,
-)
+from paimon_sql.types import DataType, DecimalType, IntType, to_arrow_type
 
 __all__ = [
     "null_bits_size",
@@ -118,27 +94,63 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     )
 
 
-def _element_width(t: DataType) -> int:
+class _ElementWidth(pt.DefaultTypeVisitor[int]):
     """Slot width of an element inside a BinaryArray (``calculateFixLengthPartSize``)."""
-    if isinstance(t, (BooleanType, TinyIntType)):
+
+    def default(self, t: DataType) -> int:
+        return 8
+
+    def visit_boolean(self, t: pt.BooleanType) -> int:
         return 1
-    if isinstance(t, SmallIntType):
+
+    def visit_tinyint(self, t: pt.TinyIntType) -> int:
+        return 1
+
+    def visit_smallint(self, t: pt.SmallIntType) -> int:
         return 2
-    if isinstance(t, (IntType, FloatType, DateType, TimeType)):
+
+    def visit_int(self, t: pt.IntType) -> int:
         return 4
-    return 8
+
+    def visit_float(self, t: pt.FloatType) -> int:
+        return 4
+
+    def visit_date(self, t: pt.DateType) -> int:
+        return 4
+
+    def visit_time(self, t: pt.TimeType) -> int:
+        return 4
+
+
+class _VectorElementWidth(_ElementWidth):
+    """Width of a VECTOR element: only BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE."""
+
+    def default(self, t: DataType) -> int:
+        raise UnsupportedError(f"VECTOR element type {t.to_string()} is not supported in a BinaryRow")
+
+    def visit_bigint(self, t: pt.BigIntType) -> int:
+        return 8
+
+    def visit_double(self, t: pt.DoubleType) -> int:
+        return 8
+
+    def visit_date(self, t: pt.DateType) -> int:
+        return self.default(t)
+
+    def visit_time(self, t: pt.TimeType) -> int:
+        return self.default(t)
+
+
+_ELEMENT_WIDTH = _ElementWidth()
+_VECTOR_ELEMENT_WIDTH = _VectorElementWidth()
+
+
+def _element_width(t: DataType) -> int:
+    return t.accept(_ELEMENT_WIDTH)
 
 
 def _vector_element_width(t: DataType) -> int:
-    if isinstance(t, (BooleanType, TinyIntType)):
-        return 1
-    if isinstance(t, SmallIntType):
-        return 2
-    if isinstance(t, (IntType, FloatType)):
-        return 4
-    if isinstance(t, (BigIntType, DoubleType)):
-        return 8
-    raise UnsupportedError(f"VECTOR element type {t.to_string()} is not supported in a BinaryRow")
+    return t.accept(_VECTOR_ELEMENT_WIDTH)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -310,60 +322,90 @@ def _encode_column(col: Any, t: DataType, in_array: bool = False, legacy_nulls: 
 
     ``in_array``: element of a BinaryArray (nulls reserve no variable space; NaN canonical).
     ``legacy_nulls``: null non-compact decimals/timestamps reserve no variable space either."""
-    arr = _as_array(col)
-    n = len(arr)
-    target = to_arrow_type(t)
-    if isinstance(t, (TimestampType, LocalZonedTimestampType)):
-        if not pa.types.is_timestamp(arr.type):
-            arr = _cast(arr, target, t)
-    elif isinstance(t, (CharType, VarCharType, BinaryType, VarBinaryType, BlobType)):
-        if not (
-            pa.types.is_string(arr.type)
-            or pa.types.is_large_string(arr.type)
-            or pa.types.is_binary(arr.type)
-            or pa.types.is_large_binary(arr.type)
-            or pa.types.is_string_view(arr.type)
-            or pa.types.is_binary_view(arr.type)
-            or pa.types.is_fixed_size_binary(arr.type)
-        ):
-            arr = _cast(arr, target, t)
-    elif not isinstance(t, DecimalType):
-        arr = _cast(arr, target, t)
-    null = _null_mask(arr)
+    return t.accept(_ColumnEncoder(_as_array(col), in_array, legacy_nulls))
 
-    if isinstance(t, BooleanType):
+
+_STRING_LIKE = (
+    pa.types.is_string,
+    pa.types.is_large_string,
+    pa.types.is_binary,
+    pa.types.is_large_binary,
+    pa.types.is_string_view,
+    pa.types.is_binary_view,
+    pa.types.is_fixed_size_binary,
+)
+
+
+class _ColumnEncoder(pt.TypeVisitor[_ColEnc]):
+    """Encodes one column (``arr``) as the visited type."""
+
+    def __init__(self, arr: pa.Array, in_array: bool, legacy_nulls: bool) -> None:
+        self.arr = arr
+        self.in_array = in_array
+        self.legacy_nulls = legacy_nulls
+
+    def _cast(self, t: DataType) -> tuple[pa.Array, np.ndarray]:
+        """The column as ``t``'s Arrow type, and its null mask."""
+        arr = _cast(self.arr, to_arrow_type(t), t)
+        return arr, _null_mask(arr)
+
+    def _ints(self, t: DataType, int_type: pa.DataType) -> _ColEnc:
+        arr, null = self._cast(t)
+        return _ColEnc(_int_values(arr, int_type).astype(np.uint64), null, None)
+
+    def visit_boolean(self, t: pt.BooleanType) -> _ColEnc:
+        arr, null = self._cast(t)
         v = (
             pc.fill_null(arr, False).to_numpy(zero_copy_only=False)
             if arr.null_count
             else arr.to_numpy(zero_copy_only=False)
         )
         return _ColEnc(np.asarray(v, dtype=np.uint64), null, None)
-    if isinstance(t, TinyIntType):
-        return _ColEnc(_int_values(arr, pa.uint8()).astype(np.uint64), null, None)
-    if isinstance(t, SmallIntType):
-        return _ColEnc(_int_values(arr, pa.uint16()).astype(np.uint64), null, None)
-    if isinstance(t, (IntType, DateType, TimeType)):
-        return _ColEnc(_int_values(arr, pa.uint32()).astype(np.uint64), null, None)
-    if isinstance(t, BigIntType):
+
+    def visit_tinyint(self, t: pt.TinyIntType) -> _ColEnc:
+        return self._ints(t, pa.uint8())
+
+    def visit_smallint(self, t: pt.SmallIntType) -> _ColEnc:
+        return self._ints(t, pa.uint16())
+
+    def visit_int(self, t: pt.IntType) -> _ColEnc:
+        return self._ints(t, pa.uint32())
+
+    def visit_date(self, t: pt.DateType) -> _ColEnc:
+        return self._ints(t, pa.uint32())
+
+    def visit_time(self, t: pt.TimeType) -> _ColEnc:
+        return self._ints(t, pa.uint32())
+
+    def visit_bigint(self, t: pt.BigIntType) -> _ColEnc:
+        arr, null = self._cast(t)
         return _ColEnc(_int_values(arr, pa.uint64()).astype(np.uint64, copy=False), null, None)
-    if isinstance(t, FloatType):
+
+    def visit_float(self, t: pt.FloatType) -> _ColEnc:
+        arr, null = self._cast(t)
         bits = _int_values(arr, pa.uint32()).astype(np.uint64)
-        if in_array:
+        if self.in_array:
             f = _int_values(arr, pa.uint32()).view(np.float32)
             bits = np.where(np.isnan(f), np.uint64(0x7FC00000), bits)
         return _ColEnc(bits, null, None)
-    if isinstance(t, DoubleType):
+
+    def visit_double(self, t: pt.DoubleType) -> _ColEnc:
+        arr, null = self._cast(t)
         bits = _int_values(arr, pa.uint64()).astype(np.uint64, copy=False)
-        if in_array:
+        if self.in_array:
             d = bits.view(np.float64)
             bits = np.where(np.isnan(d), np.uint64(0x7FF8000000000000), bits)
         return _ColEnc(bits, null, None)
-    if isinstance(t, DecimalType):
+
+    def visit_decimal(self, t: DecimalType) -> _ColEnc:
+        arr = self.arr  # _decimal_words rescales any decimal / integer input itself
+        null = _null_mask(arr)
+        n = len(arr)
         lo, hi = _decimal_words(arr, t)
         if t.is_compact:
             return _ColEnc(lo, null, None)
         data, lengths = _minimal_be_bytes(lo, hi)
-        reserve = ~null if in_array or legacy_nulls else np.ones(n, dtype=bool)
+        reserve = ~null if self.in_array or self.legacy_nulls else np.ones(n, dtype=bool)
         lengths = np.where(null, 0, lengths)
         var = _Var(
             pad=np.where(reserve, 16, 0).astype(np.int64),
@@ -373,11 +415,17 @@ def _encode_column(col: Any, t: DataType, in_array: bool = False, legacy_nulls: 
             cursor=reserve,
         )
         return _ColEnc(lengths.astype(np.uint64), null, var)
-    if isinstance(t, (TimestampType, LocalZonedTimestampType)):
+
+    def _timestamp(self, t: pt.TimestampType | pt.LocalZonedTimestampType) -> _ColEnc:
+        arr = self.arr
+        if not pa.types.is_timestamp(arr.type):
+            arr = _cast(arr, to_arrow_type(t), t)
+        null = _null_mask(arr)
+        n = len(arr)
         millis, nanos = _to_millis_and_nanos(arr)
         if t.is_compact:
             return _ColEnc(millis.view(np.uint64), null, None)
-        reserve = ~null if in_array or legacy_nulls else np.ones(n, dtype=bool)
+        reserve = ~null if self.in_array or self.legacy_nulls else np.ones(n, dtype=bool)
         millis = np.where(null, 0, millis).astype(_I64)
         var = _Var(
             pad=np.where(reserve, 8, 0).astype(np.int64),
@@ -387,7 +435,19 @@ def _encode_column(col: Any, t: DataType, in_array: bool = False, legacy_nulls: 
             cursor=reserve,
         )
         return _ColEnc(np.where(null, 0, nanos).astype(np.uint64), null, var)
-    if isinstance(t, (CharType, VarCharType, BinaryType, VarBinaryType, BlobType)):
+
+    def visit_timestamp(self, t: pt.TimestampType) -> _ColEnc:
+        return self._timestamp(t)
+
+    def visit_local_zoned_timestamp(self, t: pt.LocalZonedTimestampType) -> _ColEnc:
+        return self._timestamp(t)
+
+    def _bytes(self, t: DataType) -> _ColEnc:
+        arr = self.arr
+        if not any(is_(arr.type) for is_ in _STRING_LIKE):
+            arr = _cast(arr, to_arrow_type(t), t)
+        null = _null_mask(arr)
+        n = len(arr)
         data, starts, lengths = _binary_parts(arr)
         inline = (~null) & (lengths <= 7)
         is_var = (~null) & (lengths > 7)
@@ -407,19 +467,42 @@ def _encode_column(col: Any, t: DataType, in_array: bool = False, legacy_nulls: 
         vl = np.where(is_var, lengths, 0)
         slot = np.where(is_var, vl.astype(np.uint64), slot)
         return _ColEnc(slot, null, _Var(pad=_round8(vl), src=data, start=starts, length=vl, cursor=is_var))
-    if isinstance(t, RowType):
+
+    def visit_char(self, t: pt.CharType) -> _ColEnc:
+        return self._bytes(t)
+
+    def visit_varchar(self, t: pt.VarCharType) -> _ColEnc:
+        return self._bytes(t)
+
+    def visit_binary(self, t: pt.BinaryType) -> _ColEnc:
+        return self._bytes(t)
+
+    def visit_varbinary(self, t: pt.VarBinaryType) -> _ColEnc:
+        return self._bytes(t)
+
+    def visit_blob(self, t: pt.BlobType) -> _ColEnc:
+        return self._bytes(t)
+
+    def visit_variant(self, t: pt.VariantType) -> _ColEnc:
+        raise UnsupportedError(f"Paimon type {t.to_string()} cannot be written to a BinaryRow")
+
+    def visit_row(self, t: pt.RowType) -> _ColEnc:
+        arr, null = self._cast(t)
         sec = _encode_row_sections(
-            [arr.field(i) for i in range(len(t.fields))], t.field_types, null, legacy_nulls
+            [arr.field(i) for i in range(len(t.fields))], t.field_types, null, self.legacy_nulls
         )
         var = _section_var(sec, null)
         return _ColEnc(var.length.astype(np.uint64), null, var)
-    if isinstance(t, ArrayType):
+
+    def visit_array(self, t: pt.ArrayType) -> _ColEnc:
+        arr, null = self._cast(t)
         offsets = np.asarray(arr.offsets.to_numpy(), dtype=np.int64)
         sec = _encode_array_sections(arr.values, t.element, offsets, null)
         var = _section_var(sec, null)
         return _ColEnc(var.length.astype(np.uint64), null, var)
-    if isinstance(t, (MapType, MultisetType)):
-        key_t, value_t = (t.key, t.value) if isinstance(t, MapType) else (t.element, IntType(nullable=False))
+
+    def _map(self, t: DataType, key_t: DataType, value_t: DataType) -> _ColEnc:
+        arr, null = self._cast(t)
         offsets = np.asarray(arr.offsets.to_numpy(), dtype=np.int64)
         keys = _encode_array_sections(arr.keys, key_t, offsets, null)
         values = _encode_array_sections(arr.items, value_t, offsets, null)
@@ -431,7 +514,16 @@ def _encode_column(col: Any, t: DataType, in_array: bool = False, legacy_nulls: 
         _copy(flat, starts[:-1] + 4 + keys.sizes, values.flat, values.starts, np.where(null, 0, values.sizes))
         var = _section_var(_Sections(flat, starts[:-1], sizes), null)
         return _ColEnc(var.length.astype(np.uint64), null, var)
-    if isinstance(t, VectorType):
+
+    def visit_map(self, t: pt.MapType) -> _ColEnc:
+        return self._map(t, t.key, t.value)
+
+    def visit_multiset(self, t: pt.MultisetType) -> _ColEnc:
+        return self._map(t, t.element, _MULTISET_COUNT)
+
+    def visit_vector(self, t: pt.VectorType) -> _ColEnc:
+        arr, null = self._cast(t)
+        n = len(arr)
         w = _vector_element_width(t.element)
         size = t.length
         if not pa.types.is_fixed_size_list(arr.type) or arr.type.list_size != size:
@@ -450,7 +542,10 @@ def _encode_column(col: Any, t: DataType, in_array: bool = False, legacy_nulls: 
         _write_fixed(flat, starts + 4, elem_bytes, ~null)
         var = _section_var(_Sections(flat, starts, sizes), null)
         return _ColEnc(var.length.astype(np.uint64), null, var)
-    raise UnsupportedError(f"Paimon type {t.to_string()} cannot be written to a BinaryRow")
+
+
+_MULTISET_COUNT = IntType(nullable=False)
+"""The value type of a MULTISET's BinaryMap: the count of each element."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -745,38 +840,77 @@ def _decode_values(
     null: np.ndarray,
 ) -> pa.Array:
     """Decode one column from its slots; ``base``/``limit`` bound the enclosing row or array."""
-    target = to_arrow_type(t)
-    n = len(slot)
-    what = f"BinaryRow field of type {t.to_string()}"
-    if isinstance(t, BooleanType):
-        v = (slot & np.uint64(0xFF)) != 0
+    return t.accept(_ValueDecoder(flat, slot, slot_pos, base, limit, null))
+
+
+class _ValueDecoder(pt.TypeVisitor[pa.Array]):
+    """Decodes one column of the visited type from its slots."""
+
+    def __init__(
+        self,
+        flat: np.ndarray,
+        slot: np.ndarray,
+        slot_pos: np.ndarray,
+        base: np.ndarray,
+        limit: np.ndarray,
+        null: np.ndarray,
+    ) -> None:
+        self.flat = flat
+        self.slot = slot
+        self.slot_pos = slot_pos
+        self.base = base
+        self.limit = limit
+        self.null = null
+
+    def _values(self, t: DataType, values: np.ndarray) -> pa.Array:
+        return _from_values(values, to_arrow_type(t), self.null)
+
+    def visit_boolean(self, t: pt.BooleanType) -> pa.Array:
+        v = (self.slot & np.uint64(0xFF)) != 0
         return pa.Array.from_buffers(
-            target, n, [_validity_buffer(null), pa.py_buffer(np.packbits(v, bitorder="little"))]
+            pa.bool_(), len(self.slot), [_validity_buffer(self.null), pa.py_buffer(np.packbits(v, bitorder="little"))]
         )
-    if isinstance(t, TinyIntType):
-        return _from_values(slot.astype(np.uint8).view(np.int8), target, null)
-    if isinstance(t, SmallIntType):
-        return _from_values(slot.astype(np.uint16).view(np.int16), target, null)
-    if isinstance(t, (IntType, DateType, TimeType)):
-        return _from_values(slot.astype(np.uint32).view(np.int32), target, null)
-    if isinstance(t, FloatType):
-        return _from_values(slot.astype(np.uint32).view(np.float32), target, null)
-    if isinstance(t, (BigIntType, DoubleType)):
-        return _from_values(slot.astype(_U64), target, null)
-    if isinstance(t, DecimalType):
-        words = np.zeros((n, 2), dtype=_U64)
+
+    def visit_tinyint(self, t: pt.TinyIntType) -> pa.Array:
+        return self._values(t, self.slot.astype(np.uint8).view(np.int8))
+
+    def visit_smallint(self, t: pt.SmallIntType) -> pa.Array:
+        return self._values(t, self.slot.astype(np.uint16).view(np.int16))
+
+    def visit_int(self, t: pt.IntType) -> pa.Array:
+        return self._values(t, self.slot.astype(np.uint32).view(np.int32))
+
+    def visit_date(self, t: pt.DateType) -> pa.Array:
+        return self._values(t, self.slot.astype(np.uint32).view(np.int32))
+
+    def visit_time(self, t: pt.TimeType) -> pa.Array:
+        return self._values(t, self.slot.astype(np.uint32).view(np.int32))
+
+    def visit_float(self, t: pt.FloatType) -> pa.Array:
+        return self._values(t, self.slot.astype(np.uint32).view(np.float32))
+
+    def visit_bigint(self, t: pt.BigIntType) -> pa.Array:
+        return self._values(t, self.slot.astype(_U64))
+
+    def visit_double(self, t: pt.DoubleType) -> pa.Array:
+        return self._values(t, self.slot.astype(_U64))
+
+    def visit_decimal(self, t: DecimalType) -> pa.Array:
+        slot, null = self.slot, self.null
+        words = np.zeros((len(slot), 2), dtype=_U64)
         if t.is_compact:
             unscaled = slot.view(np.int64)
             words[:, 0] = slot
             words[:, 1] = (unscaled >> np.int64(63)).view(np.uint64)
         else:
+            what = f"BinaryRow field of type {t.to_string()}"
             check = ~null
-            pos, ln = _var_bounds(what, slot, base, limit, check)
+            pos, ln = _var_bounds(what, slot, self.base, self.limit, check)
             bad = check & ((ln < 1) | (ln > 16))
             if bad.any():
                 raise _corrupt(what, bad, "a non-compact decimal must have 1 to 16 bytes")
             ln = np.where(check, ln, 1)
-            window = _take(flat, pos[:, None] + np.arange(16))
+            window = _take(self.flat, pos[:, None] + np.arange(16))
             shift = 16 - ln
             src_idx = np.arange(16)[None, :] - shift[:, None]
             sign = np.where((window[:, 0] & 0x80) != 0, 0xFF, 0).astype(np.uint8)
@@ -785,16 +919,20 @@ def _decode_values(
             ).astype(np.uint8)
             be[null] = 0
             words = np.ascontiguousarray(be[:, ::-1]).view(_U64)
-        return _from_values(words.reshape(-1), target, null)
-    if isinstance(t, (TimestampType, LocalZonedTimestampType)):
+        return self._values(t, words.reshape(-1))
+
+    def _timestamp(self, t: pt.TimestampType | pt.LocalZonedTimestampType) -> pa.Array:
+        slot, null = self.slot, self.null
+        target = to_arrow_type(t)
         if t.is_compact:
             return _from_values(slot.view(np.int64), target, null)
+        what = f"BinaryRow field of type {t.to_string()}"
         check = ~null
         off = ((slot >> np.uint64(32)) & np.uint64(0x7FFFFFFF)).astype(np.int64)
-        bad = check & (base + off + 8 > limit)
+        bad = check & (self.base + off + 8 > self.limit)
         if bad.any():
             raise _corrupt(what, bad, "timestamp millis lie outside the row")
-        millis = _read_le(flat, base + off, 8).view(np.int64)
+        millis = _read_le(self.flat, self.base + off, 8).view(np.int64)
         nanos = (slot & np.uint64(0xFFFFFFFF)).astype(np.int64)
         bad = check & (nanos >= 1_000_000)
         if bad.any():
@@ -804,22 +942,32 @@ def _decode_values(
         else:
             v = millis * 1_000_000 + nanos
         return _from_values(np.where(null, 0, v), target, null)
-    if isinstance(t, (CharType, VarCharType, BinaryType, VarBinaryType, BlobType)):
+
+    def visit_timestamp(self, t: pt.TimestampType) -> pa.Array:
+        return self._timestamp(t)
+
+    def visit_local_zoned_timestamp(self, t: pt.LocalZonedTimestampType) -> pa.Array:
+        return self._timestamp(t)
+
+    def _bytes(self, t: DataType) -> pa.Array:
+        slot, null = self.slot, self.null
+        target = to_arrow_type(t)
+        what = f"BinaryRow field of type {t.to_string()}"
         inline = (slot >> np.uint64(63)) != 0
         in_len = ((slot >> np.uint64(56)) & np.uint64(0x7F)).astype(np.int64)
         bad = ~null & inline & (in_len > 7)
         if bad.any():
             raise _corrupt(what, bad, "inline length exceeds 7")
-        vpos, vlen = _var_bounds(what, slot, base, limit, ~null & ~inline)
+        vpos, vlen = _var_bounds(what, slot, self.base, self.limit, ~null & ~inline)
         lengths = np.where(null, 0, np.where(inline, in_len, vlen))
-        starts = np.where(inline, slot_pos, vpos)
-        data = flat[_ranges(starts, lengths)] if lengths.any() else _EMPTY_U8
+        starts = np.where(inline, self.slot_pos, vpos)
+        data = self.flat[_ranges(starts, lengths)] if lengths.any() else _EMPTY_U8
         offs = _excl_cumsum(lengths)
         big = offs[-1] >= 2**31
         phys = pa.large_binary() if big else pa.binary()
         arr = pa.Array.from_buffers(
             phys,
-            n,
+            len(slot),
             [_validity_buffer(null), pa.py_buffer(offs.astype(_I64 if big else _I32)), pa.py_buffer(data)],
         )
         if pa.types.is_string(target):
@@ -830,27 +978,46 @@ def _decode_values(
                 raise CorruptFileError(f"Corrupt {what}: invalid UTF-8 ({e})") from None
             return arr.cast(target) if big else arr
         return arr.cast(target) if big else arr
-    if isinstance(t, (RowType, ArrayType, MapType, MultisetType, VectorType)):
-        pos, ln = _var_bounds(what, slot, base, limit, ~null)
-        pos = np.where(null, 0, pos)
-        ln = np.where(null, 0, ln)
-        return _decode_nested(t, flat, pos, ln, null)
-    raise UnsupportedError(f"Paimon type {t.to_string()} cannot be read from a BinaryRow")
 
+    def visit_char(self, t: pt.CharType) -> pa.Array:
+        return self._bytes(t)
 
-def _decode_nested(
-    t: DataType, flat: np.ndarray, pos: np.ndarray, size: np.ndarray, null: np.ndarray
-) -> pa.Array:
-    target = to_arrow_type(t)
-    mask = pa.array(null) if null.any() else None
-    if isinstance(t, RowType):
-        children = _decode_row_sections(t.field_types, flat, pos, size, null, "nested ROW")
+    def visit_varchar(self, t: pt.VarCharType) -> pa.Array:
+        return self._bytes(t)
+
+    def visit_binary(self, t: pt.BinaryType) -> pa.Array:
+        return self._bytes(t)
+
+    def visit_varbinary(self, t: pt.VarBinaryType) -> pa.Array:
+        return self._bytes(t)
+
+    def visit_blob(self, t: pt.BlobType) -> pa.Array:
+        return self._bytes(t)
+
+    def visit_variant(self, t: pt.VariantType) -> pa.Array:
+        raise UnsupportedError(f"Paimon type {t.to_string()} cannot be read from a BinaryRow")
+
+    def _nested(self, t: DataType) -> tuple[np.ndarray, np.ndarray, pa.DataType, pa.Array | None]:
+        """(position, size) of each nested value, the Arrow type and the null mask."""
+        null = self.null
+        what = f"BinaryRow field of type {t.to_string()}"
+        pos, ln = _var_bounds(what, self.slot, self.base, self.limit, ~null)
+        mask = pa.array(null) if null.any() else None
+        return np.where(null, 0, pos), np.where(null, 0, ln), to_arrow_type(t), mask
+
+    def visit_row(self, t: pt.RowType) -> pa.Array:
+        pos, size, target, mask = self._nested(t)
+        children = _decode_row_sections(t.field_types, self.flat, pos, size, self.null, "nested ROW")
         return pa.StructArray.from_arrays(children, fields=list(target), mask=mask)
-    if isinstance(t, ArrayType):
-        offsets, values = _decode_array_sections(t.element, flat, pos, size, null)
+
+    def visit_array(self, t: pt.ArrayType) -> pa.Array:
+        pos, size, target, mask = self._nested(t)
+        offsets, values = _decode_array_sections(t.element, self.flat, pos, size, self.null)
         return pa.ListArray.from_arrays(pa.array(offsets.astype(_I32)), values, type=target, mask=mask)
-    if isinstance(t, (MapType, MultisetType)):
-        key_t, value_t = (t.key, t.value) if isinstance(t, MapType) else (t.element, IntType(nullable=False))
+
+    def _map(self, t: DataType, key_t: DataType, value_t: DataType) -> pa.Array:
+        pos, size, target, mask = self._nested(t)
+        flat, null = self.flat, self.null
         check = ~null
         bad = check & (size < 4)
         if bad.any():
@@ -866,7 +1033,16 @@ def _decode_nested(
         if not np.array_equal(k_off, v_off):
             raise CorruptFileError("Corrupt BinaryMap: key and value arrays differ in length")
         return pa.MapArray.from_arrays(pa.array(k_off.astype(_I32)), keys, values, type=target, mask=mask)
-    if isinstance(t, VectorType):
+
+    def visit_map(self, t: pt.MapType) -> pa.Array:
+        return self._map(t, t.key, t.value)
+
+    def visit_multiset(self, t: pt.MultisetType) -> pa.Array:
+        return self._map(t, t.element, _MULTISET_COUNT)
+
+    def visit_vector(self, t: pt.VectorType) -> pa.Array:
+        pos, size, target, mask = self._nested(t)
+        flat, null = self.flat, self.null
         w = _vector_element_width(t.element)
         check = ~null
         count = np.where(check, _read_le(flat, pos, 4).astype(np.uint32).view(np.int32), t.length)
@@ -887,7 +1063,6 @@ def _decode_nested(
             np.zeros(n * t.length, bool),
         )
         return pa.FixedSizeListArray.from_arrays(values, type=target, mask=mask)
-    raise UnsupportedError(f"Paimon type {t.to_string()} cannot be read from a BinaryRow")
 
 
 def _decode_array_sections(

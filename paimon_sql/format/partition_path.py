@@ -8,8 +8,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from paimon_sql import types as pt
 from paimon_sql.casting import java_double_string
-from paimon_sql.types import DataType, DateType, DecimalType, DoubleType, FloatType
+from paimon_sql.types import DataType, DefaultTypeVisitor
 
 # Characters Hive (and Paimon's PartitionPathUtils) percent-escape in partition path values.
 _ESCAPE = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(1, 32)}
@@ -24,26 +25,49 @@ def partition_value_string(
 ) -> str:
     if value is None:
         return default_name
-    if isinstance(dtype, DateType) and isinstance(value, _dt.date):
-        if legacy_name:
-            return str((value - _dt.date(1970, 1, 1)).days)
-        return value.isoformat()
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, _dt.datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
-        return java_local_date_time(value) if legacy_name else _sql_timestamp(value)
-    if isinstance(value, _dt.time):
-        return str((value.hour * 3600 + value.minute * 60 + value.second) * 1000 + value.microsecond // 1000)
-    if isinstance(value, decimal.Decimal):
-        return format(value, "f")
-    if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
-    if isinstance(value, float):
-        return java_double_string(value, isinstance(dtype, FloatType))
-    s = str(value)
-    return default_name if s.strip() == "" else s
+    return dtype.accept(_PartitionValueText(value, default_name, legacy_name))
+
+
+class _PartitionValueText(DefaultTypeVisitor[str]):
+    """A partition value's folder text as Paimon writes it: by the value's Python type, but for a
+    DATE (days since the epoch in legacy names) and a FLOAT (Java's ``Float.toString``)."""
+
+    def __init__(self, value: object, default_name: str, legacy_name: bool) -> None:
+        self.value = value
+        self.default_name = default_name
+        self.legacy_name = legacy_name
+
+    def visit_date(self, t: pt.DateType) -> str:
+        value = self.value
+        if isinstance(value, _dt.date):
+            if self.legacy_name:
+                return str((value - _dt.date(1970, 1, 1)).days)
+            return value.isoformat()
+        return self.default(t)
+
+    def visit_float(self, t: pt.FloatType) -> str:
+        if isinstance(self.value, float):
+            return java_double_string(self.value, True)
+        return self.default(t)
+
+    def default(self, t: DataType) -> str:
+        value = self.value
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, _dt.datetime):
+            if value.tzinfo is not None:
+                value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+            return java_local_date_time(value) if self.legacy_name else _sql_timestamp(value)
+        if isinstance(value, _dt.time):
+            return str((value.hour * 3600 + value.minute * 60 + value.second) * 1000 + value.microsecond // 1000)
+        if isinstance(value, decimal.Decimal):
+            return format(value, "f")
+        if isinstance(value, bytes):
+            return value.decode("utf-8", errors="replace")
+        if isinstance(value, float):
+            return java_double_string(value, False)
+        s = str(value)
+        return self.default_name if s.strip() == "" else s
 
 
 def normalize_value_string(text: str, dtype: DataType) -> str:
@@ -51,16 +75,26 @@ def normalize_value_string(text: str, dtype: DataType) -> str:
     gives the stored value: FLOAT/DOUBLE and DECIMAL values compare by value (``12.30`` and
     ``12.3`` are one DECIMAL(4,2) / FLOAT value), other types by their text."""
     try:
-        if isinstance(dtype, (FloatType, DoubleType)):
-            value = float(text)
-            if isinstance(dtype, FloatType):
-                value = float(np.float32(value))
-            return java_double_string(value, isinstance(dtype, FloatType))
-        if isinstance(dtype, DecimalType):
-            return format(decimal.Decimal(text).quantize(decimal.Decimal(1).scaleb(-dtype.scale)), "f")
+        return dtype.accept(_NormalizedText(text))
     except (ValueError, ArithmeticError):
         return text
-    return text
+
+
+class _NormalizedText(DefaultTypeVisitor[str]):
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def default(self, t: DataType) -> str:
+        return self.text
+
+    def visit_float(self, t: pt.FloatType) -> str:
+        return java_double_string(float(np.float32(float(self.text))), True)
+
+    def visit_double(self, t: pt.DoubleType) -> str:
+        return java_double_string(float(self.text), False)
+
+    def visit_decimal(self, t: pt.DecimalType) -> str:
+        return format(decimal.Decimal(self.text).quantize(decimal.Decimal(1).scaleb(-t.scale)), "f")
 
 
 def java_local_date_time(v: _dt.datetime) -> str:
