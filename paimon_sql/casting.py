@@ -32,30 +32,21 @@ from collections.abc import Callable, Sequence
 from decimal import MAX_EMAX as _DEC_MAX_EMAX
 from decimal import MIN_EMIN as _DEC_MIN_EMIN
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paimon_sql import types as pt
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.types import (
     MAX_LENGTH,
-    ArrayType,
-    BinaryType,
-    CharType,
+    TYPE_FAMILIES,
     DataType,
     DecimalType,
     IntType,
-    LocalZonedTimestampType,
-    MapType,
-    MultisetType,
-    RowType,
-    TimestampType,
-    TimeType,
-    VarBinaryType,
     VarCharType,
-    VectorType,
     to_arrow_type,
 )
 
@@ -64,35 +55,9 @@ __all__ = ["cast_array", "can_cast", "normalize_array"]
 RuleFn = Callable[[pa.Array, DataType, DataType], pa.Array]
 
 # ----------------------------------------------------------------------------------------------
-# Type roots and families (org.apache.paimon.types.DataTypeRoot)
+# Rules by type roots and families (org.apache.paimon.types.DataTypeRoot, types.TYPE_FAMILIES)
 # ----------------------------------------------------------------------------------------------
 
-_INTEGER_FAMILIES = ("PREDEFINED", "NUMERIC", "INTEGER_NUMERIC", "EXACT_NUMERIC")
-_FAMILIES: dict[str, tuple[str, ...]] = {
-    "CHAR": ("PREDEFINED", "CHARACTER_STRING"),
-    "VARCHAR": ("PREDEFINED", "CHARACTER_STRING"),
-    "BOOLEAN": ("PREDEFINED",),
-    "BINARY": ("PREDEFINED", "BINARY_STRING"),
-    "VARBINARY": ("PREDEFINED", "BINARY_STRING"),
-    "DECIMAL": ("PREDEFINED", "NUMERIC", "EXACT_NUMERIC"),
-    "TINYINT": _INTEGER_FAMILIES,
-    "SMALLINT": _INTEGER_FAMILIES,
-    "INT": _INTEGER_FAMILIES,
-    "BIGINT": _INTEGER_FAMILIES,
-    "FLOAT": ("PREDEFINED", "NUMERIC", "APPROXIMATE_NUMERIC"),
-    "DOUBLE": ("PREDEFINED", "NUMERIC", "APPROXIMATE_NUMERIC"),
-    "DATE": ("PREDEFINED", "DATETIME"),
-    "TIME": ("PREDEFINED", "DATETIME", "TIME"),
-    "TIMESTAMP": ("PREDEFINED", "DATETIME", "TIMESTAMP"),
-    "TIMESTAMP_LTZ": ("PREDEFINED", "DATETIME", "TIMESTAMP", "EXTENSION"),
-    "VARIANT": ("PREDEFINED",),
-    "BLOB": ("PREDEFINED",),
-    "ARRAY": ("CONSTRUCTED", "COLLECTION"),
-    "VECTOR": ("CONSTRUCTED", "COLLECTION"),
-    "MULTISET": ("CONSTRUCTED", "COLLECTION"),
-    "MAP": ("CONSTRUCTED", "EXTENSION"),
-    "ROW": ("CONSTRUCTED",),
-}
 
 _STRING = VarCharType(MAX_LENGTH)
 """``VarCharType.STRING_TYPE``: nullable STRING, the exact target of DATE/TIME/TIMESTAMP -> STRING."""
@@ -118,8 +83,8 @@ def _register(fn: RuleFn, inputs: Sequence[_Key], targets: Sequence[_Key]) -> No
 
 def _resolve(source: DataType, target: DataType) -> RuleFn | None:
     target_keys: list[_Key] = [("type", target), _r(target.root)]
-    target_keys += [_f(f) for f in _FAMILIES.get(target.root, ())]
-    input_keys: list[_Key] = [_r(source.root)] + [_f(f) for f in _FAMILIES.get(source.root, ())]
+    target_keys += [_f(f) for f in TYPE_FAMILIES.get(target.root, ())]
+    input_keys: list[_Key] = [_r(source.root)] + [_f(f) for f in TYPE_FAMILIES.get(source.root, ())]
     for tk in target_keys:
         m = _RULES.get(tk)
         if not m:
@@ -172,12 +137,6 @@ def _bad_value(value: Any, source: DataType, target: DataType, why: str) -> Vali
 def _cast(arr: pa.Array, source: DataType, target: DataType) -> pa.Array:
     if source.copy(True) == target.copy(True):
         return arr
-    if isinstance(source, RowType) and isinstance(target, RowType):
-        return _row_to_row(arr, source, target)
-    if isinstance(source, ArrayType) and isinstance(target, ArrayType):
-        return _array_to_array(arr, source, target)
-    if isinstance(source, MapType) and isinstance(target, MapType):
-        return _map_to_map(arr, source, target)
     fn = _resolve(source, target)
     if fn is None:
         raise _unsupported(source, target)
@@ -320,8 +279,36 @@ def normalize_array(arr: pa.Array, t: DataType) -> pa.Array:
         arr = arr.dictionary_decode()
         if arr.type.equals(want):
             return arr
-    at = arr.type
-    if isinstance(t, RowType) and pa.types.is_struct(at):
+    return t.accept(_Normalize(arr, want))
+
+
+class _Normalize(pt.DefaultTypeVisitor[pa.Array]):
+    """``arr`` (not yet of Arrow type ``want``) as the visited type's engine representation."""
+
+    def __init__(self, arr: pa.Array, want: pa.DataType) -> None:
+        self.arr = arr
+        self.want = want
+
+    def default(self, t: DataType) -> pa.Array:
+        arr, at, want = self.arr, self.arr.type, self.want
+        if pa.types.is_timestamp(at) and pa.types.is_timestamp(want):
+            return _timestamp_to_unit(arr, want)
+        if pa.types.is_time(at) and pa.types.is_time(want):
+            vals, mask = _ints(arr)
+            if at.unit == "s":
+                millis = vals * 1000
+            else:
+                millis = np.floor_divide(vals, _UNITS_PER_SECOND[at.unit] // 1000)
+            return _from_ints(millis, mask, want)
+        try:
+            return pc.cast(arr, want)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+            raise ValidationError(f"Cannot read a {at} array as {t.to_string()}: {e}") from e
+
+    def visit_row(self, t: pt.RowType) -> pa.Array:
+        arr, at = self.arr, self.arr.type
+        if not pa.types.is_struct(at):
+            return self.default(t)
         names = [at.field(i).name for i in range(at.num_fields)]
         flat = arr.flatten()
         children = []
@@ -333,33 +320,35 @@ def normalize_array(arr: pa.Array, t: DataType) -> pa.Array:
             else:
                 c = pa.nulls(len(arr), to_arrow_type(f.type))
             children.append(normalize_array(c, f.type))
-        return _make_struct(children, _null_mask(arr), want, len(arr))
-    if isinstance(t, ArrayType) and (pa.types.is_list(at) or pa.types.is_large_list(at)):
-        offsets, (values,), mask = _list_children(arr)
-        return _make_list(offsets, normalize_array(values, t.element), mask, want)
-    if isinstance(t, VectorType) and pa.types.is_fixed_size_list(at):
+        return _make_struct(children, _null_mask(arr), self.want, len(arr))
+
+    def visit_array(self, t: pt.ArrayType) -> pa.Array:
+        at = self.arr.type
+        if not (pa.types.is_list(at) or pa.types.is_large_list(at)):
+            return self.default(t)
+        offsets, (values,), mask = _list_children(self.arr)
+        return _make_list(offsets, normalize_array(values, t.element), mask, self.want)
+
+    def visit_vector(self, t: pt.VectorType) -> pa.Array:
+        arr, at = self.arr, self.arr.type
+        if not pa.types.is_fixed_size_list(at):
+            return self.default(t)
         size = at.list_size
         values = arr.values.slice(arr.offset * size, len(arr) * size)
         m = pa.array(_null_mask(arr)) if arr.null_count else None
-        return pa.FixedSizeListArray.from_arrays(normalize_array(values, t.element), type=want, mask=m)
-    if isinstance(t, (MapType, MultisetType)) and pa.types.is_map(at):
-        key_t = t.key if isinstance(t, MapType) else t.element
-        val_t: DataType = t.value if isinstance(t, MapType) else _MULTISET_COUNT
-        offsets, (keys, items), mask = _list_children(arr)
-        return _make_map(offsets, normalize_array(keys, key_t), normalize_array(items, val_t), mask, want)
-    if pa.types.is_timestamp(at) and pa.types.is_timestamp(want):
-        return _timestamp_to_unit(arr, want)
-    if pa.types.is_time(at) and pa.types.is_time(want):
-        vals, mask = _ints(arr)
-        if at.unit == "s":
-            millis = vals * 1000
-        else:
-            millis = np.floor_divide(vals, _UNITS_PER_SECOND[at.unit] // 1000)
-        return _from_ints(millis, mask, want)
-    try:
-        return pc.cast(arr, want)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-        raise ValidationError(f"Cannot read a {at} array as {t.to_string()}: {e}") from e
+        return pa.FixedSizeListArray.from_arrays(normalize_array(values, t.element), type=self.want, mask=m)
+
+    def _map(self, t: DataType, key_t: DataType, val_t: DataType) -> pa.Array:
+        if not pa.types.is_map(self.arr.type):
+            return self.default(t)
+        offsets, (keys, items), mask = _list_children(self.arr)
+        return _make_map(offsets, normalize_array(keys, key_t), normalize_array(items, val_t), mask, self.want)
+
+    def visit_map(self, t: pt.MapType) -> pa.Array:
+        return self._map(t, t.key, t.value)
+
+    def visit_multiset(self, t: pt.MultisetType) -> pa.Array:
+        return self._map(t, t.element, _MULTISET_COUNT)
 
 
 def _timestamp_to_unit(arr: pa.Array, want: pa.DataType) -> pa.Array:
@@ -393,7 +382,8 @@ _MULTISET_COUNT = IntType(nullable=False)
 # ----------------------------------------------------------------------------------------------
 
 
-def _row_to_row(arr: pa.Array, source: RowType, target: RowType) -> pa.Array:
+def _row_to_row(arr: pa.Array, source_type: DataType, target_type: DataType) -> pa.Array:
+    source, target = cast(pt.RowType, source_type), cast(pt.RowType, target_type)
     flat = arr.flatten()
     by_id = {f.id: (i, f) for i, f in enumerate(source.fields)}
     children = []
@@ -407,12 +397,14 @@ def _row_to_row(arr: pa.Array, source: RowType, target: RowType) -> pa.Array:
     return _make_struct(children, _null_mask(arr), to_arrow_type(target), len(arr))
 
 
-def _array_to_array(arr: pa.Array, source: ArrayType, target: ArrayType) -> pa.Array:
+def _array_to_array(arr: pa.Array, source_type: DataType, target_type: DataType) -> pa.Array:
+    source, target = cast(pt.ArrayType, source_type), cast(pt.ArrayType, target_type)
     offsets, (values,), mask = _list_children(arr)
     return _make_list(offsets, _cast(values, source.element, target.element), mask, to_arrow_type(target))
 
 
-def _map_to_map(arr: pa.Array, source: MapType, target: MapType) -> pa.Array:
+def _map_to_map(arr: pa.Array, source_type: DataType, target_type: DataType) -> pa.Array:
+    source, target = cast(pt.MapType, source_type), cast(pt.MapType, target_type)
     if source.key != target.key:
         raise _unsupported(source, target, "the map key types differ")
     offsets, (keys, items), mask = _list_children(arr)
@@ -525,7 +517,7 @@ def _numeric_primitive(arr: pa.Array, source: DataType, target: DataType) -> pa.
 
 def _decimal_to_decimal(arr: pa.Array, source: DataType, target: DataType) -> pa.Array:
     """DecimalToDecimalCastRule: HALF_UP to the target scale, null on overflow."""
-    assert isinstance(target, DecimalType)
+    target = cast(DecimalType, target)
     p, s = arr.type.precision, arr.type.scale
     pt, st = target.precision, target.scale
     out_t = pa.decimal128(pt, st)
@@ -559,7 +551,7 @@ def _decimal_to_numeric(arr: pa.Array, source: DataType, target: DataType) -> pa
     """DecimalToNumericPrimitiveCastRule: integral types take the value rounded toward zero, its
     low 64 bits (``BigInteger.longValue``) then Java's narrowing; FLOAT / DOUBLE take
     ``unscaled / 10^scale`` in double arithmetic (exact ``BigDecimal.doubleValue`` beyond 18 digits)."""
-    assert isinstance(source, DecimalType)
+    source = cast(DecimalType, source)
     out_t = to_arrow_type(target)
     mask = _null_mask(arr)
     m = mask if mask.any() else None
@@ -581,7 +573,7 @@ def _decimal_to_numeric(arr: pa.Array, source: DataType, target: DataType) -> pa
 def _numeric_to_decimal(arr: pa.Array, source: DataType, target: DataType) -> pa.Array:
     """NumericPrimitiveToDecimalCastRule: integers exactly, FLOAT / DOUBLE through their shortest
     decimal string (``BigDecimal.valueOf(double)``); HALF_UP, null on overflow."""
-    assert isinstance(target, DecimalType)
+    target = cast(DecimalType, target)
     if source.root in _INT_BITS:
         return _integers_to_decimal(arr, target)
     p, s = target.precision, target.scale
@@ -606,8 +598,8 @@ def _integers_to_decimal(arr: pa.Array, target: DecimalType) -> pa.Array:
 
 def _boolean_to_numeric(arr: pa.Array, source: DataType, target: DataType) -> pa.Array:
     """BooleanToNumericCastRule: true -> 1, false -> 0."""
-    if isinstance(target, DecimalType):
-        return _integers_to_decimal(arr, target)
+    if target.root == "DECIMAL":
+        return _integers_to_decimal(arr, cast(DecimalType, target))
     return pc.cast(pc.cast(arr, pa.int8()), to_arrow_type(target))
 
 
@@ -633,10 +625,10 @@ def _numeric_to_timestamp(arr: pa.Array, source: DataType, target: DataType) -> 
 
 def _to_character_string(arr: pa.Array, target: DataType) -> pa.Array:
     """``BinaryStringUtils.toCharacterString``: cut to the length, CHAR pads with spaces."""
-    length = target.length if isinstance(target, (CharType, VarCharType)) else MAX_LENGTH
+    length = target.accept(_LENGTH) if target.is_family("CHARACTER_STRING") else MAX_LENGTH
     if length < MAX_LENGTH:
         arr = pc.utf8_slice_codeunits(arr, 0, length)
-        if isinstance(target, CharType):
+        if target.root == "CHAR":
             arr = pc.utf8_rpad(arr, width=length, padding=" ")
     return arr
 
@@ -753,9 +745,47 @@ def _timestamp_from_parts(millis: np.ndarray, nano_of_milli: np.ndarray, mask: n
     return _from_ints(vals, mask, out_t)
 
 
+class _Precision(pt.DefaultTypeVisitor[int]):
+    def default(self, t: DataType) -> int:
+        raise UnsupportedError(f"{t.to_string()} has no time precision")
+
+    def visit_time(self, t: pt.TimeType) -> int:
+        return t.precision
+
+    def visit_timestamp(self, t: pt.TimestampType) -> int:
+        return t.precision
+
+    def visit_local_zoned_timestamp(self, t: pt.LocalZonedTimestampType) -> int:
+        return t.precision
+
+
+_PRECISION = _Precision()
+
+
 def _precision(t: DataType) -> int:
-    assert isinstance(t, (TimestampType, LocalZonedTimestampType, TimeType))
-    return t.precision
+    return t.accept(_PRECISION)
+
+
+class _Length(pt.DefaultTypeVisitor[int]):
+    """The declared length of CHAR / VARCHAR / BINARY / VARBINARY; ``MAX_LENGTH`` for the others."""
+
+    def default(self, t: DataType) -> int:
+        return MAX_LENGTH
+
+    def visit_char(self, t: pt.CharType) -> int:
+        return t.length
+
+    def visit_varchar(self, t: pt.VarCharType) -> int:
+        return t.length
+
+    def visit_binary(self, t: pt.BinaryType) -> int:
+        return t.length
+
+    def visit_varbinary(self, t: pt.VarBinaryType) -> int:
+        return t.length
+
+
+_LENGTH = _Length()
 
 
 def _timestamp_to_string(arr: pa.Array, source: DataType, target: DataType) -> pa.Array:
@@ -847,14 +877,14 @@ def _element_to_string(arr: pa.Array, t: DataType, outer: DataType) -> pa.Array:
 
 def _array_to_string(arr: pa.Array, source: DataType, target: DataType) -> pa.Array:
     """ArrayToStringCastRule: ``[e1, e2, null]`` (not cut to the target length)."""
-    assert isinstance(source, ArrayType)
+    source = cast(pt.ArrayType, source)
     offsets, (values,), mask = _list_children(arr)
     return _list_to_string(_element_to_string(values, source.element, source), offsets, mask, "[", "]")
 
 
 def _map_to_string(arr: pa.Array, source: DataType, target: DataType) -> pa.Array:
     """MapToStringCastRule: ``{k1 -> v1, k2 -> null}``."""
-    assert isinstance(source, MapType)
+    source = cast(pt.MapType, source)
     offsets, (keys, items), mask = _list_children(arr)
     ks = pc.fill_null(_element_to_string(keys, source.key, source), "null")
     vs = pc.fill_null(_element_to_string(items, source.value, source), "null")
@@ -863,7 +893,7 @@ def _map_to_string(arr: pa.Array, source: DataType, target: DataType) -> pa.Arra
 
 def _row_to_string(arr: pa.Array, source: DataType, target: DataType) -> pa.Array:
     """RowToStringCastRule: ``{f1, null, f3}``."""
-    assert isinstance(source, RowType)
+    source = cast(pt.RowType, source)
     flat = arr.flatten()
     mask = _null_mask(arr)
     if not source.fields:
@@ -961,7 +991,7 @@ _BIG_DECIMAL_RE = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+
 
 def _string_to_decimal(arr: pa.Array, source: DataType, target: DataType) -> pa.Array:
     """StringToDecimalCastRule: ``new BigDecimal(string)`` (no blanks), HALF_UP, null on overflow."""
-    assert isinstance(target, DecimalType)
+    target = cast(DecimalType, target)
     p, s = target.precision, target.scale
 
     def conv(v: str) -> Decimal | None:
@@ -1164,7 +1194,7 @@ def _string_to_timestamp(arr: pa.Array, source: DataType, target: DataType) -> p
     TIMESTAMP WITH LOCAL TIME ZONE: the formatter, in the session time zone (UTC)."""
     precision = _precision(target)
     out_t = to_arrow_type(target)
-    is_ltz = isinstance(target, LocalZonedTimestampType)
+    is_ltz = target.root == "TIMESTAMP_LTZ"
     valid = pc.is_valid(arr)
     fast = pc.and_(pc.match_substring_regex(arr, _TS_FAST_RE), pc.invert(pc.starts_with(arr, "0000")))
     if pc.all(pc.or_(fast, pc.invert(valid))).as_py():
@@ -1216,12 +1246,12 @@ def _string_to_time(arr: pa.Array, source: DataType, target: DataType) -> pa.Arr
 def _to_binary_string(arr: pa.Array, target: DataType) -> pa.Array:
     """``BinaryStringUtils.toBinaryString``: BINARY(n) is cut or zero-padded to n bytes,
     VARBINARY(n) cut to n bytes."""
-    if isinstance(target, BinaryType):
-        n = target.length
+    n = target.accept(_LENGTH)
+    if target.root == "BINARY":
         padded = pc.binary_join_element_wise(arr, pa.scalar(b"\x00" * n), pa.scalar(b""))
         return pc.binary_slice(padded, 0, n)
-    if isinstance(target, VarBinaryType) and target.length < MAX_LENGTH:
-        return pc.binary_slice(arr, 0, target.length)
+    if target.root == "VARBINARY" and n < MAX_LENGTH:
+        return pc.binary_slice(arr, 0, n)
     return arr
 
 
@@ -1300,7 +1330,7 @@ def _token(s: str) -> str | None:
 
 def _string_to_array(arr: pa.Array, source: DataType, target: DataType) -> pa.Array:
     """StringToArrayCastRule: ``[a, b, null]`` or ``ARRAY(a, b)``."""
-    assert isinstance(target, ArrayType)
+    target = cast(pt.ArrayType, target)
     if _resolve(_STRING, target.element) is None:
         raise _unsupported(source, target, f"STRING has no cast to {target.element.to_string()}")
     tokens: list[str | None] = []
@@ -1327,7 +1357,7 @@ def _string_to_array(arr: pa.Array, source: DataType, target: DataType) -> pa.Ar
 def _string_to_map(arr: pa.Array, source: DataType, target: DataType) -> pa.Array:
     """StringToMapCastRule: ``{k1 -> v1, k2 -> v2}`` or ``MAP(k1, v1, k2, v2)``; ``NULL`` is a null
     map; a repeated key keeps its last value."""
-    assert isinstance(target, MapType)
+    target = cast(pt.MapType, target)
     for t in (target.key, target.value):
         if _resolve(_STRING, t) is None:
             raise _unsupported(source, target, f"STRING has no cast to {t.to_string()}")
@@ -1372,7 +1402,7 @@ def _string_to_map(arr: pa.Array, source: DataType, target: DataType) -> pa.Arra
 
 def _string_to_row(arr: pa.Array, source: DataType, target: DataType) -> pa.Array:
     """StringToRowCastRule: ``{f1, f2}`` or ``STRUCT(f1, f2)``; ``{}`` is a row of nulls."""
-    assert isinstance(target, RowType)
+    target = cast(pt.RowType, target)
     n_fields = len(target.fields)
     for f in target.fields:
         if _resolve(_STRING, f.type) is None:
@@ -1458,6 +1488,9 @@ def _timestamp_to_numeric(arr: pa.Array, source: DataType, target: DataType) -> 
 _INTEGER_OR_APPROX = [_f("INTEGER_NUMERIC"), _f("APPROXIMATE_NUMERIC")]
 _TIMESTAMP_ROOTS = [_r("TIMESTAMP"), _r("TIMESTAMP_LTZ")]
 
+_register(_row_to_row, [_r("ROW")], [_r("ROW")])
+_register(_array_to_array, [_r("ARRAY")], [_r("ARRAY")])
+_register(_map_to_map, [_r("MAP")], [_r("MAP")])
 _register(_decimal_to_decimal, [_r("DECIMAL")], [_r("DECIMAL")])
 _register(_numeric_to_decimal, _INTEGER_OR_APPROX, [_r("DECIMAL")])
 _register(_decimal_to_numeric, [_r("DECIMAL")], _INTEGER_OR_APPROX)

@@ -23,37 +23,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paimon_sql import types as pt
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.options import CoreOptions
-from paimon_sql.types import (
-    MAX_LENGTH,
-    ArrayType,
-    BigIntType,
-    BooleanType,
-    DataField,
-    DataType,
-    DateType,
-    DecimalType,
-    DoubleType,
-    FloatType,
-    IntType,
-    LocalZonedTimestampType,
-    MapType,
-    MultisetType,
-    RowType,
-    SmallIntType,
-    TimestampType,
-    TimeType,
-    TinyIntType,
-    VarCharType,
-    to_arrow_type,
-)
+from paimon_sql.types import MAX_LENGTH, DataField, DataType, DecimalType, to_arrow_type
 
 PRIMARY_KEY = "primary-key"
 LAST_VALUE = "last_value"
@@ -295,11 +274,37 @@ class FirstNotNullValue(FirstNonNullValue):
 
 
 _INT_BOUNDS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
-_NUMERIC = (TinyIntType, SmallIntType, IntType, BigIntType, FloatType, DoubleType, DecimalType)
+
+
+class _ValueKind(pt.DefaultTypeVisitor[str]):
+    """How the aggregators compute on a type's values: ``float`` (FLOAT, DOUBLE), ``decimal``
+    (compact DECIMAL: unscaled longs), ``wide_decimal``, ``int`` (integers and the types whose Arrow
+    values are integers: BOOLEAN, DATE, TIME, timestamps), else ``other``."""
+
+    def default(self, t: DataType) -> str:
+        return "other"
+
+    def _int(self, t: DataType) -> str:
+        return "int"
+
+    visit_boolean = visit_tinyint = visit_smallint = visit_int = visit_bigint = _int
+    visit_date = visit_time = visit_timestamp = visit_local_zoned_timestamp = _int
+
+    def visit_float(self, t: pt.FloatType) -> str:
+        return "float"
+
+    def visit_double(self, t: pt.DoubleType) -> str:
+        return "float"
+
+    def visit_decimal(self, t: DecimalType) -> str:
+        return "decimal" if t.is_compact else "wide_decimal"
+
+
+_VALUE_KIND = _ValueKind()
 
 
 def _check_numeric(name: str, field: str, t: DataType) -> None:
-    if not isinstance(t, _NUMERIC):
+    if not t.is_family("NUMERIC"):
         raise ValidationError(
             f"Data type for {name} column must be 'NumericType' but was '{t.to_string()}' (field {field!r})"
         )
@@ -331,22 +336,24 @@ class Sum(Aggregator):
         contrib = plus | minus
         has = _count(contrib, seg) > 0
         t = fa.data_type
-        if isinstance(t, (FloatType, DoubleType)):
+        kind = t.accept(_VALUE_KIND)
+        if kind == "float":
             x = _floats(values)
             acc = np.full(len(seg.starts), -0.0, dtype=x.dtype)  # -0.0 + x == x for every x
             with np.errstate(all="ignore"):  # inf - inf is NaN, as in Java
                 np.add.at(acc, seg.ids[contrib], np.where(minus, -x, x)[contrib])
             return _numpy_result(acc, has, values.type)
-        if isinstance(t, DecimalType) and not t.is_compact:
-            return _python_fold(values, seg, fa, plus, minus, _wide_decimal_sum(t))
-        if isinstance(t, DecimalType):
+        if kind == "wide_decimal":
+            return _python_fold(values, seg, fa, plus, minus, _wide_decimal_sum(cast(DecimalType, t)))
+        if kind == "decimal":
+            d = cast(DecimalType, t)
             x = _decimal_unscaled(values)
-            limit = 10**t.precision
+            limit = 10**d.precision
             if _cannot_reach(x, contrib, seg, limit):
                 return _decimal_from_unscaled(_segment_sums(x, plus, minus, seg), has, values.type)
             local = _exact_int64_sum(x, plus, minus, seg, fa)
             if np.any(contrib & ((local >= limit) | (local <= -limit))):
-                raise _overflow(fa, f"a sum exceeds DECIMAL({t.precision}, {t.scale}), which Apache Paimon "
+                raise _overflow(fa, f"a sum exceeds DECIMAL({d.precision}, {d.scale}), which Apache Paimon "
                                     "keeps unchecked for compact decimals; paimon_sql cannot represent it")
             return _decimal_from_unscaled(local[seg.ends], has, values.type)
         x = _ints(values)
@@ -440,7 +447,7 @@ def _python_fold(
     null), ``minus`` rows retract. Decimals are folded as unscaled ints."""
     agg, retract = fns
     t = fa.data_type
-    scale = t.scale if isinstance(t, DecimalType) else None
+    scale = cast(DecimalType, t).scale if t.root == "DECIMAL" else None
     todo = np.arange(len(seg.starts)) if only is None else np.flatnonzero(only)
     rows = np.flatnonzero(plus | minus)
     rows = rows[np.isin(seg.ids[rows], todo)] if only is not None else rows
@@ -478,10 +485,11 @@ class Product(Aggregator):
         has = _count(plus, seg) > 0
         t = fa.data_type
         fns = _product_fns(t, fa)
-        if isinstance(t, DecimalType):
+        kind = t.accept(_VALUE_KIND)
+        if kind in ("decimal", "wide_decimal"):
             return _python_fold(values, seg, fa, plus, minus, fns)
         slow = _count(minus, seg) > 0  # division truncates: order matters, fold row by row
-        if isinstance(t, (FloatType, DoubleType)):
+        if kind == "float":
             x = _floats(values)
             acc = np.ones(len(seg.starts), dtype=x.dtype)
             with np.errstate(all="ignore"):
@@ -509,8 +517,10 @@ class Product(Aggregator):
 
 
 def _product_fns(t: DataType, fa: FieldAgg) -> tuple[Callable[[Any, Any], Any], Callable[[Any, Any], Any]]:
-    if isinstance(t, DecimalType):
-        scale, limit = t.scale, 10**t.precision
+    kind = t.accept(_VALUE_KIND)
+    if kind in ("decimal", "wide_decimal"):
+        d = cast(DecimalType, t)
+        scale, limit = d.scale, 10**d.precision
 
         def fit(num: Fraction) -> int | None:
             # BigDecimal.setScale(scale, HALF_UP), then null when wider than the precision
@@ -545,8 +555,8 @@ def _product_fns(t: DataType, fa: FieldAgg) -> tuple[Callable[[Any, Any], Any], 
             return fit(q)
 
         return dagg, dretract
-    if isinstance(t, (FloatType, DoubleType)):
-        ftype = np.float32 if isinstance(t, FloatType) else np.float64
+    if kind == "float":
+        ftype = np.float32 if t.root == "FLOAT" else np.float64
 
         def fagg(acc: Any, x: Any) -> Any:
             if acc is None:
@@ -586,11 +596,23 @@ def _product_fns(t: DataType, fa: FieldAgg) -> tuple[Callable[[Any, Any], Any], 
     return iagg, iretract
 
 
-_COMPARABLE_BLOCKLIST = (ArrayType, MapType, MultisetType, RowType)
+class _Comparable(pt.DefaultTypeVisitor[bool]):
+    """Whether min / max accept the type: not ARRAY, MAP, MULTISET, ROW, VECTOR, VARIANT or BLOB."""
+
+    def default(self, t: DataType) -> bool:
+        return True
+
+    def _no(self, t: DataType) -> bool:
+        return False
+
+    visit_array = visit_map = visit_multiset = visit_row = visit_vector = visit_variant = visit_blob = _no
+
+
+_COMPARABLE = _Comparable()
 
 
 def _check_comparable(name: str, field: str, t: DataType) -> None:
-    if isinstance(t, _COMPARABLE_BLOCKLIST) or t.root in ("VECTOR", "VARIANT", "BLOB"):
+    if not t.accept(_COMPARABLE):
         raise ValidationError(
             f"Data type for {name} column '{field}' must be comparable but was '{t.to_string()}'."
         )
@@ -598,7 +620,8 @@ def _check_comparable(name: str, field: str, t: DataType) -> None:
 
 def _order_keys(values: pa.Array, t: DataType) -> np.ndarray | None:
     """int64 keys ordered as Paimon compares the values (None: compare with a sort instead)."""
-    if isinstance(t, (FloatType, DoubleType)):
+    kind = t.accept(_VALUE_KIND)
+    if kind == "float":
         x = _floats(values)
         ibits = np.int32 if x.dtype == np.float32 else np.int64
         nan = 0x7FC00000 if ibits is np.int32 else 0x7FF8000000000000
@@ -606,10 +629,9 @@ def _order_keys(values: pa.Array, t: DataType) -> np.ndarray | None:
         b[np.isnan(x)] = nan  # Float.compare / Double.compare: NaN above +inf, -0.0 below 0.0
         mask = ibits(0x7FFFFFFF) if ibits is np.int32 else np.int64(0x7FFFFFFFFFFFFFFF)
         return (b ^ ((b >> (31 if ibits is np.int32 else 63)) & mask)).astype(np.int64)
-    if isinstance(t, DecimalType) and t.is_compact:
+    if kind == "decimal":
         return _decimal_unscaled(values)
-    if isinstance(t, (BooleanType, TinyIntType, SmallIntType, IntType, BigIntType, DateType, TimeType,
-                      TimestampType, LocalZonedTimestampType)):
+    if kind == "int":
         return _ints(values)
     return None
 
@@ -656,7 +678,7 @@ class _Bool(Aggregator):
     all_of: ClassVar[bool] = True
 
     def check_type(self, field: str, t: DataType) -> None:
-        if not isinstance(t, BooleanType):
+        if t.root != "BOOLEAN":
             raise ValidationError(
                 f"Data type for {self.name.replace('_', ' ')} column must be 'BooleanType' but was "
                 f"'{t.to_string()}' (field {field!r})"
@@ -710,13 +732,14 @@ class Listagg(Aggregator):
     name = "listagg"
 
     def check_type(self, field: str, t: DataType) -> None:
-        if not isinstance(t, VarCharType):
+        if t.root != "VARCHAR":
             raise ValidationError(
                 f"Data type for list agg column must be 'VarCharType' but was '{t.to_string()}' (field {field!r})"
             )
-        if t.length != MAX_LENGTH:
+        length = cast(pt.VarCharType, t).length
+        if length != MAX_LENGTH:
             raise ValidationError(
-                f"Data type for list agg column must be STRING (unbounded VARCHAR), but was VARCHAR({t.length}) "
+                f"Data type for list agg column must be STRING (unbounded VARCHAR), but was VARCHAR({length}) "
                 f"(field {field!r})"
             )
 

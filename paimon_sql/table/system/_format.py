@@ -25,24 +25,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paimon_sql import types as pt
 from paimon_sql.casting import cast_array
 from paimon_sql.errors import PaimonError
-from paimon_sql.types import (
-    ArrayType,
-    BinaryType,
-    DataField,
-    DataType,
-    DateType,
-    LocalZonedTimestampType,
-    MapType,
-    MultisetType,
-    RowType,
-    TimestampType,
-    TimeType,
-    VarBinaryType,
-    VarCharType,
-    to_arrow_type,
-)
+from paimon_sql.types import DataField, DataType, VarCharType, to_arrow_type
 
 STRING = VarCharType()
 NULL_TEXT = "null"
@@ -79,17 +65,30 @@ def java_to_string(arr: pa.Array, t: DataType) -> pa.Array:
     an identity hash such as ``[B@1b2c3d``, which no one can reproduce)."""
     if len(arr) == 0:
         return pa.array([], pa.string())
-    if isinstance(t, DateType):
-        return pc.cast(pc.cast(arr, pa.int32()), pa.string())
-    if isinstance(t, TimeType):
-        return pc.cast(pc.cast(arr, pa.int32()), pa.string())
-    if isinstance(t, (TimestampType, LocalZonedTimestampType)):
-        return _local_date_time_strings(arr)
-    if isinstance(t, (BinaryType, VarBinaryType)):
-        return cast_to_string(arr, t)
-    if isinstance(t, (ArrayType, MapType, MultisetType, RowType)):
-        return pa.nulls(len(arr), pa.string())  # Paimon collects no statistics for nested types
-    return cast_to_string(arr, t)
+    return t.accept(_JavaToString(arr))
+
+
+class _JavaToString(pt.DefaultTypeVisitor[pa.Array]):
+    def __init__(self, arr: pa.Array) -> None:
+        self.arr = arr
+
+    def default(self, t: DataType) -> pa.Array:
+        return cast_to_string(self.arr, t)
+
+    def _int_text(self, t: DataType) -> pa.Array:
+        return pc.cast(pc.cast(self.arr, pa.int32()), pa.string())
+
+    visit_date = visit_time = _int_text
+
+    def _local_date_time(self, t: DataType) -> pa.Array:
+        return _local_date_time_strings(self.arr)
+
+    visit_timestamp = visit_local_zoned_timestamp = _local_date_time
+
+    def _null(self, t: DataType) -> pa.Array:
+        return pa.nulls(len(self.arr), pa.string())  # Paimon collects no statistics for nested types
+
+    visit_array = visit_map = visit_multiset = visit_row = _null
 
 
 def _local_date_time_strings(arr: pa.Array) -> pa.Array:
