@@ -26,18 +26,10 @@ from paimon_sql.names import MAX_NAME_BYTES, check_name
 from paimon_sql.ops.alter import check_column_name
 from paimon_sql.options import check_implemented, validate_options
 from paimon_sql.table.table import Table
-from paimon_sql.types import (
-    ArrayType,
-    MapType,
-    MultisetType,
-    RowType,
-    VariantType,
-    VectorType,
-    fields_from_arrow_schema,
-)
+from paimon_sql.types import fields_from_arrow_schema
 
-# Paimon's SchemaValidation.PRIMARY_KEY_UNSUPPORTED_LOGICAL_TYPES (geometry types aside)
-KEY_UNSUPPORTED_TYPES = (MapType, ArrayType, RowType, MultisetType, VectorType, VariantType)
+# Paimon's SchemaValidation.PRIMARY_KEY_UNSUPPORTED_LOGICAL_TYPES (geometry types aside), as type roots
+KEY_UNSUPPORTED_ROOTS = frozenset({"MAP", "ARRAY", "ROW", "MULTISET", "VECTOR", "VARIANT"})
 
 if TYPE_CHECKING:
     from paimon_sql.table.system import SystemTable
@@ -279,7 +271,7 @@ def build_schema(
     by_name = {f.name: f for f in fields}
     for what, cols in (("primary key", pks), ("partition", parts)):
         for c in cols:
-            if isinstance(by_name[c].type, KEY_UNSUPPORTED_TYPES):
+            if by_name[c].type.root in KEY_UNSUPPORTED_ROOTS:
                 raise UnsupportedError(
                     f"Column {c!r} of table {name} has type {by_name[c].type.to_string()}, which a {what} "
                     "column cannot have (Paimon's rule: no ARRAY, MAP, MULTISET, ROW, VECTOR or VARIANT keys)"
