@@ -14,6 +14,11 @@ Facts follow Apache Paimon's ``org.apache.paimon.types`` (``DataTypeJsonParser``
   ``Schema.Builder.column`` + ``ReassignFieldId``).
 
 Every type is a frozen dataclass with a keyword-only ``nullable`` flag (default ``True``).
+Code that depends on the kind of a type does not test classes by hand: it is a ``TypeVisitor``
+(an abstract method per type, so a conversion missing a type cannot be created) or a
+``DefaultTypeVisitor`` (a ``default`` for the types it treats alike), called as
+``t.accept(visitor)``; ``ToArrowType`` is the Arrow mapping. ``t.is_family(...)`` answers
+Paimon's type-family questions (``NUMERIC``, ``CHARACTER_STRING``...).
 ``root`` is a short name: ``BOOLEAN TINYINT SMALLINT INT BIGINT FLOAT DOUBLE DECIMAL CHAR VARCHAR
 BINARY VARBINARY DATE TIME TIMESTAMP TIMESTAMP_LTZ VARIANT BLOB ARRAY MAP MULTISET ROW VECTOR``.
 """
