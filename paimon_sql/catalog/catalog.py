@@ -12,6 +12,7 @@ import pyarrow as pa
 from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import (
     AlreadyExistsError,
+    DatabaseNotEmptyError,
     DatabaseNotFoundError,
     NotFoundError,
     TableNotFoundError,
@@ -116,7 +117,7 @@ class Catalog:
             raise DatabaseNotFoundError(f"Database {name} does not exist")
         tables = self.list_tables(name)
         if tables and not cascade:
-            raise ValidationError(f"Database {name} is not empty (tables: {tables}); use cascade=True")
+            raise DatabaseNotEmptyError(f"Database {name} is not empty (tables: {tables}); use cascade=True")
         self.file_io.delete_dir(self.database_path(name))
 
     # -- tables ----------------------------------------------------------------------------------

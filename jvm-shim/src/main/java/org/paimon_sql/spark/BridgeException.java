@@ -1,23 +1,22 @@
 package org.paimon_sql.spark;
 
 /**
- * An error reported by the Python side. {@link #kind} classifies it (NoSuchTable, NoSuchNamespace,
- * AlreadyExists, NonEmptyNamespace, IllegalArgument, Unsupported, NotFound, PaimonError,
- * BridgeDied, Internal, ...); the message is the engine's message, unchanged.
+ * An error reported by the Python side. {@link #kind} classifies it (see {@link ErrorKind}); the
+ * message is the engine's message, unchanged.
  */
 public class BridgeException extends RuntimeException {
   private static final long serialVersionUID = 1L;
-  public final String kind;
+  public final ErrorKind kind;
   public final String pythonTraceback;
 
-  public BridgeException(String kind, String message, String pythonTraceback) {
+  public BridgeException(ErrorKind kind, String message, String pythonTraceback) {
     super(message);
     this.kind = kind;
     this.pythonTraceback = pythonTraceback;
   }
 
-  public boolean is(String k) {
-    return k.equals(kind);
+  public boolean is(ErrorKind k) {
+    return kind == k;
   }
 
   /**
@@ -26,12 +25,12 @@ public class BridgeException extends RuntimeException {
    * a stack trace), for unexpected Python errors an IllegalStateException with the traceback.
    */
   public Throwable toUserException() {
-    if ("Internal".equals(kind)) {
-      return new IllegalStateException(
+    return switch (kind) {
+      case INTERNAL -> new IllegalStateException(
           getMessage() + (pythonTraceback == null ? "" : "\nPython traceback:\n" + pythonTraceback), this);
-    }
-    // no cause: spark-sql prints an AnalysisException without a cause as its message alone
-    return new PaimonException(kind, getMessage(), null);
+      // no cause: spark-sql prints an AnalysisException without a cause as its message alone
+      default -> new PaimonException(kind, getMessage(), null);
+    };
   }
 
   /** Throws {@link #toUserException()} (use as {@code throw e.raise();}). */

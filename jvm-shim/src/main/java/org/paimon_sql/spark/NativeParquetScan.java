@@ -251,13 +251,13 @@ final class NativeParquetScan
 
   /** A number of a bridge answer, or {@code otherwise}. */
   static long longOr(Object n, long otherwise) {
-    return n instanceof Number ? ((Number) n).longValue() : otherwise;
+    return n instanceof Number num ? num.longValue() : otherwise;
   }
 
   static List<DataFile> files(Object raw) {
     List<DataFile> out = new ArrayList<>();
-    if (raw instanceof List) {
-      for (Object o : (List<?>) raw) {
+    if (raw instanceof List<?> list) {
+      for (Object o : list) {
         Map<?, ?> m = (Map<?, ?>) o;
         out.add(new DataFile(String.valueOf(m.get("path")), ((Number) m.get("size")).longValue(),
             ((Number) m.get("rows")).longValue()));

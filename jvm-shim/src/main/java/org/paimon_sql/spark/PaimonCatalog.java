@@ -121,7 +121,7 @@ public class PaimonCatalog
 
   private static String database(String[] namespace) {
     if (namespace.length != 1) {
-      throw Errors.sneaky(new PaimonException("IllegalArgument",
+      throw Errors.sneaky(new PaimonException(ErrorKind.ILLEGAL_ARGUMENT,
           "Paimon namespaces have exactly one level (a database), got " + Arrays.toString(namespace), null));
     }
     return namespace[0];
@@ -172,7 +172,7 @@ public class PaimonCatalog
     try {
       return new HashMap<>((Map<String, String>) PythonBridge.call("load_namespace_metadata", p).get("metadata"));
     } catch (BridgeException e) {
-      if (e.is("NoSuchNamespace")) {
+      if (e.is(ErrorKind.NO_SUCH_NAMESPACE)) {
         throw new NoSuchNamespaceException(namespace);
       }
       throw e.raise();
@@ -188,7 +188,7 @@ public class PaimonCatalog
     try {
       PythonBridge.call("create_namespace", p);
     } catch (BridgeException e) {
-      if (e.is("AlreadyExists")) {
+      if (e.is(ErrorKind.ALREADY_EXISTS)) {
         throw new NamespaceAlreadyExistsException(namespace);
       }
       throw e.raise();
@@ -197,7 +197,7 @@ public class PaimonCatalog
 
   @Override
   public void alterNamespace(String[] namespace, NamespaceChange... changes) {
-    throw Errors.sneaky(new PaimonException("Unsupported",
+    throw Errors.sneaky(new PaimonException(ErrorKind.UNSUPPORTED,
         "ALTER NAMESPACE is not supported by the Paimon catalog '" + catalogName + "'", null));
   }
 
@@ -210,10 +210,10 @@ public class PaimonCatalog
     try {
       return Boolean.TRUE.equals(PythonBridge.call("drop_namespace", p).get("dropped"));
     } catch (BridgeException e) {
-      if (e.is("NonEmptyNamespace")) {
+      if (e.is(ErrorKind.NON_EMPTY_NAMESPACE)) {
         throw new NonEmptyNamespaceException(namespace, e.getMessage(), scala.Option.apply(null));
       }
-      if (e.is("NoSuchNamespace")) {
+      if (e.is(ErrorKind.NO_SUCH_NAMESPACE)) {
         throw new NoSuchNamespaceException(namespace);
       }
       throw e.raise();
@@ -234,7 +234,7 @@ public class PaimonCatalog
     try {
       l = (List<String>) PythonBridge.call("list_tables", p).get("tables");
     } catch (BridgeException e) {
-      if (e.is("NoSuchNamespace")) {
+      if (e.is(ErrorKind.NO_SUCH_NAMESPACE)) {
         throw new NoSuchNamespaceException(namespace);
       }
       throw e.raise();
@@ -290,7 +290,7 @@ public class PaimonCatalog
    * table of an existing table) keep the engine's message.
    */
   private static NoSuchTableException notFound(Identifier ident, BridgeException e) {
-    if (e.is("NoSuchTable") || e.is("NoSuchNamespace")) {
+    if (e.is(ErrorKind.NO_SUCH_TABLE) || e.is(ErrorKind.NO_SUCH_NAMESPACE)) {
       return new NoSuchTableException(ident);
     }
     throw e.raise();
@@ -322,7 +322,7 @@ public class PaimonCatalog
     for (Transform t : partitions) {
       if (!(t instanceof IdentityTransform) || t.references().length != 1
           || t.references()[0].fieldNames().length != 1) {
-        throw Errors.sneaky(new PaimonException("Unsupported",
+        throw Errors.sneaky(new PaimonException(ErrorKind.UNSUPPORTED,
             "Paimon tables are partitioned by columns only; unsupported partition transform "
                 + t.describe() + " for table " + quoted(ident), null));
       }
@@ -334,10 +334,10 @@ public class PaimonCatalog
     try {
       r = PythonBridge.call("create_table", p);
     } catch (BridgeException e) {
-      if (e.is("AlreadyExists")) {
+      if (e.is(ErrorKind.ALREADY_EXISTS)) {
         throw new TableAlreadyExistsException(ident);
       }
-      if (e.is("NoSuchNamespace")) {
+      if (e.is(ErrorKind.NO_SUCH_NAMESPACE)) {
         throw new NoSuchNamespaceException(ident.namespace());
       }
       throw e.raise();
@@ -401,7 +401,7 @@ public class PaimonCatalog
   }
 
   private static RuntimeException replaceUnsupported(Identifier ident) {
-    return Errors.sneaky(new PaimonException("Unsupported",
+    return Errors.sneaky(new PaimonException(ErrorKind.UNSUPPORTED,
         "REPLACE TABLE of the existing table " + quoted(ident) + " is not supported yet: it would drop "
             + "the table and its history (snapshots, tags) first. Use INSERT OVERWRITE to replace the "
             + "rows, ALTER TABLE to change the schema, or DROP TABLE and CREATE TABLE.", null));
@@ -431,10 +431,10 @@ public class PaimonCatalog
     try {
       PythonBridge.call("rename_table", p);
     } catch (BridgeException e) {
-      if (e.is("AlreadyExists")) {
+      if (e.is(ErrorKind.ALREADY_EXISTS)) {
         throw new TableAlreadyExistsException(newIdent);
       }
-      if (e.is("NoSuchTable")) {
+      if (e.is(ErrorKind.NO_SUCH_TABLE)) {
         throw new NoSuchTableException(oldIdent);
       }
       throw e.raise();
@@ -446,7 +446,7 @@ public class PaimonCatalog
   @Override
   public UnboundProcedure loadProcedure(Identifier ident) {
     if (ident.namespace().length != 1 || !SYSTEM_NAMESPACE.equalsIgnoreCase(ident.namespace()[0])) {
-      throw Errors.sneaky(new PaimonException("NotFound", "Procedure " + catalogName + "."
+      throw Errors.sneaky(new PaimonException(ErrorKind.NOT_FOUND, "Procedure " + catalogName + "."
           + String.join(".", ident.namespace()) + "." + ident.name() + " does not exist: the"
           + " procedures of catalog " + catalogName + " are in namespace '" + SYSTEM_NAMESPACE
           + "' (CALL " + catalogName + "." + SYSTEM_NAMESPACE + "." + ident.name() + "(...))", null));

@@ -116,11 +116,11 @@ public class PaimonScanBuilder
     java.util.Map<String, Object> p = new java.util.HashMap<>();
     p.put("options", options.asCaseSensitiveMap());
     java.util.Map<String, Object> r = PaimonCatalog.call("count_rows", p);
-    if (!(r.get("count") instanceof Number)) {
+    if (!(r.get("count") instanceof Number count)) {
       LOG.debug("count(*) of {} reads the files: {}", options.get("table"), r.get("reason"));
       return false;
     }
-    countScan = new MetadataCountScan(((Number) r.get("count")).longValue(), r.get("snapshot"));
+    countScan = new MetadataCountScan(count.longValue(), r.get("snapshot"));
     return true;
   }
 
@@ -206,7 +206,7 @@ public class PaimonScanBuilder
       plannedSize = NativeParquetScan.longOr(r.get("size_bytes"), -1);
       return null;
     }
-    java.util.List<?> accepted = r.get("accepted") instanceof java.util.List ? (java.util.List<?>) r.get("accepted") : null;
+    java.util.List<?> accepted = r.get("accepted") instanceof java.util.List<?> l ? l : null;
     java.util.List<Filter> partitionFilters = new java.util.ArrayList<>();
     java.util.List<Filter> dataFilters = new java.util.ArrayList<>();
     for (int i = 0; i < filters.length; i++) {

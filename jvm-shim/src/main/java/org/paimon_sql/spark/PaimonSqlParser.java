@@ -84,9 +84,9 @@ public class PaimonSqlParser implements ParserInterface {
     p.put("catalog", catalog);
     try {
       Object out = PythonBridge.call("rewrite_statement", p).get("sql");
-      if (out instanceof String && !sql.equals(out)) {
-        LOG.debug("rewrote statement: " + sql + "  ==>  " + out);
-        return (String) out;
+      if (out instanceof String rewritten && !sql.equals(rewritten)) {
+        LOG.debug("rewrote statement: " + sql + "  ==>  " + rewritten);
+        return rewritten;
       }
     } catch (BridgeException e) {
       LOG.warn("statement rewrite failed (" + e.getMessage() + "); parsing the statement as is");

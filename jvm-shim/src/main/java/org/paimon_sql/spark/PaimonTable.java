@@ -74,8 +74,8 @@ public class PaimonTable implements SupportsRead, SupportsWrite, SupportsDeleteV
     boolean ro = Boolean.TRUE.equals(r.get("read_only"));
     PaimonTable t = new PaimonTable(catalog, ident, schema, props, parts, pks, opts, ro);
     // fixed-bucket layout (absent in answers of system tables: no buckets)
-    if (r.get("bucket") instanceof Number) {
-      t.bucket = ((Number) r.get("bucket")).intValue();
+    if (r.get("bucket") instanceof Number bucket) {
+      t.bucket = bucket.intValue();
     }
     if (r.get("bucket_keys") instanceof List && r.get("bucket_key_types") instanceof List) {
       List<String> keys = new ArrayList<>((List<String>) r.get("bucket_keys"));

@@ -1,0 +1,83 @@
+"""Bridge calls of the catalog's life cycle and its namespaces (Paimon databases)."""
+
+from __future__ import annotations
+
+import os
+
+from paimon_sql.errors import DatabaseNotEmptyError, DatabaseNotFoundError, UnsupportedError
+from paimon_sql.spark.handlers.common import PROP_OWNER, catalog_of, str_param
+from paimon_sql.spark.handlers.registry import WARNINGS_KEY, Params, Result, handler
+
+
+@handler("ping", read_only=True)
+def ping(params: Params) -> Result:
+    from paimon_sql import __version__
+
+    return {"pid": os.getpid(), "version": __version__}
+
+
+@handler("initialize")
+def initialize(params: Params) -> Result:
+    """Opens the warehouse and creates its default database (as Paimon's Spark catalog does)."""
+    cat = catalog_of(params)
+    default = params.get("default_database") or "default"
+    cat.create_database(str(default), ignore_if_exists=True)
+    return {"warehouse": cat.warehouse, "pid": os.getpid()}
+
+
+# ----------------------------------------------------------------------------------------------
+# namespaces (databases)
+# ----------------------------------------------------------------------------------------------
+
+
+@handler("list_namespaces", read_only=True)
+def list_namespaces(params: Params) -> Result:
+    return {"namespaces": catalog_of(params).list_databases()}
+
+
+@handler("namespace_exists", read_only=True)
+def namespace_exists(params: Params) -> Result:
+    return {"exists": catalog_of(params).database_exists(str_param(params, "namespace"))}
+
+
+@handler("load_namespace_metadata", read_only=True)
+def load_namespace_metadata(params: Params) -> Result:
+    cat = catalog_of(params)
+    ns = str_param(params, "namespace")
+    if not cat.database_exists(ns):
+        raise DatabaseNotFoundError(f"Database {ns} does not exist")
+    return {"metadata": {"location": cat.database_path(ns)}}
+
+
+@handler("create_namespace")
+def create_namespace(params: Params) -> Result:
+    cat = catalog_of(params)
+    ns = str_param(params, "namespace")
+    meta = dict(params.get("metadata") or {})
+    warnings = []
+    loc = meta.get("location")
+    if loc and loc.rstrip("/") != cat.database_path(ns).rstrip("/"):
+        raise UnsupportedError(
+            f"Database {ns} cannot have LOCATION {loc!r}: Paimon databases live in the warehouse "
+            f"({cat.database_path(ns)})"
+        )
+    ignored = sorted(k for k in meta if k not in ("location", PROP_OWNER))
+    if ignored:
+        warnings.append(f"Database {ns}: properties {ignored} are not stored (Paimon databases have none)")
+    cat.create_database(ns)
+    return {WARNINGS_KEY: warnings}
+
+
+@handler("drop_namespace")
+def drop_namespace(params: Params) -> Result:
+    cat = catalog_of(params)
+    ns = str_param(params, "namespace")
+    if not cat.database_exists(ns):
+        return {"dropped": False}
+    cascade = bool(params.get("cascade"))
+    if not cascade:
+        tables = cat.list_tables(ns)
+        if tables:
+            raise DatabaseNotEmptyError(f"Database {ns} is not empty (tables: {tables}); use DROP ... CASCADE")
+    cat.drop_database(ns, cascade=cascade)
+    return {"dropped": True}

@@ -1,0 +1,52 @@
+"""What the bridge calls of every area share: the catalog of a request's warehouse, parameter
+checks, and Spark's reserved table properties."""
+
+from __future__ import annotations
+
+from paimon_sql.catalog.catalog import Catalog
+from paimon_sql.catalog.identifier import Identifier
+from paimon_sql.errors import ValidationError
+from paimon_sql.spark.handlers.registry import Params
+from paimon_sql.table.table import Table
+
+PROVIDER = "paimon"
+
+# Spark's reserved table properties (TableCatalog.PROP_*) and how CREATE TABLE treats them
+PROP_PROVIDER = "provider"
+PROP_LOCATION = "location"
+PROP_COMMENT = "comment"
+PROP_OWNER = "owner"
+PROP_EXTERNAL = "external"
+IGNORED_PROPS = {PROP_OWNER, "is_managed_location", "collation", "table_type"}
+OPTION_PREFIX = "option."
+
+_catalogs: dict[str, Catalog] = {}
+
+
+def catalog_of(params: Params) -> Catalog:
+    warehouse = params.get("warehouse")
+    if not isinstance(warehouse, str) or not warehouse:
+        raise ValidationError("The Paimon catalog needs a 'warehouse' option (a folder or URI)")
+    cat = _catalogs.get(warehouse)
+    if cat is None:
+        cat = Catalog(warehouse)
+        _catalogs[warehouse] = cat
+    return cat
+
+
+def str_param(params: Params, key: str) -> str:
+    v = params.get(key)
+    if not isinstance(v, str) or not v:
+        raise ValidationError(f"Bridge request is missing the string parameter {key!r}")
+    return v
+
+
+def identifier(params: Params, ns_key: str = "namespace", table_key: str = "table") -> Identifier:
+    return Identifier.parse((str_param(params, ns_key), str_param(params, table_key)))
+
+
+def data_table(cat: Catalog, ident: Identifier) -> Table:
+    table = cat.get_table(ident)
+    if not isinstance(table, Table):
+        raise ValidationError(f"{ident.full_name} is a system table, not a data table")
+    return table

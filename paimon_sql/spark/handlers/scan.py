@@ -1,0 +1,58 @@
+"""Bridge calls that plan a catalog scan: whether Spark's own parquet reader can read it, and
+``count(*)`` from the manifests."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from paimon_sql.errors import ValidationError
+from paimon_sql.spark.handlers.common import catalog_of
+from paimon_sql.spark.handlers.registry import Params, Result, handler
+from paimon_sql.table.table import Table
+
+
+@handler("plan_native_read", read_only=True)
+def plan_native_read(params: Params) -> Result:
+    """Plans a catalog scan (``options``: the scan's data source options; ``columns``: Spark's
+    required columns; ``filters``: Spark SQL text of each offered filter, or None) and says whether
+    Spark's own parquet reader can read its files as they are (see ``paimon_sql.spark.native_read``)."""
+    from paimon_sql.spark.native_read import plan_native
+
+    columns = params.get("columns")
+    filters = params.get("filters") or []
+    if not isinstance(columns, list) or not isinstance(filters, list):
+        raise ValidationError("plan_native_read needs 'columns' and 'filters' (lists)")
+    table, read = _scan_table(params, "plan_native_read")
+    if table is None:
+        return {"native": False, "reason": "a system table", "accepted": [False] * len(filters), "files": []}
+    mixed = params.get("mixed") is True
+    return plan_native(table, read, [str(c) for c in columns], filters, mixed).to_json()
+
+
+def _scan_table(params: Params, method: str) -> tuple[Table | None, dict[str, Any]]:
+    """The data table a catalog scan's ``options`` name (None for a system table), and the
+    snapshot it reads (``Table.plan``'s keyword arguments: time travel, or the pinned latest)."""
+    from paimon_sql.spark.source_options import TableRef, dynamic_options, read_snapshot
+
+    options = params.get("options")
+    if not isinstance(options, Mapping):
+        raise ValidationError(f"{method} needs 'options' (an object)")
+    ref = TableRef.of(options)
+    table = catalog_of({"warehouse": ref.warehouse}).get_table(ref.table)
+    if not isinstance(table, Table):
+        return None, {}
+    table = table.copy(dynamic_options(options))
+    return table, read_snapshot(options, table)
+
+
+@handler("count_rows", read_only=True)
+def count_rows(params: Params) -> Result:
+    """``SELECT count(*)`` of a catalog scan (``options``: the scan's data source options) from the
+    manifests, when the files' row counts are the table's (see ``native_read.count_rows``)."""
+    from paimon_sql.spark.native_read import count_rows as count
+
+    table, read = _scan_table(params, "count_rows")
+    if table is None:
+        return {"count": None, "reason": "a system table", "snapshot": None}
+    return count(table, read).to_json()

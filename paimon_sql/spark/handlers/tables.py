@@ -1,0 +1,338 @@
+"""Bridge calls on tables: loading one (its Spark schema, properties, time travel and bucket
+layout) and the DDL (CREATE, ALTER, DROP, RENAME)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from paimon_sql.catalog.catalog import Catalog
+from paimon_sql.catalog.identifier import Identifier
+from paimon_sql.errors import (
+    DatabaseNotFoundError,
+    PaimonError,
+    TableNotFoundError,
+    UnsupportedError,
+    ValidationError,
+)
+from paimon_sql.meta.schema import TableSchema
+from paimon_sql.options import CoreOptions, validate_options
+from paimon_sql.spark import spark_types
+from paimon_sql.spark.handlers.common import (
+    IGNORED_PROPS,
+    OPTION_PREFIX,
+    PROP_COMMENT,
+    PROP_EXTERNAL,
+    PROP_LOCATION,
+    PROP_PROVIDER,
+    PROVIDER,
+    catalog_of,
+    data_table,
+    identifier,
+    str_param,
+)
+from paimon_sql.spark.handlers.registry import WARNINGS_KEY, Params, Result, handler
+from paimon_sql.spark.source_options import check_connector_options, dynamic_options, time_travel
+from paimon_sql.table.table import Table
+from paimon_sql.table.travel import TimeTravel, resolve
+
+
+@handler("list_tables", read_only=True)
+def list_tables(params: Params) -> Result:
+    return {"tables": catalog_of(params).list_tables(str_param(params, "namespace"))}
+
+
+def _time_travel(table: Table, params: Params) -> tuple[dict[str, str], TableSchema]:
+    """Data source options and the schema of ``VERSION AS OF`` (Paimon's ``scan.version``) /
+    ``TIMESTAMP AS OF`` (microseconds: ``scan.timestamp-millis``)."""
+    version = params.get("version")
+    ts_micros = params.get("timestamp_micros")
+    if version is None and ts_micros is None:
+        return {}, table.schema
+    if version is not None:
+        tt = TimeTravel.of_version(str(version), table.store)
+    else:
+        tt = TimeTravel(timestamp_ms=int(ts_micros) // 1000)  # type: ignore[arg-type]
+    _, store, _ = resolve(table.store, tt, f"a read of table {table.name}")
+    return tt.as_options(), store.schema
+
+
+def _table_properties(table: Table, schema: TableSchema) -> dict[str, str]:
+    props = dict(schema.options)
+    if schema.primary_keys:
+        props["primary-key"] = ",".join(schema.primary_keys)
+    props[PROP_PROVIDER] = PROVIDER
+    if schema.comment:
+        props[PROP_COMMENT] = schema.comment
+    props[PROP_LOCATION] = table.path
+    return props
+
+
+def _describe(cat: Catalog, ident: Identifier, params: Params) -> Result:
+    base_opts = {"warehouse": cat.warehouse, "table": ident.full_name}
+    if ident.system_table is not None:
+        if not cat.table_exists(Identifier(ident.database, ident.table)):
+            if not cat.database_exists(ident.database):
+                raise DatabaseNotFoundError(f"Database {ident.database} does not exist")
+            raise TableNotFoundError(f"Table {ident.database}.{ident.table} does not exist")
+        sys_table = cat.get_table(ident)  # an unknown system table: NotFoundError naming the known ones
+        tt_opts: dict[str, str] = {}
+        if params.get("version") is not None or params.get("timestamp_micros") is not None:
+            if not getattr(sys_table, "TIME_TRAVEL", False):
+                raise UnsupportedError(
+                    f"System table {ident.full_name} has no time travel (only $files, $manifests, "
+                    "$partitions and $buckets have)"
+                )
+            tt_opts, _ = _time_travel(data_table(cat, Identifier(ident.database, ident.table, ident.branch)), params)
+        fields = getattr(sys_table, "fields", None)  # Paimon's declared columns (nullability included)
+        schema_json = (
+            spark_types.spark_schema_json(fields)
+            if fields is not None
+            else spark_types.spark_schema_json_from_arrow(sys_table.arrow_schema)
+        )
+        return {
+            "schema": schema_json,
+            "properties": {PROP_PROVIDER: PROVIDER},
+            "partition_keys": [],
+            "primary_keys": [],
+            "options": {**base_opts, **tt_opts},
+            "read_only": True,
+        }
+    stored = data_table(cat, ident)
+    dyn = _dynamic_options(params)
+    check_connector_options(dyn, ident.full_name)
+    table = stored.copy(dynamic_options(dyn))  # refuses options that cannot change or are not applied
+    tt_opts, schema = _time_travel(table, params)
+    if not tt_opts:  # no VERSION/TIMESTAMP AS OF: a time-travel dynamic option picks the schema
+        tt = time_travel(dyn, table)
+        if tt:
+            schema = table.resolve_read(**tt)[1].schema
+    bucket, bucket_keys, bucket_key_types = _bucket_layout(schema)
+    return {
+        "schema": spark_types.spark_schema_json(schema.fields),
+        "properties": _table_properties(stored, schema),
+        "partition_keys": list(schema.partition_keys),
+        "primary_keys": list(schema.primary_keys),
+        "options": {**base_opts, **tt_opts},
+        "read_only": bool(tt_opts),
+        # the shim clusters writes of fixed-bucket tables by (partition, paimon_bucket(bucket, keys))
+        "bucket": bucket,
+        "bucket_keys": bucket_keys,
+        "bucket_key_types": bucket_key_types,
+    }
+
+
+def _dynamic_options(params: Params) -> dict[str, str]:
+    """Paimon's dynamic options from the Spark session (``spark.paimon.<key>`` and
+    ``spark.paimon.<catalog>.<db>.<table>.<key>``, collected by the shim for this table)."""
+    raw = params.get("dynamic_options") or {}
+    if not isinstance(raw, Mapping):
+        raise ValidationError(f"'dynamic_options' must be an object, got {raw!r}")
+    return {str(k): str(v) for k, v in raw.items()}
+
+
+def _bucket_layout(schema: TableSchema) -> tuple[int, list[str], list[str]]:
+    """(bucket option, bucket-key columns, their Paimon type strings) of a table; a bad option or
+    bucket key gives (-1, [], []): loading the table must not fail on it (writing it does)."""
+    try:
+        bucket = CoreOptions(schema.options).bucket
+        keys = schema.bucket_keys
+        types = [schema.field(k).type.to_string() for k in keys]
+    except (PaimonError, ValueError):
+        return -1, [], []
+    return bucket, keys, types
+
+
+@handler("load_table", read_only=True)
+def load_table(params: Params) -> Result:
+    return _describe(catalog_of(params), identifier(params), params)
+
+
+def _create_options(ident: Identifier, cat: Catalog, properties: Mapping[str, str]) -> tuple[dict[str, str], str | None]:
+    """Paimon options and comment from Spark's CREATE TABLE properties."""
+    options: dict[str, str] = {}
+    comment = None
+    for key, value in properties.items():
+        if key.startswith(OPTION_PREFIX):
+            options[key[len(OPTION_PREFIX):]] = value
+        elif key == PROP_PROVIDER:
+            if value.lower() != PROVIDER:
+                raise ValidationError(
+                    f"Table {ident.full_name} of the Paimon catalog cannot be created USING {value}: "
+                    f"its tables are Paimon tables (USING {PROVIDER} or no USING clause)"
+                )
+        elif key == PROP_COMMENT:
+            comment = value
+        elif key == PROP_LOCATION:
+            expected = cat.table_path(ident)
+            if value.rstrip("/").removeprefix("file:") != expected.rstrip("/").removeprefix("file:"):
+                raise UnsupportedError(
+                    f"Table {ident.full_name} cannot have LOCATION {value!r}: Paimon tables live in "
+                    f"their database folder ({expected})"
+                )
+        elif key == PROP_EXTERNAL:
+            if value.lower() == "true":
+                raise UnsupportedError(f"EXTERNAL tables are not supported (table {ident.full_name})")
+        elif key in IGNORED_PROPS:
+            continue
+        else:
+            options[key] = value
+    return options, comment
+
+
+@handler("create_table")
+def create_table(params: Params) -> Result:
+    cat = catalog_of(params)
+    ident = identifier(params)
+    ident.check_plain()
+    schema = spark_types.arrow_schema(str_param(params, "schema"), f"table {ident.full_name}")
+    partition_keys = [str(k) for k in params.get("partition_keys") or []]
+    options, comment = _create_options(ident, cat, params.get("properties") or {})
+    pks = [k.strip() for k in options.get("primary-key", "").split(",") if k.strip()]
+    warnings = validate_options(
+        {k: v for k, v in options.items() if k != "primary-key"}, ident.full_name, primary_keys=pks
+    )
+    cat.create_table(ident, schema, partition_keys=partition_keys, options=options, comment=comment)
+    out = _describe(cat, ident, {})
+    out[WARNINGS_KEY] = warnings
+    return out
+
+
+def _column(change: Mapping[str, Any], table: str) -> str:
+    name = change.get("name") or []
+    if len(name) != 1:
+        raise UnsupportedError(
+            f"Changing nested field {'.'.join(name)} of table {table} is not supported (top-level columns only)"
+        )
+    return str(name[0])
+
+
+def _alter_kwargs(table: Table, changes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    name = table.name
+    columns = set(table.schema.field_names)
+    add: list[pa.Field] = []
+    drop: list[str] = []
+    rename: dict[str, str] = {}
+    types: dict[str, pa.DataType] = {}
+    set_opts: dict[str, str] = {}
+    remove: list[str] = []
+    comment: str | None = None
+    column_comments: dict[str, str | None] = {}
+    for ch in changes:
+        op = ch.get("op")
+        if op == "set_property":
+            key, value = str(ch["key"]), str(ch["value"])
+            if key in (PROP_LOCATION, PROP_PROVIDER, PROP_EXTERNAL):
+                raise UnsupportedError(
+                    f"ALTER TABLE {name} cannot set {key!r}: a Paimon table lives in its warehouse folder "
+                    "and cannot be moved, made external or given another provider"
+                )
+            if key == PROP_COMMENT:
+                comment = value
+            else:
+                set_opts[key.removeprefix(OPTION_PREFIX)] = value
+        elif op == "remove_property":
+            key = str(ch["key"])
+            if key == PROP_COMMENT:
+                comment = ""
+            else:
+                remove.append(key.removeprefix(OPTION_PREFIX))
+        elif op == "add_column":
+            col = _column(ch, name)
+            if ch.get("position"):
+                raise UnsupportedError(
+                    f"ADD COLUMN {col} {ch['position'].upper()} on table {name}: new columns are added last"
+                )
+            if ch.get("has_default"):
+                raise UnsupportedError(f"ADD COLUMN {col} with a DEFAULT value on table {name} is not supported")
+            meta = {"comment": str(ch["comment"])} if ch.get("comment") else {}
+            field = {"name": col, "type": spark_types.parse_spark_type(ch["type"]),
+                     "nullable": bool(ch.get("nullable", True)), "metadata": meta}
+            add.append(spark_types.arrow_field(field, f"table {name}"))
+        elif op == "drop_column":
+            col = _column(ch, name)
+            if col not in columns and ch.get("if_exists"):
+                continue
+            drop.append(col)
+        elif op == "rename_column":
+            rename[_column(ch, name)] = str(ch["new_name"])
+        elif op == "update_column_type":
+            col = _column(ch, name)
+            types[col] = spark_types.arrow_type(spark_types.parse_spark_type(ch["type"]), f"column {col!r}")
+        elif op == "update_column_nullability":
+            col = _column(ch, name)
+            if col in columns and table.schema.field(col).type.nullable == bool(ch.get("nullable")):
+                continue
+            raise UnsupportedError(f"Changing the nullability of column {col!r} of table {name} is not supported")
+        elif op == "update_column_comment":
+            column_comments[_column(ch, name)] = ch.get("comment") or None
+        elif op == "update_column_position":
+            raise UnsupportedError(f"Moving column {_column(ch, name)!r} of table {name} is not supported")
+        else:
+            raise UnsupportedError(f"ALTER TABLE {name}: change {ch.get('description', ch)} is not supported")
+    kwargs: dict[str, Any] = {}
+    if add:
+        kwargs["add_columns"] = add
+    if drop:
+        kwargs["drop_columns"] = drop
+    if rename:
+        kwargs["rename_columns"] = rename
+    if types:
+        kwargs["change_types"] = types
+    if set_opts:
+        kwargs["set_options"] = set_opts
+    if remove:
+        kwargs["remove_options"] = remove
+    if comment is not None:
+        kwargs["comment"] = comment
+    if column_comments:
+        kwargs["column_comments"] = column_comments
+    return kwargs
+
+
+@handler("alter_table")
+def alter_table(params: Params) -> Result:
+    cat = catalog_of(params)
+    ident = identifier(params)
+    if ident.system_table is not None:
+        raise UnsupportedError(f"System table {ident.full_name} cannot be altered")
+    table = data_table(cat, ident)
+    kwargs = _alter_kwargs(table, list(params.get("changes") or []))
+    warnings: list[str] = []
+    if "set_options" in kwargs:
+        new_keys = kwargs["set_options"]
+        merged = {**table.options, **new_keys}
+        warnings = [
+            w for w in validate_options(merged, table.name, primary_keys=table.primary_keys)
+            if any(repr(k) in w for k in new_keys)
+        ]
+    if kwargs:
+        table.alter(**kwargs)
+    out = _describe(cat, ident, {})
+    out[WARNINGS_KEY] = warnings
+    return out
+
+
+@handler("drop_table")
+def drop_table(params: Params) -> Result:
+    cat = catalog_of(params)
+    ident = identifier(params)
+    if ident.system_table is not None:
+        raise UnsupportedError(f"System table {ident.full_name} cannot be dropped")
+    if ident.branch is not None:
+        raise UnsupportedError(f"Drop branch {ident.branch!r} of {ident.database}.{ident.table} with a procedure")
+    if not cat.table_exists(ident):
+        return {"dropped": False}
+    cat.drop_table(ident)
+    return {"dropped": True}
+
+
+@handler("rename_table")
+def rename_table(params: Params) -> Result:
+    cat = catalog_of(params)
+    src = identifier(params)
+    dst = identifier(params, "new_namespace", "new_table")
+    cat.rename_table(src, dst)
+    return {}
