@@ -73,3 +73,14 @@ def test_the_running_shim_uses_the_handlers_read_only_set_and_error_kinds(spark:
     for kind in errors.bridge_kinds():
         assert jvm.ErrorKind.of(kind).wire() == kind
     assert jvm.ErrorKind.of("NoSuchTable").sqlState() == "42704"
+
+
+@pytest.mark.spark
+def test_an_engine_error_reaches_spark_with_the_sql_state_of_its_kind(spark: Any, db: str) -> None:
+    from pyspark.errors import AnalysisException
+
+    spark.sql(f"CREATE TABLE {db}.s (id BIGINT)")
+    with pytest.raises(AnalysisException) as info:
+        spark.sql(f"ALTER TABLE {db}.s SET TBLPROPERTIES ('bucket' = 'many')")
+    assert "bucket" in str(info.value)
+    assert info.value.getSqlState() == "22023"  # IllegalArgument (ValidationError)
