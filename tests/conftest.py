@@ -24,3 +24,11 @@ def installed_wheel(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
     src = clean_copy(base / "src")
     wheel = build_wheel(src, base / "dist")
     return install_into_new_venv(wheel, base / "venv")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that uses the SparkSession fixture carries the ``spark`` marker, so
+    ``-m "not spark"`` never starts a JVM (some modules forget ``pytestmark``)."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
