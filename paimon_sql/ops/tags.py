@@ -9,9 +9,9 @@ Deleting a tag whose snapshot still exists removes the tag file only. When the s
 and no other tag names it, the files only that tag kept alive are deleted too (Paimon's
 ``TagDeletion``): data files and manifests of the tagged snapshot that neither the neighbouring tag
 before it, nor the nearer of the next tag and the earliest snapshot, reference. paimon_sql also keeps
-every file the earliest snapshot or the tags of any branch reference (a branch created from a tag
-shares its files; Paimon does not check this). When any of those snapshots cannot be read, no file
-is deleted.
+every file a snapshot or tag of another branch references (a branch created from a tag shares its
+files; Paimon does not check this). When any of those snapshots cannot be read, no file is deleted.
+What is still referenced is answered by ``ops/file_refs.py``, shared with snapshot expiry.
 """
 
 from __future__ import annotations
@@ -22,18 +22,19 @@ import uuid
 from dataclasses import dataclass
 
 from paimon_sql.errors import AlreadyExistsError, NotFoundError, PaimonError, ValidationError
-from paimon_sql.format.binary_row import decode_row
-from paimon_sql.fs.file_io import basename, join
-from paimon_sql.meta.file_store import BRANCH_PREFIX, MAIN_BRANCH, FileStore
-from paimon_sql.meta.manifest_entry import KIND_ADD, ManifestEntry, merge_entries
+from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.snapshot import Snapshot
-from paimon_sql.meta.snapshot_manager import SnapshotManager
-from paimon_sql.meta.tag_manager import TagManager
 from paimon_sql.names import check_name
+from paimon_sql.ops.file_refs import (
+    TAG_CREATE_TIME,
+    TAG_TIME_RETAINED,
+    FileRefs,
+    earliest_snapshot,
+    tagged_snapshots,
+    trim_to_snapshot,
+)
 
-TAG_CREATE_TIME = "tagCreateTime"
-TAG_TIME_RETAINED = "tagTimeRetained"
-_TAG_KEYS = (TAG_CREATE_TIME, TAG_TIME_RETAINED)
+__all__ = ["TAG_CREATE_TIME", "TAG_TIME_RETAINED", "tagged_snapshots", "trim_to_snapshot"]
 
 
 @dataclass(frozen=True)
@@ -97,13 +98,6 @@ def validate_tag_name(tag: object, table: str, new: bool = True) -> str:
     return tag
 
 
-def trim_to_snapshot(tagged: Snapshot) -> Snapshot:
-    """A tag's snapshot without the tag's own fields (``Tag.trimToSnapshot``)."""
-    if not any(k in tagged.extra for k in _TAG_KEYS):
-        return tagged
-    return dataclasses.replace(tagged, extra={k: v for k, v in tagged.extra.items() if k not in _TAG_KEYS})
-
-
 def tag_json(snapshot: Snapshot, time_retained_ms: int | None, now: _dt.datetime | None = None) -> str:
     """The JSON of a tag of ``snapshot``: the snapshot's JSON, plus the creation time and retention
     when there is a retention (Paimon omits both otherwise, so that old readers can read it)."""
@@ -131,21 +125,6 @@ def find_snapshot(store: FileStore, snapshot_id: int) -> Snapshot:
     raise NotFoundError(
         f"Cannot create tag because snapshot {snapshot_id} of table {store.name} does not exist"
     )
-
-
-def tagged_snapshots(tags: TagManager) -> list[tuple[Snapshot, list[str]]]:
-    """Every tagged snapshot (trimmed) with the names of its tags, by snapshot id."""
-    by_id: dict[int, tuple[Snapshot, list[str]]] = {}
-    for name in tags.tag_names():
-        try:
-            snap = trim_to_snapshot(tags.tagged_snapshot(name))
-        except NotFoundError:
-            continue  # deleted since the listing
-        if snap.id in by_id:
-            by_id[snap.id][1].append(name)
-        else:
-            by_id[snap.id] = (snap, [name])
-    return [by_id[k] for k in sorted(by_id)]
 
 
 def create_tag(
@@ -214,125 +193,53 @@ def delete_tag(store: FileStore, tag: str) -> DeleteTagResult:
 # Files only an expired tagged snapshot references
 # ----------------------------------------------------------------------------------------------
 
-_FileKey = tuple[bytes, int, str]
-
 
 def _skipping_snapshots(store: FileStore, tagged: Snapshot, all_tagged: list[Snapshot]) -> list[Snapshot]:
-    """The snapshots whose files must stay: the tag before, the nearer of the next tag and the
-    earliest snapshot, and the earliest snapshot and tags of every other branch."""
+    """The snapshots of this branch whose files must stay: the tag before, the nearer of the next
+    tag and the earliest snapshot (other branches: ``FileRefs.branch_live_among``)."""
     out: list[Snapshot] = []
     ids = [s.id for s in all_tagged]
     index = ids.index(tagged.id) if tagged.id in ids else None
     if index is None:  # the tag list changed concurrently: keep what every tag and snapshot uses
         out.extend(all_tagged)
-        earliest = _earliest(store.snapshots)
+        earliest = earliest_snapshot(store.snapshots)
         if earliest is not None:
             out.append(earliest)
-    else:
-        if index > 0:
-            out.append(all_tagged[index - 1])
-        right = _earliest(store.snapshots)
-        if index + 1 < len(all_tagged):
-            nxt = all_tagged[index + 1]
-            if right is None or nxt.id < right.id:
-                right = nxt
-        if right is not None:
-            out.append(right)
-    for branch_meta in _other_branch_paths(store):
-        sm = SnapshotManager(store.file_io, branch_meta, store.name)
-        earliest = _earliest(sm)
-        if earliest is not None:
-            out.append(earliest)
-        out.extend(s for s, _ in tagged_snapshots(TagManager(store.file_io, branch_meta, store.name)))
-    return out
-
-
-def _earliest(sm: SnapshotManager) -> Snapshot | None:
-    sid = sm.earliest_id()
-    return sm.snapshot(sid) if sid is not None else None
-
-
-def _other_branch_paths(store: FileStore) -> list[str]:
-    """Metadata folders of every branch of the table but ``store``'s own."""
-    out = []
-    if store.branch != MAIN_BRANCH:
-        out.append(store.path)
-    for st in store.file_io.list_status(join(store.path, "branch")):
-        name = basename(st.path)
-        if st.is_dir and name.startswith(BRANCH_PREFIX) and name[len(BRANCH_PREFIX):] != store.branch:
-            out.append(st.path)
-    return out
-
-
-def _live_data_files(store: FileStore, snapshot: Snapshot) -> list[ManifestEntry]:
-    entries: list[ManifestEntry] = []
-    for m in store.manifests.data_manifests(snapshot):
-        entries.extend(store.manifests.read_manifest(m.file_name))
-    return [e for e in merge_entries(entries) if e.kind == KIND_ADD]
-
-
-def _metadata_files(store: FileStore, snapshot: Snapshot) -> set[str]:
-    """Names of the manifest lists, manifests, index manifest, index files and statistics file
-    ``snapshot`` references (``FileDeletionBase.manifestSkippingSet``)."""
-    out = {snapshot.base_manifest_list, snapshot.delta_manifest_list}
-    out.update(m.file_name for m in store.manifests.data_manifests(snapshot))
-    if snapshot.index_manifest:
-        out.add(snapshot.index_manifest)
-        out.update(e.index_file.file_name for e in store.manifests.read_index_manifest(snapshot.index_manifest))
-    if snapshot.statistics:
-        out.add(snapshot.statistics)
+        return out
+    if index > 0:
+        out.append(all_tagged[index - 1])
+    right = earliest_snapshot(store.snapshots)
+    if index + 1 < len(all_tagged):
+        nxt = all_tagged[index + 1]
+        if right is None or nxt.id < right.id:
+            right = nxt
+    if right is not None:
+        out.append(right)
     return out
 
 
 def _clean_tag_files(store: FileStore, tagged: Snapshot, all_tagged: list[Snapshot]) -> tuple[int, int]:
     fio = store.file_io
+    refs = FileRefs(store)
     try:
         skipping = _skipping_snapshots(store, tagged, all_tagged)
-        keep_data: set[_FileKey] = set()
-        keep_meta: set[str] = set()
+        candidates = refs.live(tagged)
+        keep_data = refs.branch_live_among(candidates)
         for s in skipping:
-            keep_data.update((e.partition, e.bucket, e.file.file_name) for e in _live_data_files(store, s))
-            keep_meta |= _metadata_files(store, s)
-        candidates = _live_data_files(store, tagged)
+            keep_data |= refs.live_among(s, candidates)
+        keep_meta = refs.branch_metadata_names()
+        for s in skipping:
+            keep_meta |= refs.metadata_names(s)
     except PaimonError:
         return 0, 0  # cannot prove a file unused: delete nothing (Paimon skips cleaning too)
     data_deleted = 0
-    dirs: dict[tuple[bytes, int], str] = {}
-    for e in candidates:
-        if (e.partition, e.bucket, e.file.file_name) in keep_data:
-            continue
-        key = (e.partition, e.bucket)
-        if key not in dirs:
-            dirs[key] = store.bucket_dir(decode_row(e.partition, store.partition_types), e.bucket)
-        paths = [e.file.external_path or join(dirs[key], e.file.file_name)]
-        paths += [join(dirs[key], x) for x in e.file.extra_files]
-        for p in paths:
-            if fio.delete(p):
-                data_deleted += 1
-    # then the metadata files (manifests last, so an interrupted clean can be redone)
-    meta_deleted = 0
+    for key, ref in candidates.items():
+        if key not in keep_data:
+            data_deleted += sum(fio.delete(f.path) for f in refs.data_paths(ref))
+    # then the metadata files, each before the files naming it, so an interrupted clean can be redone
     try:
-        index_files: list[str] = []
-        if tagged.index_manifest and tagged.index_manifest not in keep_meta:
-            index_files = [
-                e.index_file.external_path or store.index_file_path(e.index_file.file_name)
-                for e in store.manifests.index_entries(tagged)
-                if e.index_file.file_name not in keep_meta
-            ]
-        manifests = [m.file_name for m in store.manifests.read_manifest_list(tagged.base_manifest_list)]
-        manifests += [m.file_name for m in store.manifests.read_manifest_list(tagged.delta_manifest_list)]
+        groups = refs.unused_metadata(tagged, keep_meta)
     except PaimonError:
         return data_deleted, 0
-    for p in index_files:
-        meta_deleted += int(fio.delete(p))
-    if tagged.index_manifest and tagged.index_manifest not in keep_meta:
-        meta_deleted += int(fio.delete(store.manifests.path(tagged.index_manifest)))
-    for name in manifests:
-        if name not in keep_meta:
-            meta_deleted += int(fio.delete(store.manifests.path(name)))
-    for name in (tagged.base_manifest_list, tagged.delta_manifest_list):
-        if name not in keep_meta:
-            meta_deleted += int(fio.delete(store.manifests.path(name)))
-    if tagged.statistics and tagged.statistics not in keep_meta:
-        meta_deleted += int(fio.delete(join(store.path, "statistics", tagged.statistics)))
+    meta_deleted = sum(fio.delete(f.path) for group in groups for f in group)
     return data_deleted, meta_deleted
