@@ -1,0 +1,448 @@
+"""Snapshot expiry, as Apache Paimon's ``ExpireSnapshotsImpl`` does it.
+
+Which snapshots go (``expire``): with ``latest`` the newest snapshot id,
+
+- every snapshot older than ``latest - retain_max + 1`` may go (``snapshot.num-retained.max``),
+  whatever its age;
+- the ``retain_min`` newest ones always stay (``snapshot.num-retained.min``);
+- no snapshot a consumer still needs goes: none from the smallest ``nextSnapshot`` of the
+  ``consumer/consumer-<id>`` files on;
+- at most ``max_deletes`` go in one run, counted from the earliest (``snapshot.expire.limit``);
+- between the max bound and the min bound, a snapshot goes only when the snapshot after it is
+  older than the time bound (``snapshot.time-retained``, or the procedure's ``older_than``):
+  scanning upwards, expiry stops at the first snapshot whose successor is too young.
+
+What is deleted (``expire until end``, everything in ``[earliest, end)``), in Paimon's order, each
+step only after the one before it is complete:
+
+1. the data files the deltas of the snapshots in ``(earliest, end]`` delete (they are live in the
+   expiring snapshots only), unless a tag or another branch still has them; the changelog files
+   of the expiring snapshots;
+2. the manifests, index files, index manifests, manifest lists and statistics files of the
+   expiring snapshots that neither the ``end`` snapshot, nor a tag in the range, nor another
+   branch references;
+3. the snapshot files, oldest first (the history stays contiguous);
+4. the ``EARLIEST`` hint, rewritten to ``end``.
+
+Crash safety: the retained snapshots never lose a file, so a run killed at any point leaves the
+table readable at its latest snapshot; the expiring snapshots may have lost files until a rerun
+deletes them. A rerun recomputes the same range (or a larger one) from the snapshots still there
+and finishes the job: files already gone are skipped, and a manifest list an earlier run deleted
+counts as empty. A snapshot missing in the middle of the range is skipped; a missing ``end``
+snapshot is replaced by the next existing one, so expiry never gets stuck on a gap (Paimon issue
+#4743).
+
+Automatic expiry after every commit (``expire_after_commit``): sync by default, on a background
+thread with ``snapshot.expire.execution-mode = async`` (a failure there is raised by the next
+commit of the table in this process, before it commits anything), never with ``write-only``.
+Consumers not updated for ``consumer.expiration-time`` are removed first, as Paimon does.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from paimon_sql.errors import CorruptFileError, NotFoundError, PaimonError, UnsupportedError, ValidationError
+from paimon_sql.fs.file_io import FileIO, join
+from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.ops.file_refs import FileKey, FileRef, FileRefs, FileToDelete, tagged_snapshots
+
+_LOG = logging.getLogger(__name__)
+
+CONSUMER_PREFIX = "consumer-"
+INT_MAX = 2**31 - 1
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+_DELETE_THREADS = 8
+
+
+@dataclass(frozen=True)
+class ExpireResult:
+    """What one expiry run deleted (with ``dry_run``: what it would delete)."""
+
+    table: str
+    deleted_snapshots: int
+    deleted_data_files: int  # data files, their extra files and changelog files
+    deleted_manifests: int  # manifests, manifest lists and statistics files
+    deleted_index_files: int  # index files and index manifests
+    deleted_bytes: int
+    expired_snapshot_ids: tuple[int, ...]
+    earliest_snapshot_id: int | None  # the earliest snapshot after the run
+    dry_run: bool = False
+
+
+# ----------------------------------------------------------------------------------------------
+# arguments
+# ----------------------------------------------------------------------------------------------
+
+
+def parse_timestamp_ms(text: str, what: str) -> int:
+    """Epoch millis of ``'yyyy-MM-dd[ HH:mm:ss[.fff]]'`` in the local time zone (Paimon parses
+    ``older_than`` in the JVM's default zone)."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValidationError(f"{what} must be a timestamp 'yyyy-MM-dd HH:mm:ss', got {text!r}")
+    try:
+        parsed = _dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValidationError(f"{what} must be a timestamp 'yyyy-MM-dd HH:mm:ss', got {text!r}") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.astimezone()
+    return (parsed - _EPOCH) // _dt.timedelta(milliseconds=1)
+
+
+def _count(value: object, name: str, table: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= INT_MAX:
+        raise ValidationError(
+            f"Snapshot expiry of table {table}: argument {name!r} must be an integer between {minimum} "
+            f"and {INT_MAX}, got {value!r}"
+        )
+    return value
+
+
+def _older_than_ms(value: object, table: str) -> int:
+    if isinstance(value, _dt.datetime):
+        v = value if value.tzinfo is not None else value.astimezone()
+        return (v - _EPOCH) // _dt.timedelta(milliseconds=1)
+    if isinstance(value, str):
+        return parse_timestamp_ms(value, f"Snapshot expiry of table {table}: argument 'older_than'")
+    raise ValidationError(
+        f"Snapshot expiry of table {table}: argument 'older_than' must be a timestamp "
+        f"('yyyy-MM-dd HH:mm:ss' or a datetime), got {value!r}"
+    )
+
+
+def check_changelog_coupled(store: FileStore) -> None:
+    """Changelogs that outlive their snapshots (``changelog.num-retained.*`` /
+    ``changelog.time-retained`` above the snapshot retention) are not implemented: refuse."""
+    o = store.options
+    given = {k for k in ("changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained")
+             if k in store.schema.options}
+    if given and (
+        o.changelog_num_retained_max > o.snapshot_num_retained_max
+        or o.changelog_num_retained_min > o.snapshot_num_retained_min
+        or o.changelog_time_retained_ms > o.snapshot_time_retained_ms
+    ):
+        raise UnsupportedError(
+            f"Snapshot expiry of table {store.name}: options {sorted(given)} keep changelogs longer than "
+            "snapshots (a decoupled changelog lifecycle), which paimon_sql does not implement yet"
+        )
+
+
+# ----------------------------------------------------------------------------------------------
+# consumers
+# ----------------------------------------------------------------------------------------------
+
+
+def min_next_snapshot(store: FileStore) -> int | None:
+    """The smallest ``nextSnapshot`` of the table's (branch's) consumers; None without any."""
+    folder = join(store.meta_path, "consumer")
+    out: int | None = None
+    for name in store.file_io.list_names(folder):
+        if not name.startswith(CONSUMER_PREFIX) or len(name) == len(CONSUMER_PREFIX):
+            continue
+        path = join(folder, name)
+        try:
+            text = store.file_io.read_text(path)
+        except NotFoundError:
+            continue  # deleted since the listing
+        try:
+            nxt = json.loads(text)["nextSnapshot"]
+            if isinstance(nxt, bool) or not isinstance(nxt, int):
+                raise TypeError(f"nextSnapshot is {nxt!r}")
+        except (ValueError, KeyError, TypeError) as e:
+            raise CorruptFileError(f"Corrupt consumer file {path} of table {store.name}: {e}") from e
+        out = nxt if out is None else min(out, nxt)
+    return out
+
+
+def expire_consumers(store: FileStore, now_ms: int | None = None) -> int:
+    """Deletes the consumers not updated for ``consumer.expiration-time`` (``ConsumerManager.expire``);
+    returns how many."""
+    keep_ms = store.options.consumer_expiration_time_ms
+    if keep_ms is None:
+        return 0
+    cutoff = (now_ms if now_ms is not None else int(time.time() * 1000)) - int(keep_ms)
+    deleted = 0
+    for st in store.file_io.list_status(join(store.meta_path, "consumer")):
+        name = st.path.rsplit("/", 1)[-1]
+        if not st.is_dir and name.startswith(CONSUMER_PREFIX) and st.mtime_ms < cutoff:
+            deleted += int(store.file_io.delete(st.path))
+    return deleted
+
+
+# ----------------------------------------------------------------------------------------------
+# expiry
+# ----------------------------------------------------------------------------------------------
+
+
+def expire_snapshots(
+    store: FileStore,
+    retain_max: int | None = None,
+    retain_min: int | None = None,
+    older_than: str | _dt.datetime | None = None,
+    max_deletes: int | None = None,
+    dry_run: bool = False,
+    now_ms: int | None = None,
+) -> ExpireResult:
+    """Expires snapshots of ``store`` by the rules of the module doc. Arguments left None come from
+    the table's options (``snapshot.num-retained.max`` / ``.min``, ``snapshot.expire.limit``, and
+    ``snapshot.time-retained`` before now for ``older_than``, a local timestamp). ``dry_run``
+    deletes nothing and reports what would go. Bad arguments raise a ValidationError naming the
+    argument before anything is read or deleted."""
+    o = store.options
+    name = store.name
+    rmax = _count(retain_max if retain_max is not None else o.snapshot_num_retained_max, "retain_max", name, 1)
+    rmin = _count(retain_min if retain_min is not None else o.snapshot_num_retained_min, "retain_min", name, 1)
+    limit = _count(max_deletes if max_deletes is not None else o.snapshot_expire_limit, "max_deletes", name, 0)
+    if not isinstance(dry_run, bool):
+        raise ValidationError(f"Snapshot expiry of table {name}: argument 'dry_run' must be true or false, got {dry_run!r}")
+    if rmin > rmax:
+        src_min = "" if retain_min is not None else " (option 'snapshot.num-retained.min')"
+        src_max = "" if retain_max is not None else " (option 'snapshot.num-retained.max')"
+        raise ValidationError(
+            f"Snapshot expiry of table {name}: retain_max {rmax}{src_max} must not be less than "
+            f"retain_min {rmin}{src_min}"
+        )
+    now = now_ms if now_ms is not None else int(time.time() * 1000)
+    cutoff = _older_than_ms(older_than, name) if older_than is not None else now - o.snapshot_time_retained_ms
+    check_changelog_coupled(store)
+
+    sm = store.snapshots
+    latest = sm.latest_id()
+    earliest = sm.earliest_id()
+    if latest is None or earliest is None:
+        return ExpireResult(name, 0, 0, 0, 0, 0, (), None, dry_run)
+    low = max(latest - rmax + 1, earliest)  # older than this: beyond retain_max, whatever the age
+    hard_end = latest - rmin + 1  # from this on: protected by retain_min
+    consumer = min_next_snapshot(store)
+    if consumer is not None:
+        hard_end = min(hard_end, consumer)  # a consumer still reads from there
+    end = min(hard_end, earliest + limit)
+    snaps: dict[int, Snapshot] = {}
+    for sid in range(low, end):
+        nxt = _try_snapshot(store, sid + 1, snaps)
+        if nxt is not None and cutoff <= nxt.time_millis:
+            end = sid
+            break
+    return _expire_until(store, earliest, end, hard_end, snaps, dry_run)
+
+
+def _try_snapshot(store: FileStore, sid: int, cache: dict[int, Snapshot]) -> Snapshot | None:
+    snap = cache.get(sid)
+    if snap is None:
+        try:
+            snap = store.snapshots.snapshot(sid)
+        except NotFoundError:
+            return None  # expired concurrently, or a gap
+        cache[sid] = snap
+    return snap
+
+
+def _expire_until(
+    store: FileStore, earliest: int, end: int, hard_end: int, cache: dict[int, Snapshot], dry_run: bool
+) -> ExpireResult:
+    """Expires ``[earliest, end)``; ``hard_end``: what retain_min and consumers allow at most."""
+    sm = store.snapshots
+    fio = store.file_io
+    name = store.name
+    if end <= earliest:
+        if not dry_run and not fio.exists(join(sm.dir, "EARLIEST")):
+            _write_earliest(fio, sm.dir, earliest)
+        return ExpireResult(name, 0, 0, 0, 0, 0, (), earliest, dry_run)
+    end_snap = _try_snapshot(store, end, cache)
+    if end_snap is None:
+        # a gap: the nearest snapshot below becomes the first retained one; when that would
+        # expire nothing, the next one above, within what retain_min and consumers allow, so that
+        # a gap never stops expiry for good (Paimon issue #4743)
+        ids = sm.snapshot_ids()
+        below = [i for i in ids if earliest < i < end]
+        above = [i for i in ids if end < i <= hard_end]
+        pick = below[-1] if below else (above[0] if above else None)
+        end_snap = _try_snapshot(store, pick, cache) if pick is not None else None
+        if end_snap is None:
+            return ExpireResult(name, 0, 0, 0, 0, 0, (), sm.earliest_id(), dry_run)
+        end = end_snap.id
+    snaps = [s for s in (_try_snapshot(store, i, cache) for i in range(earliest, end)) if s is not None]
+    if not snaps:
+        if not dry_run:
+            _write_earliest(fio, sm.dir, end)
+        return ExpireResult(name, 0, 0, 0, 0, 0, (), end, dry_run)
+    begin = snaps[0].id
+    refs = FileRefs(store)
+    all_tags = [s for s, _ in tagged_snapshots(store.tags)]
+    below = [t.id for t in all_tags if t.id <= begin]
+    lo = below[-1] if below else begin + 1
+    tags = [t for t in all_tags if lo <= t.id < end]  # ExpireSnapshotsImpl.findSkippingTags
+
+    # 1. data files deleted by the deltas of (begin, end], unless a tag or another branch has them
+    candidates: dict[FileKey, FileRef] = {}
+    for s in snaps[1:] + [end_snap]:
+        try:
+            candidates.update(refs.deleted_in_delta(s))
+        except PaimonError as e:  # an earlier run deleted its manifests: its files went then
+            _LOG.info("Snapshot expiry of table %s: skipping the delta of snapshot %s: %s", name, s.id, e)
+    keys = set(candidates)
+    try:
+        protected = refs.branch_live_among(keys)
+        for t in tags:
+            protected |= refs.live_among(t, keys)
+    except PaimonError as e:
+        _LOG.warning("Snapshot expiry of table %s: cannot read what tags and branches use, no data "
+                     "file is deleted: %s", name, e)
+        protected = keys
+    data: list[FileToDelete] = []
+    for k, ref in candidates.items():
+        if k not in protected:
+            data += refs.data_paths(ref)
+    for s in snaps:
+        try:
+            for ref in refs.added_in_changelog(s):
+                data += refs.data_paths(ref)
+        except PaimonError as e:
+            _LOG.info("Snapshot expiry of table %s: skipping the changelog of snapshot %s: %s", name, s.id, e)
+
+    # 2. metadata no retained snapshot, tag in the range or other branch names
+    groups: tuple[list[FileToDelete], ...] = ([], [], [], [])
+    try:
+        keep = refs.metadata_names(end_snap) | refs.branch_metadata_names()
+        for t in tags:
+            keep |= refs.metadata_names(t)
+    except PaimonError as e:
+        _LOG.warning("Snapshot expiry of table %s: cannot read what is still used, no manifest is "
+                     "deleted: %s", name, e)
+    else:
+        for s in snaps:
+            for acc, part in zip(groups, refs.unused_metadata(s, keep)):
+                acc.extend(part)
+    manifests, index_files, index_manifests, lists = groups
+
+    n_data, b_data = _delete(fio, data, dry_run)
+    n_man, b_man = _delete(fio, manifests, dry_run)
+    n_idx, b_idx = _delete(fio, index_files, dry_run)
+    n_idm, b_idm = _delete(fio, index_manifests, dry_run)
+    n_lst, b_lst = _delete(fio, lists, dry_run)
+    # 3. snapshot files, oldest first; 4. the EARLIEST hint
+    n_snap, b_snap = 0, 0
+    for s in snaps:
+        n, b = _delete(fio, [FileToDelete(sm.path(s.id), None)], dry_run, parallel=False)
+        n_snap += n
+        b_snap += b
+    if not dry_run:
+        _write_earliest(fio, sm.dir, end)
+    return ExpireResult(
+        name, n_snap, n_data, n_man + n_lst, n_idx + n_idm,
+        b_data + b_man + b_idx + b_idm + b_lst + b_snap, tuple(s.id for s in snaps), end, dry_run,
+    )
+
+
+def _write_earliest(fio: FileIO, snapshot_dir: str, earliest: int) -> None:
+    try:
+        fio.overwrite_atomic(join(snapshot_dir, "EARLIEST"), str(earliest).encode())
+    except OSError as e:  # a hint: readers fall back to listing
+        _LOG.warning("Cannot write the EARLIEST hint in %s: %s", snapshot_dir, e)
+
+
+def _delete_one(fio: FileIO, f: FileToDelete, dry_run: bool) -> tuple[int, int]:
+    if dry_run or f.size is None:
+        try:
+            size = fio.status(f.path).size
+        except (NotFoundError, FileNotFoundError):
+            return 0, 0
+        if dry_run:
+            return 1, size
+    else:
+        size = f.size
+    return (1, size) if fio.delete(f.path) else (0, 0)
+
+
+def _delete(fio: FileIO, files: Sequence[FileToDelete], dry_run: bool, parallel: bool = True) -> tuple[int, int]:
+    """Deletes ``files`` (each once); returns how many were there and their bytes."""
+    unique = list({f.path: f for f in files}.values())
+    if parallel and len(unique) > 32:
+        with ThreadPoolExecutor(_DELETE_THREADS) as pool:
+            results = list(pool.map(lambda f: _delete_one(fio, f, dry_run), unique))
+    else:
+        results = [_delete_one(fio, f, dry_run) for f in unique]
+    return sum(n for n, _ in results), sum(b for _, b in results)
+
+
+# ----------------------------------------------------------------------------------------------
+# after every commit
+# ----------------------------------------------------------------------------------------------
+
+
+class _AsyncExpiry:
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="paimon-expire")
+        self.error: BaseException | None = None
+        self.lock = threading.Lock()
+
+
+_ASYNC: dict[str, _AsyncExpiry] = {}
+_ASYNC_LOCK = threading.Lock()
+
+
+def _async_key(store: FileStore) -> str:
+    return f"{store.meta_path}"
+
+
+def _run_after_commit(store: FileStore) -> None:
+    expire_consumers(store)
+    expire_snapshots(store)
+
+
+def check_async_expiry(store: FileStore) -> None:
+    """Raises (once) the failure of the last asynchronous expiry of ``store`` in this process; a
+    commit calls it before committing, as Paimon's ``TableCommitImpl`` does."""
+    state = _ASYNC.get(_async_key(store))
+    if state is None:
+        return
+    with state.lock:
+        err, state.error = state.error, None
+    if err is not None:
+        raise PaimonError(
+            f"Asynchronous snapshot expiry of table {store.name} failed (nothing was committed now; "
+            f"commit again to continue): {type(err).__name__}: {err}"
+        ) from err
+
+
+def expire_after_commit(store: FileStore) -> None:
+    """Automatic expiry after a commit: nothing with ``write-only``; in this thread with
+    ``snapshot.expire.execution-mode = sync`` (the default), else on the table's background thread
+    (one per table and branch in this process, runs in order)."""
+    o = store.options
+    if o.write_only:
+        return
+    if str(o.get("snapshot.expire.execution-mode") or "sync").lower() != "async":
+        _run_after_commit(store)
+        return
+    key = _async_key(store)
+    with _ASYNC_LOCK:
+        state = _ASYNC.get(key)
+        if state is None:
+            state = _ASYNC[key] = _AsyncExpiry()
+
+    def task() -> None:
+        try:
+            _run_after_commit(store)
+        except BaseException as e:  # noqa: BLE001 - surfaced by the next commit
+            _LOG.error("Asynchronous snapshot expiry of table %s failed: %s", store.name, e)
+            with state.lock:
+                if state.error is None:
+                    state.error = e
+
+    state.pool.submit(task)
+
+
+def wait_async_expiry(store: FileStore, timeout_s: float = 60.0) -> None:
+    """Waits until the asynchronous expiries submitted so far for ``store`` have run."""
+    state = _ASYNC.get(_async_key(store))
+    if state is not None:
+        state.pool.submit(lambda: None).result(timeout=timeout_s)
