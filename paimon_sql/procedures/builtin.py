@@ -1,5 +1,6 @@
-"""Paimon's tag and rollback procedures, with the parameters and output columns of Apache Paimon's
-Spark procedures (``CreateTagProcedure``, ``DeleteTagProcedure``, ``RollbackProcedure``)."""
+"""Paimon's tag, rollback and snapshot-expiry procedures, with the parameters and output columns of
+Apache Paimon's Spark procedures (``CreateTagProcedure``, ``DeleteTagProcedure``,
+``RollbackProcedure``, ``ExpireSnapshotsProcedure``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import ValidationError
+from paimon_sql.ops import expire as expire_ops
 from paimon_sql.ops import rollback as rollback_ops
 from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tags as tag_ops
@@ -96,6 +98,41 @@ def _rollback(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
             raise ValidationError(f"Procedure rollback: invalid tag {tag!r}: {e}") from None
     result = rollback_ops.rollback(table.store, snapshot_id=snapshot, tag=tag)
     return [(result.previous_snapshot_id, result.current_snapshot_id)]
+
+
+def parse_options_arg(procedure: str, text: str | None) -> dict[str, str]:
+    """``'k1=v1,k2=v2'`` (Paimon's ``ParameterUtils.parseCommaSeparatedKeyValues``: keys and values
+    trimmed, a value may contain '='); an entry without '=' is an error naming the argument."""
+    out: dict[str, str] = {}
+    if text is None or not text.strip():
+        return out
+    for item in text.split(","):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValidationError(
+                f"Procedure {procedure}: invalid argument 'options' {text!r}: {item!r} is not 'key=value'"
+            )
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _expire_snapshots(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "expire_snapshots", args["table"])
+    options = parse_options_arg("expire_snapshots", args["options"])
+    older_than = args["older_than"]
+    if older_than is not None and not older_than.strip():
+        older_than = None  # Paimon ignores a blank older_than
+    if older_than is not None:
+        expire_ops.parse_timestamp_ms(older_than, "Procedure expire_snapshots: argument 'older_than'")
+    try:
+        r = table.expire_snapshots(
+            args["retain_max"], args["retain_min"], older_than, args["max_deletes"],
+            dry_run=args["dry_run"], options=options,
+        )
+    except ValidationError as e:
+        raise ValidationError(f"Procedure expire_snapshots: {e}") from None
+    return [(r.deleted_snapshots, r.deleted_data_files, r.deleted_manifests, r.deleted_index_files,
+             r.deleted_bytes)]
 
 
 CREATE_TAG = register(Procedure(
@@ -332,4 +369,29 @@ ROLLBACK_TO_WATERMARK = register(Procedure(
     description="Rolls table 'table' back to its latest snapshot whose watermark is at or below "
                 "'watermark'.",
     fn=_rollback_to_watermark,
+))
+
+EXPIRE_SNAPSHOTS = register(Procedure(
+    name="expire_snapshots",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("retain_max", "INT", False),
+        ProcedureParam("retain_min", "INT", False),
+        ProcedureParam("older_than", "STRING", False),
+        ProcedureParam("max_deletes", "INT", False),
+        ProcedureParam("options", "STRING", False),
+        ProcedureParam("dry_run", "BOOLEAN", False, False),
+    ),
+    output=(
+        ("deleted_snapshots_count", "INT"),
+        ("deleted_data_files_count", "BIGINT"),
+        ("deleted_manifests_count", "BIGINT"),
+        ("deleted_index_files_count", "BIGINT"),
+        ("deleted_bytes", "BIGINT"),
+    ),
+    description="Expires snapshots of table 'table': beyond 'retain_max' whatever their age, else once "
+                "the next snapshot is older than 'older_than' (default: now minus snapshot.time-retained), "
+                "keeping 'retain_min' and what consumers need, at most 'max_deletes' at a time; "
+                "'options' ('k=v,...') overrides table options; 'dry_run' only reports.",
+    fn=_expire_snapshots,
 ))

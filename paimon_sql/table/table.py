@@ -28,6 +28,7 @@ from paimon_sql.names import check_name
 from paimon_sql.ops import alter as alter_ops
 from paimon_sql.ops import branches as branch_ops
 from paimon_sql.ops import delete as delete_ops
+from paimon_sql.ops import expire as expire_ops
 from paimon_sql.ops import rollback as rollback_ops
 from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tags as tag_ops
@@ -357,6 +358,27 @@ class Table:
         new_schema = alter_ops.alter_schema(self.store, **changes)
         self.store.schemas.commit(new_schema)
         return self.with_schema(new_schema)
+
+    def expire_snapshots(
+        self,
+        retain_max: int | None = None,
+        retain_min: int | None = None,
+        older_than: str | _dt.datetime | None = None,
+        max_deletes: int | None = None,
+        dry_run: bool = False,
+        options: Mapping[str, str] | None = None,
+    ) -> expire_ops.ExpireResult:
+        """Expires old snapshots (Paimon's ``expire_snapshots``): snapshots beyond ``retain_max``
+        go whatever their age; between it and ``retain_min`` a snapshot goes once the snapshot after
+        it is older than ``older_than`` (a local timestamp 'yyyy-MM-dd HH:mm:ss'; default: now minus
+        ``snapshot.time-retained``); at most ``max_deletes`` go; consumers and ``retain_min`` protect
+        the newest. Defaults come from the table's options, ``options`` overrides them for this call.
+        Files only the expired snapshots used are deleted (tags and branches keep theirs).
+        ``dry_run`` deletes nothing and reports what would go."""
+        table = self.copy(options) if options else self
+        return expire_ops.expire_snapshots(
+            table.store, retain_max, retain_min, older_than, max_deletes, dry_run=dry_run
+        )
 
     def copy(self, dynamic_options: Mapping[str, str]) -> Table:
         """This table read and written with ``dynamic_options`` on top of its own (Paimon's dynamic

@@ -1,0 +1,45 @@
+"""``CALL sys.expire_snapshots`` through Spark (as Paimon's ExpireSnapshotsProcedureTest): named and
+positional arguments, the output row, the table afterwards, and errors that change nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from paimon_sql import Catalog
+
+pytestmark = pytest.mark.spark
+
+
+def _snapshots(sql: Any, t: str) -> list[int]:
+    return [r[0] for r in sql(f"SELECT snapshot_id FROM {t}$snapshots ORDER BY snapshot_id")]
+
+
+def test_expire_snapshots_call(spark: Any, sql: Any, db: str, spark_warehouse: str) -> None:
+    t = f"{db}.t"
+    spark.sql(f"CREATE TABLE {t} (a INT, b STRING)")
+    for i in range(1, 6):
+        spark.sql(f"INSERT INTO {t} VALUES ({i}, 'v{i}')")
+    # Paimon's check: retain_max below the table's snapshot.num-retained.min (10)
+    with pytest.raises(Exception, match="retain_max 2 must not be less than retain_min 10"):
+        spark.sql(f"CALL paimon.sys.expire_snapshots(table => '{t}', retain_max => 2)")
+    with pytest.raises(Exception, match="retain_max 2 must not be less than retain_min 3"):
+        spark.sql(f"CALL sys.expire_snapshots(table => '{t}', retain_max => 2, retain_min => 3)")
+    with pytest.raises(Exception, match="older_than"):
+        spark.sql(f"CALL sys.expire_snapshots(table => '{t}', older_than => 'not a time')")
+    assert _snapshots(sql, t) == [1, 2, 3, 4, 5]
+
+    dry = sql(f"CALL sys.expire_snapshots(table => '{t}', retain_max => 4, retain_min => 1, dry_run => true)")
+    assert dry[0][0] == 1 and _snapshots(sql, t) == [1, 2, 3, 4, 5]
+    rows = spark.sql(f"CALL paimon.sys.expire_snapshots(table => '{t}', retain_max => 4, retain_min => 1)")
+    assert rows.columns[0] == "deleted_snapshots_count"
+    assert [tuple(r) for r in rows.collect()] == [tuple(dry[0])]
+    assert _snapshots(sql, t) == [2, 3, 4, 5]
+    # positional, Paimon's order: table, retain_max, retain_min, older_than, max_deletes
+    assert sql(f"CALL sys.expire_snapshots('{t}', 1, 1, '2999-01-01 00:00:00', 2)")[0][0] == 2
+    assert _snapshots(sql, t) == [4, 5]
+    assert sql(f"SELECT a FROM {t} ORDER BY a") == [(i,) for i in range(1, 6)]
+    with pytest.raises(Exception, match="Snapshot 3"):
+        spark.sql(f"SELECT * FROM {t} VERSION AS OF 3").collect()
+    assert Catalog(spark_warehouse).get_table(t).snapshot_ids() == [4, 5]
