@@ -380,9 +380,15 @@ def _delete(fio: FileIO, files: Sequence[FileToDelete], dry_run: bool, parallel:
 
 class _AsyncExpiry:
     def __init__(self) -> None:
-        self.pool = ThreadPoolExecutor(1, thread_name_prefix="paimon-expire")
+        self.pool: ThreadPoolExecutor | None = None
         self.error: BaseException | None = None
         self.lock = threading.Lock()
+
+    def ensure_pool(self) -> ThreadPoolExecutor:
+        with self.lock:
+            if self.pool is None:
+                self.pool = ThreadPoolExecutor(1, thread_name_prefix="paimon-expire")
+            return self.pool
 
 
 _ASYNC: dict[str, _AsyncExpiry] = {}
@@ -393,14 +399,33 @@ def _async_key(store: FileStore) -> str:
     return f"{store.meta_path}"
 
 
+def _state(store: FileStore) -> _AsyncExpiry:
+    key = _async_key(store)
+    with _ASYNC_LOCK:
+        state = _ASYNC.get(key)
+        if state is None:
+            state = _ASYNC[key] = _AsyncExpiry()
+    return state
+
+
 def _run_after_commit(store: FileStore) -> None:
-    expire_consumers(store)
-    expire_snapshots(store)
+    """Paimon's post-commit sequence (consumers, then snapshots); a failure is kept for the next
+    commit to raise (``TableCommitImpl.expireError``), in sync mode too: the commit itself landed."""
+    try:
+        expire_consumers(store)
+        expire_snapshots(store)
+    except Exception as e:  # noqa: BLE001 - surfaced by the next commit
+        _LOG.error("Snapshot expiry of table %s after a commit failed: %s", store.name, e)
+        state = _state(store)
+        with state.lock:
+            if state.error is None:
+                state.error = e
 
 
 def check_async_expiry(store: FileStore) -> None:
-    """Raises (once) the failure of the last asynchronous expiry of ``store`` in this process; a
-    commit calls it before committing, as Paimon's ``TableCommitImpl`` does."""
+    """Raises (once) the failure of the last automatic expiry of ``store`` in this process; a
+    commit calls it before committing (Paimon's ``TableCommitImpl`` raises it after committing:
+    raising before leaves nothing half done, and the commit can simply be retried)."""
     state = _ASYNC.get(_async_key(store))
     if state is None:
         return
@@ -408,7 +433,7 @@ def check_async_expiry(store: FileStore) -> None:
         err, state.error = state.error, None
     if err is not None:
         raise PaimonError(
-            f"Asynchronous snapshot expiry of table {store.name} failed (nothing was committed now; "
+            f"Snapshot expiry of table {store.name} after an earlier commit failed (nothing was committed now; "
             f"commit again to continue): {type(err).__name__}: {err}"
         ) from err
 
@@ -416,33 +441,19 @@ def check_async_expiry(store: FileStore) -> None:
 def expire_after_commit(store: FileStore) -> None:
     """Automatic expiry after a commit: nothing with ``write-only``; in this thread with
     ``snapshot.expire.execution-mode = sync`` (the default), else on the table's background thread
-    (one per table and branch in this process, runs in order)."""
+    (one per table and branch in this process, runs in order). Either way a failure is raised by
+    the next commit of the table in this process (``check_async_expiry``)."""
     o = store.options
     if o.write_only:
         return
     if str(o.get("snapshot.expire.execution-mode") or "sync").lower() != "async":
         _run_after_commit(store)
         return
-    key = _async_key(store)
-    with _ASYNC_LOCK:
-        state = _ASYNC.get(key)
-        if state is None:
-            state = _ASYNC[key] = _AsyncExpiry()
-
-    def task() -> None:
-        try:
-            _run_after_commit(store)
-        except BaseException as e:  # noqa: BLE001 - surfaced by the next commit
-            _LOG.error("Asynchronous snapshot expiry of table %s failed: %s", store.name, e)
-            with state.lock:
-                if state.error is None:
-                    state.error = e
-
-    state.pool.submit(task)
+    _state(store).ensure_pool().submit(_run_after_commit, store)
 
 
 def wait_async_expiry(store: FileStore, timeout_s: float = 60.0) -> None:
     """Waits until the asynchronous expiries submitted so far for ``store`` have run."""
     state = _ASYNC.get(_async_key(store))
-    if state is not None:
+    if state is not None and state.pool is not None:
         state.pool.submit(lambda: None).result(timeout=timeout_s)

@@ -15,10 +15,9 @@ _FEATURE = "this Paimon feature is not implemented by paimon_sql yet"
 # Flink, streaming reads, caches, spilling or parallelism are not here: they change no result.
 NOT_IMPLEMENTED: dict[str, str] = {
     **dict.fromkeys([
-        "snapshot.num-retained.min", "snapshot.num-retained.max", "snapshot.time-retained",
-        "snapshot.expire.limit", "snapshot.expire.execution-mode", "snapshot.clean-empty-directories",
+        "snapshot.clean-empty-directories",
         "changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained",
-        "consumer.expiration-time", "partition.expiration-time", "partition.expiration-check-interval",
+        "partition.expiration-time", "partition.expiration-check-interval",
         "partition.expiration-strategy", "partition.expiration-max-num", "partition.expiration-batch-size",
         "tag.automatic-creation", "tag.creation-period", "tag.creation-delay", "tag.period-formatter",
         "tag.num-retained-max", "tag.default-time-retained", "tag.automatic-completion",

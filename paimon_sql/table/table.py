@@ -231,6 +231,7 @@ class Table:
         base = self._check_changes(changes)
         merged_index: list[str] = []
         try:
+            expire_ops.check_async_expiry(self.store)  # a failed expiry surfaces here, before committing
             entries = [e for c in changes for e in c.entries]
             check_one_writer_per_bucket(self.store, [c.entries for c in changes])
             index = merge_index_entries(self.store, [e for c in changes for e in c.index_entries], merged_index)
@@ -252,7 +253,6 @@ class Table:
                 self.store,
                 CommitRequest(kind, tuple(entries), tuple(index), deletes_for=deletes_for, base=base),
             )
-            return snap.id
         except AlreadyCommittedError:
             raise  # the files belong to the snapshot that committed them
         except BaseException:
@@ -260,6 +260,8 @@ class Table:
             for p in merged_index:
                 self.file_io.delete_quietly(p)
             raise
+        expire_ops.expire_after_commit(self.store)
+        return snap.id
 
     def _check_changes(self, changes: Sequence[CommitChanges]) -> WriteBase | None:
         """The common base of ``changes`` after checking that they are this table's prepared,
@@ -340,7 +342,11 @@ class Table:
                 f"delete of table {self.identifier} needs a predicate (SQL text or a Predicate), got "
                 f"{predicate!r}; truncate() deletes every row"
             )
-        return delete_ops.delete_where(self.store, predicate)
+        expire_ops.check_async_expiry(self.store)
+        sid = delete_ops.delete_where(self.store, predicate)
+        if sid is not None:
+            expire_ops.expire_after_commit(self.store)
+        return sid
 
     def truncate(self) -> int:
         """Deletes every row (``TRUNCATE TABLE``): one OVERWRITE commit that keeps no file."""

@@ -297,3 +297,78 @@ def test_empty_table(catalog: Catalog) -> None:
     t = _table(catalog)
     r = expire_snapshots(t.store, retain_min=1, retain_max=1)
     assert r == ExpireResult("db.t", 0, 0, 0, 0, 0, (), None, False)
+
+
+# ----------------------------------------------------------------------------------------------
+# automatic expiry after every commit
+# ----------------------------------------------------------------------------------------------
+
+
+def test_commit_expires_by_table_options(catalog: Catalog) -> None:
+    t = _table(catalog, **{"snapshot.num-retained.max": "3", "snapshot.num-retained.min": "1"})
+    rows = _history(t, 7)
+    assert t.snapshot_ids() == [5, 6, 7]
+    assert _files(t) == referenced(t.store)
+    assert t.delete("id = 7") == 8 and t.snapshot_ids() == [6, 7, 8]  # a DELETE commit too
+    assert _rows(t, snapshot_id=7) == rows[-1]
+
+
+def test_commit_keeps_young_snapshots_by_default(catalog: Catalog) -> None:
+    t = _table(catalog)
+    _history(t, 14)
+    assert t.snapshot_ids() == list(range(1, 15))  # younger than snapshot.time-retained (1 h)
+    t2 = _table(catalog, "db.t2", **{"snapshot.time-retained": "1 ms"})
+    _history(t2, 14)
+    assert t2.snapshot_ids() == list(range(5, 15))  # snapshot.num-retained.min (10) stay
+
+
+def test_commit_expire_limit_and_write_only(catalog: Catalog) -> None:
+    t = _table(catalog, **{"write-only": "true", "snapshot.num-retained.max": "1", "snapshot.num-retained.min": "1"})
+    _history(t, 6)
+    assert t.snapshot_ids() == [1, 2, 3, 4, 5, 6]  # write-only: no expiry
+    t = t.alter(set_options={"write-only": "false", "snapshot.expire.limit": "2"})
+    _write(t, [99])
+    assert t.snapshot_ids() == [3, 4, 5, 6, 7]
+    _write(t, [100])
+    assert t.snapshot_ids() == [5, 6, 7, 8]
+
+
+def test_commit_respects_and_expires_consumers(catalog: Catalog) -> None:
+    t = _table(catalog, **{"snapshot.num-retained.max": "1", "snapshot.num-retained.min": "1",
+                           "consumer.expiration-time": "1 d"})
+    _history(t, 2)
+    folder = Path(t.path, "consumer")
+    folder.mkdir()
+    (folder / "consumer-job").write_text(json.dumps({"nextSnapshot": 2}))
+    _history(t, 3)
+    assert t.snapshot_ids() == [2, 3, 4, 5]
+    old = time.time() - 2 * 86400
+    os.utime(folder / "consumer-job", (old, old))  # not updated for two days: it expires first
+    _write(t, [42])
+    assert not (folder / "consumer-job").exists() and t.snapshot_ids() == [6]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_failed_expiry_surfaces_on_next_commit(catalog: Catalog, mode: str) -> None:
+    from paimon_sql.errors import PaimonError
+    from paimon_sql.ops.expire import wait_async_expiry
+
+    t = _table(catalog, **{"snapshot.num-retained.max": "2", "snapshot.num-retained.min": "1",
+                           "snapshot.expire.execution-mode": mode})
+    _history(t, 3)
+    wait_async_expiry(t.store)
+    assert t.snapshot_ids() == [2, 3]
+    folder = Path(t.path, "consumer")
+    folder.mkdir()
+    (folder / "consumer-bad").write_text("{not json")
+    _write(t, [10])  # commits; its expiry fails on the corrupt consumer file
+    wait_async_expiry(t.store)
+    assert t.snapshot_ids() == [2, 3, 4]
+    files = _files(t)
+    with pytest.raises(PaimonError, match="Corrupt consumer file"):
+        _write(t, [11])
+    assert t.snapshot_ids() == [2, 3, 4] and _files(t) == files  # nothing committed, nothing left
+    (folder / "consumer-bad").unlink()
+    _write(t, [11])
+    wait_async_expiry(t.store)
+    assert t.snapshot_ids() == [4, 5] and _rows(t) == [3, 10, 11]

@@ -63,6 +63,17 @@ def test_older_than_and_max_deletes(catalog: Catalog, t: Table) -> None:
     assert r.rows[0][0] == 2 and t.snapshot_ids() == [3, 4, 5]
 
 
+def test_options_argument_and_table_options(catalog: Catalog, t: Table) -> None:
+    r = call_procedure(catalog, "expire_snapshots", {
+        "table": "db.t", "options": "snapshot.num-retained.max = 3, snapshot.num-retained.min=1",
+    })
+    assert r.rows[0][0] == 2 and t.snapshot_ids() == [3, 4, 5]
+    assert "snapshot.num-retained.max" not in t.refresh().options  # per call only
+    t.alter(set_options={"snapshot.num-retained.max": "2", "snapshot.num-retained.min": "1"})
+    r = call_procedure(catalog, "expire_snapshots", {"table": "db.t"})
+    assert r.rows[0][0] == 1 and t.snapshot_ids() == [4, 5]
+
+
 def test_dry_run(catalog: Catalog, t: Table) -> None:
     before = _state(t)
     dry = call_procedure(catalog, "expire_snapshots", {"table": "db.t", "retain_max": 2, "retain_min": 1,
@@ -70,6 +81,15 @@ def test_dry_run(catalog: Catalog, t: Table) -> None:
     assert dry.rows[0][0] == 3 and _state(t) == before
     real = call_procedure(catalog, "expire_snapshots", {"table": "db.t", "retain_max": 2, "retain_min": 1})
     assert real.rows == dry.rows
+
+
+def test_python_api(t: Table) -> None:
+    r = t.expire_snapshots(retain_max=3, retain_min=1, dry_run=True)
+    assert r.dry_run and r.expired_snapshot_ids == (1, 2) and t.snapshot_ids() == [1, 2, 3, 4, 5]
+    r = t.expire_snapshots(options={"snapshot.num-retained.max": "3", "snapshot.num-retained.min": "1"})
+    assert r.expired_snapshot_ids == (1, 2) and r.earliest_snapshot_id == 3
+    with pytest.raises(NotFoundError, match="Snapshot 2 of table db.t"):
+        t.read(snapshot_id=2)
 
 
 @pytest.mark.parametrize(

@@ -43,3 +43,24 @@ def test_expire_snapshots_call(spark: Any, sql: Any, db: str, spark_warehouse: s
     with pytest.raises(Exception, match="Snapshot 3"):
         spark.sql(f"SELECT * FROM {t} VERSION AS OF 3").collect()
     assert Catalog(spark_warehouse).get_table(t).snapshot_ids() == [4, 5]
+
+
+def test_table_options_and_automatic_expiry(spark: Any, sql: Any, db: str) -> None:
+    """Paimon's 'expire snapshots load table property first' and 'add options parameter', and
+    expiry after every INSERT unless write-only."""
+    t = f"{db}.t"
+    spark.sql(f"CREATE TABLE {t} (a INT, b STRING) TBLPROPERTIES ('snapshot.num-retained.max' = '2', "
+              "'snapshot.num-retained.min' = '1', 'write-only' = 'true')")
+    for i in range(1, 4):
+        spark.sql(f"INSERT INTO {t} VALUES ({i}, 'v{i}')")
+    assert _snapshots(sql, t) == [1, 2, 3]
+    assert sql(f"CALL sys.expire_snapshots(table => '{t}')")[0][0] == 1
+    assert _snapshots(sql, t) == [2, 3]
+    assert sql(f"CALL sys.expire_snapshots(table => '{t}', "
+               "options => 'snapshot.num-retained.max=1, snapshot.num-retained.min=1')")[0][0] == 1
+    assert _snapshots(sql, t) == [3]
+    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('write-only' = 'false')")
+    for i in range(4, 7):
+        spark.sql(f"INSERT INTO {t} VALUES ({i}, 'v{i}')")
+    assert _snapshots(sql, t) == [5, 6]
+    assert sql(f"SELECT a FROM {t} ORDER BY a") == [(i,) for i in range(1, 7)]
