@@ -165,9 +165,17 @@ class Table:
         if pred is not None:
             names = {f.name for f in read_fields}
             read_fields += [store.schema.field(c) for c in sorted(referenced_columns(pred)) if c not in names]
-        parts = read_splits_parallel(
-            [(st, s, _same_fields(st, read_fields)) for st, s in splits], pred
-        )
+        try:
+            parts = read_splits_parallel(
+                [(st, s, _same_fields(st, read_fields)) for st, s in splits], pred
+            )
+        except NotFoundError as e:
+            gone = sorted({s.snapshot_id for st, s in splits if not st.snapshots.exists(s.snapshot_id)})
+            if gone:  # expired while it was read: say so rather than name a lost file
+                raise NotFoundError(
+                    f"Snapshot {gone[0]} of table {self.identifier} was expired while it was read ({e})"
+                ) from e
+            raise
         schema = output_schema(out_fields)
         parts = [p.select([f.name for f in out_fields]).cast(schema) for p in parts if p.num_rows]
         if not parts:

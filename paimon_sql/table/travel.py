@@ -188,9 +188,11 @@ def _snapshot(store: FileStore, travel: TimeTravel) -> Snapshot | None:
     sm = store.snapshots
     if travel.snapshot_id is not None:
         if not sm.exists(travel.snapshot_id):
+            ids = sm.snapshot_ids()
+            expired = " (it has expired)" if ids and travel.snapshot_id < ids[0] else ""
             raise NotFoundError(
-                f"Snapshot {travel.snapshot_id} of table {store.name} does not exist "
-                f"(snapshots: {snapshot_ranges(sm.snapshot_ids())}; tags: {store.tags.tag_names() or 'none'})"
+                f"Snapshot {travel.snapshot_id} of table {store.name} does not exist{expired} "
+                f"(snapshots: {snapshot_ranges(ids)}; tags: {store.tags.tag_names() or 'none'})"
             )
         return sm.snapshot(travel.snapshot_id)
     if travel.tag is not None:
