@@ -1,6 +1,8 @@
 """Crash safety of snapshot expiry: a process expiring snapshots is killed with SIGKILL at random
-points; every time the table still reads its latest snapshot completely (and every snapshot expiry
-keeps), and a rerun finishes the expiry, leaving exactly the referenced files."""
+points (after a random number of file deletions, so that every phase is hit whatever the machine's
+speed, and at random times); every time the table still reads its latest snapshot completely (and
+every snapshot expiry keeps), and a rerun finishes the expiry, leaving exactly the referenced
+files."""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ import time
 from pathlib import Path
 
 import pyarrow as pa
-import pytest
 
 from paimon_sql import Catalog, Table
 from paimon_sql.ops.expire import expire_snapshots
@@ -25,9 +26,21 @@ SNAPSHOTS = 40
 RETAIN = 3
 
 SCRIPT = r"""
-import sys
+import os, signal, sys
 from paimon_sql import Catalog
+from paimon_sql.fs.file_io import FileIO
 from paimon_sql.ops.expire import expire_snapshots
+kill_at = int(sys.argv[3])  # SIGKILL this process right after its kill_at-th file deletion
+if kill_at:
+    deletes = [0]
+    real_delete = FileIO.delete
+    def delete(self, path):
+        done = real_delete(self, path)
+        deletes[0] += 1
+        if deletes[0] >= kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return done
+    FileIO.delete = delete
 t = Catalog(sys.argv[1]).get_table("db.t")
 print("ready", flush=True)
 sys.stdin.readline()
@@ -56,10 +69,10 @@ def _build(wh: Path) -> list[list[int]]:
     return rows
 
 
-def _run(script: Path, wh: Path, kill_after: float | None) -> float:
+def _run(script: Path, wh: Path, kill_after: float | None, kill_at_delete: int = 0) -> float:
     proc = subprocess.Popen(
-        [sys.executable, str(script), str(wh), str(RETAIN)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        text=True,
+        [sys.executable, str(script), str(wh), str(RETAIN), str(kill_at_delete)], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, text=True,
     )
     assert proc.stdout is not None and proc.stdin is not None
     assert proc.stdout.readline().strip() == "ready"
@@ -67,8 +80,9 @@ def _run(script: Path, wh: Path, kill_after: float | None) -> float:
     proc.stdin.write("go\n")
     proc.stdin.flush()
     if kill_after is None:
-        assert proc.stdout.readline().strip() == "done"
-        proc.wait(30)
+        done = proc.stdout.readline().strip() == "done"
+        code = proc.wait(60)
+        assert done == (kill_at_delete == 0) and code == (0 if done else -signal.SIGKILL)
         return time.monotonic() - start
     time.sleep(kill_after)
     proc.send_signal(signal.SIGKILL)
@@ -94,19 +108,19 @@ def test_sigkill_during_expiry(tmp_path: Path) -> None:
     final_ids = ref_table.snapshot_ids()
     assert final_ids == list(range(SNAPSHOTS - RETAIN + 1, SNAPSHOTS + 1))
     final_files = _files(ref_table)
-    template_files = _files(Catalog(str(template)).get_table("db.t"))  # type: ignore[arg-type]
+    total = len(_files(Catalog(str(template)).get_table("db.t")) - final_files)  # type: ignore[arg-type]
+    total += SNAPSHOTS - RETAIN  # and the snapshot files
     rng = random.Random(20261124)
-    killed_mid = 0
     for run in range(RUNS):
         wh = tmp_path / f"run{run}"
         shutil.copytree(template, wh)
-        _run(script, wh, rng.uniform(0, duration * 1.1))
+        if run % 4 == 0:  # at a random time (mostly while it plans)
+            _run(script, wh, rng.uniform(0, duration))
+        else:  # right after a random file deletion: data files, manifests or snapshot files
+            _run(script, wh, None, rng.randint(1, total))
         t = Catalog(str(wh)).get_table("db.t")
         assert isinstance(t, Table)
         ids = t.snapshot_ids()
-        left = _files(t)
-        if final_files < left < template_files or (ids != final_ids and left == final_files):
-            killed_mid += 1  # some files deleted, not all; or all files but not all snapshot files
         assert ids == list(range(ids[0], SNAPSHOTS + 1))  # contiguous, newest intact
         assert _rows(t) == rows[-1]
         for sid in final_ids:
@@ -118,5 +132,3 @@ def test_sigkill_during_expiry(tmp_path: Path) -> None:
         assert _files(t) == referenced(t.store) == final_files
         assert _rows(t, tag="keep") == rows[9]
         shutil.rmtree(wh)
-    if killed_mid == 0:
-        pytest.fail("no run was killed in the middle of an expiry: the kill points miss the run")
