@@ -291,7 +291,7 @@ class FileRefs:
                 index_manifests.append(FileToDelete(ms.path(snapshot.index_manifest), None))
         if snapshot.statistics and snapshot.statistics not in keep:
             keep.add(snapshot.statistics)
-            lists.append(FileToDelete(join(self.store.meta_path, "statistics", snapshot.statistics), None))
+            lists.append(FileToDelete(join(self.store.path, "statistics", snapshot.statistics), None))
         return manifests, index_files, index_manifests, lists
 
     def _try_list(self, name: str) -> list[ManifestFileMeta]:

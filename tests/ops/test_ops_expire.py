@@ -393,3 +393,27 @@ def test_reading_a_snapshot_while_it_expires(catalog: Catalog, monkeypatch: pyte
     monkeypatch.setattr(table_mod, "read_splits_parallel", real)
     with pytest.raises(NotFoundError, match=r"Snapshot 2 of table db.t does not exist \(it has expired\)"):
         t.read(snapshot_id=2)
+
+
+def test_other_branch_keeps_files(catalog: Catalog) -> None:
+    """A branch made from a tag (as Paimon's createBranch lays it out: the tag's snapshot and the
+    schemas copied into branch/branch-<name>/) keeps the files it shares with main after the tag is
+    deleted and main expires that snapshot."""
+    import shutil
+
+    t = _table(catalog)
+    rows = _history(t, 8)
+    create_tag(t.store, "t2", 2)
+    root = Path(t.path)
+    b = root / "branch" / "branch-b"
+    (b / "snapshot").mkdir(parents=True)
+    shutil.copytree(root / "schema", b / "schema")
+    shutil.copy(root / "tag" / "tag-t2", b / "snapshot" / "snapshot-2")
+    (b / "snapshot" / "LATEST").write_text("2")
+    delete_tag(t.store, "t2")  # snapshot 2 still exists on main: only the tag file goes
+    expire_snapshots(t.store, retain_max=1, retain_min=1)
+    assert t.snapshot_ids() == [8]
+    branch = Table(t.file_io, t.path, "db.t", t.schema, branch="b")
+    assert sorted(branch.read()["id"].to_pylist()) == rows[1]
+    assert referenced(branch.store) <= _files(t)
+    assert _rows(t) == rows[-1]
