@@ -54,6 +54,7 @@ from paimon_sql.fs.file_io import FileIO, join
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.ops.file_refs import FileKey, FileRef, FileRefs, FileToDelete, tagged_snapshots
+from paimon_sql.options.lifecycle import SNAPSHOT_EXPIRE_EXECUTION_MODE
 
 _LOG = logging.getLogger(__name__)
 
@@ -446,7 +447,7 @@ def expire_after_commit(store: FileStore) -> None:
     o = store.options
     if o.write_only:
         return
-    if str(o.get("snapshot.expire.execution-mode") or "sync").lower() != "async":
+    if o.get(SNAPSHOT_EXPIRE_EXECUTION_MODE) != "async":
         _run_after_commit(store)
         return
     _state(store).ensure_pool().submit(_run_after_commit, store)

@@ -44,6 +44,14 @@ SNAPSHOT_EXPIRE_LIMIT: Option[int] = Option(
     check=at_least(1),
 )
 
+SNAPSHOT_EXPIRE_EXECUTION_MODE: Option[str] = Option(
+    "snapshot.expire.execution-mode",
+    enum(("sync", "async")),
+    "sync",
+    "Expiration after a commit runs in the committing thread (sync) or on a background thread "
+    "whose failure the next commit raises (async).",
+)
+
 SNAPSHOT_CLEAN_EMPTY_DIRECTORIES: Option[bool] = Option(
     "snapshot.clean-empty-directories",
     BOOL,
@@ -83,7 +91,6 @@ CONSUMER_EXPIRATION_TIME: Option[int | None] = Option(
 
 # Paimon options kept (their values checked) but not interpreted.
 _KEPT: tuple[Option[Any], ...] = (
-    kept("snapshot.expire.execution-mode", enum(("sync", "async")), "sync"),
     kept("partition.expiration-strategy", STRING, "values-time"),
     kept("partition.expiration-time", DURATION),
     kept("partition.expiration-check-interval", DURATION, "1 h"),
