@@ -28,8 +28,8 @@ from paimon_sql.errors import CommitConflictError, NotFoundError, ValidationErro
 from paimon_sql.fs.file_io import join
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.meta.travel import snapshot_at_or_before_time, snapshot_at_or_before_watermark
 from paimon_sql.ops.tags import tagged_snapshots, trim_to_snapshot, validate_tag_name
-from paimon_sql.table.travel import snapshot_at_or_before_time, snapshot_at_or_before_watermark
 
 _CHANGELOG_RE = re.compile(r"^changelog-(\d+)$")
 

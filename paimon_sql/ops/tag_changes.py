@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from paimon_sql.errors import AlreadyExistsError, NotFoundError, ValidationError
 from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.travel import snapshot_at_or_after_time
 from paimon_sql.ops.tags import create_tag, find_snapshot, tag_json, validate_tag_name
 from paimon_sql.options import parse_duration_ms
-from paimon_sql.table.travel import snapshot_at_or_after_time
 
 
 @dataclass(frozen=True)

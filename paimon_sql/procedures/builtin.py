@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import ValidationError
+from paimon_sql.meta.travel import parse_version
 from paimon_sql.ops import expire as expire_ops
 from paimon_sql.ops import rollback as rollback_ops
 from paimon_sql.ops import tag_changes as tag_change_ops
@@ -15,7 +16,6 @@ from paimon_sql.ops import tags as tag_ops
 from paimon_sql.options import parse_duration_ms
 from paimon_sql.procedures.registry import CURRENT_DATABASE, Procedure, ProcedureParam, register
 from paimon_sql.table.table import Table
-from paimon_sql.table.travel import parse_version
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog

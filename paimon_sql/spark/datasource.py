@@ -18,7 +18,7 @@ Options (case-insensitive; the catalog shim merges the table's identity into eve
   ``path`` (the table folder ``<warehouse>/<db>.db/<t>``);
 - time travel, at most one of: ``scan.snapshot-id``, ``scan.tag-name``, ``scan.timestamp-millis``,
   ``scan.timestamp``, ``scan.watermark``, ``scan.version`` (a tag name, ``watermark-<n>``, or a
-  snapshot id), resolved by ``paimon_sql.table.travel``;
+  snapshot id), resolved by ``paimon_sql.meta.travel``;
 - ``source.split.target-size`` / ``source.split.open-file-cost``: packing files into partitions;
   ``paimon.read.parallelism``: aim for at least this many partitions when the files allow (default:
   the planning machine's CPU count; the catalog shim passes Spark's default parallelism);

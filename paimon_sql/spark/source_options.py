@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.meta import travel
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.options import is_table_option
-from paimon_sql.table import travel
 
 NAME = "paimon_sql"
 
@@ -92,7 +92,7 @@ class TableRef:
         return obj
 
 
-# time travel is resolved by paimon_sql.table.travel (not a dynamic option of the table)
+# time travel is resolved by paimon_sql.meta.travel (not a dynamic option of the table)
 TIME_TRAVEL_KEYS = (*travel.TRAVEL_OPTIONS, "log.scan.timestamp-millis")
 
 # Paimon's Spark connector options (SparkConnectorOptions) that change results and that paimon_sql
@@ -156,7 +156,7 @@ def _int_option(opts: Mapping[str, str], key: str) -> int | None:
 
 def time_travel(options: Mapping[str, str], table: Any) -> dict[str, Any]:
     """Keyword arguments of ``Table.plan`` for the time-travel options (at most one may be set;
-    ``paimon_sql.table.travel`` resolves them)."""
+    ``paimon_sql.meta.travel`` resolves them)."""
     opts = {k: v for k, v in _lower(options).items() if k in TIME_TRAVEL_KEYS}
     tt = travel.TimeTravel.of_options(opts, table.store)
     return {k: v for k, v in dataclasses.asdict(tt).items() if v is not None}

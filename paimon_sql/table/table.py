@@ -24,6 +24,7 @@ from paimon_sql.meta.file_store import MAIN_BRANCH, FileStore, branch_identifier
 from paimon_sql.meta.manifest_entry import KIND_DELETE, ManifestEntry
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.meta.travel import TimeTravel, resolve
 from paimon_sql.names import check_name
 from paimon_sql.ops import alter as alter_ops
 from paimon_sql.ops import branches as branch_ops
@@ -37,7 +38,6 @@ from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns
 from paimon_sql.scan.planner import live_entries, plan
 from paimon_sql.scan.reader import output_schema, read_splits_parallel
 from paimon_sql.scan.split import DataSplit
-from paimon_sql.table.travel import TimeTravel, resolve
 from paimon_sql.types import DataField
 from paimon_sql.write.commit import CommitRequest, WriteBase, commit, retry_wait_ms
 from paimon_sql.write.conflicts import check_files_of_table, check_one_writer_per_bucket

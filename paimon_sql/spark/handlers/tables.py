@@ -18,6 +18,7 @@ from paimon_sql.errors import (
     ValidationError,
 )
 from paimon_sql.meta.schema import TableSchema
+from paimon_sql.meta.travel import TimeTravel, resolve
 from paimon_sql.options import CoreOptions, validate_options
 from paimon_sql.spark import spark_types
 from paimon_sql.spark.handlers.common import (
@@ -36,7 +37,6 @@ from paimon_sql.spark.handlers.common import (
 from paimon_sql.spark.handlers.registry import WARNINGS_KEY, Params, Result, handler
 from paimon_sql.spark.source_options import check_connector_options, dynamic_options, time_travel
 from paimon_sql.table.table import Table
-from paimon_sql.table.travel import TimeTravel, resolve
 
 
 @handler("list_tables", read_only=True)

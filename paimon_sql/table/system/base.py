@@ -23,6 +23,7 @@ import pyarrow as pa
 from paimon_sql.errors import ValidationError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.meta.travel import TimeTravel, resolve
 from paimon_sql.predicate import (
     BETWEEN,
     EQ,
@@ -39,7 +40,6 @@ from paimon_sql.predicate import (
     to_arrow_expression,
 )
 from paimon_sql.table.system._format import arrow_field
-from paimon_sql.table.travel import TimeTravel, resolve
 from paimon_sql.types import DataField
 
 if TYPE_CHECKING:

@@ -7,6 +7,10 @@ watermark; :func:`resolve` turns it into the snapshot (``scan.snapshot-id`` / ``
 snapshot-or-tag argument of procedures; both use the one test of "is it a snapshot number",
 :func:`is_snapshot_number`. :func:`store_at` gives the store a time-travelling read uses (the
 snapshot's schema with the table's current options, as Paimon does).
+
+It sits in ``meta`` (it needs only the snapshot and tag managers) so that ``ops`` (rollback by
+time or watermark, tags from a timestamp) and ``table`` use the same resolution without an upward
+import.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The one version resolver (paimon_sql/table/travel.py): snapshot id, tag, timestamp, watermark and
+"""The one version resolver (paimon_sql/meta/travel.py): snapshot id, tag, timestamp, watermark and
 ``scan.version`` from the Python API, a table's own options and procedures."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 
 from paimon_sql import Catalog
 from paimon_sql.errors import NotFoundError, ValidationError
+from paimon_sql.meta.travel import TimeTravel, is_snapshot_number, parse_version, resolve, snapshot_ranges
 from paimon_sql.ops.tags import create_tag
 from paimon_sql.table.table import Table
-from paimon_sql.table.travel import TimeTravel, is_snapshot_number, parse_version, resolve, snapshot_ranges
 
 
 def _table(catalog: Catalog, snapshots: int = 3) -> Table:
