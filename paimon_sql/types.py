@@ -1052,7 +1052,7 @@ def assign_field_ids(
     out: list[DataField] = []
     for col in columns:
         name, t = col[0], col[1]
-        desc = col[2] if len(col) > 2 else None  # type: ignore[misc]
+        desc = col[2] if len(col) > 2 else None
         fid = counter.next()
         out.append(DataField(fid, name, _reassign(t, counter), desc))
     return out, counter.value

@@ -458,7 +458,7 @@ def _datums(
 
 
 def _plain_datums(arr: pa.Array, t: DataType, row_name: str, path: str, used: np.ndarray | None) -> list[Any]:
-    return t.accept(_PlainDatums(arr, row_name, path, used))  # type: ignore[no-any-return]
+    return t.accept(_PlainDatums(arr, row_name, path, used))
 
 
 class _PlainDatums(pt.DefaultTypeVisitor[list[Any]]):
@@ -471,7 +471,7 @@ class _PlainDatums(pt.DefaultTypeVisitor[list[Any]]):
         self.used = used
 
     def default(self, t: DataType) -> list[Any]:
-        return self.arr.to_pylist()  # type: ignore[no-any-return]
+        return self.arr.to_pylist()
 
     def visit_decimal(self, t: pt.DecimalType) -> list[Any]:
         return _decimal_to_unscaled_bytes(self.arr)
@@ -483,7 +483,7 @@ class _PlainDatums(pt.DefaultTypeVisitor[list[Any]]):
         unit = "ms" if precision <= 3 else "us"
         if arr.type.unit != unit:
             arr = arr.cast(pa.timestamp(unit, arr.type.tz))
-        return arr.cast(pa.int64()).to_pylist()  # type: ignore[no-any-return]
+        return arr.cast(pa.int64()).to_pylist()
 
     def visit_timestamp(self, t: pt.TimestampType) -> list[Any]:
         return self._timestamp(t, t.precision)
@@ -495,13 +495,13 @@ class _PlainDatums(pt.DefaultTypeVisitor[list[Any]]):
         arr = self.arr
         if pa.types.is_date64(arr.type):
             arr = arr.cast(pa.date32())
-        return arr.cast(pa.int32()).to_pylist()  # type: ignore[no-any-return]
+        return arr.cast(pa.int32()).to_pylist()
 
     def visit_time(self, t: pt.TimeType) -> list[Any]:
         arr = self.arr
         if arr.type != pa.time32("ms"):
             arr = arr.cast(pa.time32("ms"))
-        return arr.cast(pa.int32()).to_pylist()  # type: ignore[no-any-return]
+        return arr.cast(pa.int32()).to_pylist()
 
     def visit_row(self, t: pt.RowType) -> list[Any]:
         return _struct_datums(self.arr, t, self.row_name, self.path, self.used)

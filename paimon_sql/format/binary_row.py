@@ -728,7 +728,7 @@ def _sections_to_bytes(sec: _Sections) -> list[bytes]:
         return []
     first = int(sec.sizes[0])
     if first > 0 and (sec.sizes == first).all() and len(sec.flat) == n * first:
-        return sec.flat.reshape(n, first).view(f"V{first}").reshape(-1).tolist()  # type: ignore[no-any-return]
+        return sec.flat.reshape(n, first).view(f"V{first}").reshape(-1).tolist()
     out = np.empty(n, dtype=object)
     for size in np.unique(sec.sizes):
         rows = np.nonzero(sec.sizes == size)[0]
@@ -741,7 +741,7 @@ def _sections_to_bytes(sec: _Sections) -> list[bytes]:
         tmp = np.empty(len(lst), dtype=object)
         tmp[:] = lst
         out[rows] = tmp
-    return out.tolist()  # type: ignore[no-any-return]
+    return out.tolist()
 
 
 def encode_rows(

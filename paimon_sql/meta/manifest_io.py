@@ -45,7 +45,7 @@ def _arrow_to_records(table: pa.Table) -> list[dict[str, Any]]:
     table = pa.Table.from_arrays(
         [_timestamps_to_millis(c.combine_chunks()) for c in table.columns], names=table.column_names
     )
-    return table.to_pylist()  # type: ignore[no-any-return]
+    return table.to_pylist()
 
 
 def _timestamps_to_millis(arr: pa.Array) -> pa.Array:

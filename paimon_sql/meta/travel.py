@@ -165,7 +165,7 @@ def snapshot_ranges(ids: list[int]) -> str:
         return "none"
     out: list[str] = []
     start = prev = ids[0]
-    for i in ids[1:] + [None]:  # type: ignore[list-item]
+    for i in ids[1:] + [None]:
         if i is not None and i == prev + 1:
             prev = i
             continue

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from paimon_sql.errors import NotFoundError
 from paimon_sql.format.binary_row import decode_row
@@ -65,7 +65,7 @@ class FileToDelete:
     size: int | None  # None: unknown (stat it)
 
 
-def _ref(rec: dict) -> FileRef:  # type: ignore[type-arg]
+def _ref(rec: dict[str, Any]) -> FileRef:
     f = rec["_FILE"]
     return FileRef(
         int(rec["_KIND"]), bytes(rec["_PARTITION"]), int(rec["_BUCKET"]), int(f["_LEVEL"]),
