@@ -18,7 +18,7 @@ def catalog(tmp_path) -> Catalog:  # type: ignore[no-untyped-def]
 def installed_wheel(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
     """The python of a new virtualenv holding only paimon_sql's wheel (built from a clean copy of
     this tree) and its dependencies."""
-    from wheel_install import build_wheel, clean_copy, install_into_new_venv
+    from tests.helpers.wheel_install import build_wheel, clean_copy, install_into_new_venv
 
     base = tmp_path_factory.mktemp("wheel")
     src = clean_copy(base / "src")

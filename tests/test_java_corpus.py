@@ -22,7 +22,8 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from corpus_rows import canonical_rows, format_date, format_timestamp, rows_diff
+
+from tests.helpers.corpus_rows import canonical_rows, format_date, format_timestamp, rows_diff
 
 CORPUS = Path(os.environ.get("PAIMON_JAVA_CORPUS", "/work/shared/fixtures/java-corpus"))
 EXPECTED = Path(__file__).parent / "fixtures" / "corpus"
@@ -205,7 +206,7 @@ def test_expected_rows_are_canonical_and_sorted() -> None:
 PYPAIMON_SCRIPT = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from corpus_rows import canonical_rows
+from tests.helpers.corpus_rows import canonical_rows
 from pypaimon import CatalogFactory
 out = {}
 for req in json.load(sys.stdin):

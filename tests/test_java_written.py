@@ -19,7 +19,8 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from corpus_rows import canonical_rows, rows_diff, sort_rows
+
+from tests.helpers.corpus_rows import canonical_rows, rows_diff, sort_rows
 
 ROOT = Path(os.environ.get("PAIMON_JAVA_WRITTEN", "/work/shared/fixtures/java-written"))
 DATABASE = "default"

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from interop_util import PypaimonIO, ensure_pypaimon_python
+
+from tests.helpers.interop_util import PypaimonIO, ensure_pypaimon_python
 
 
 @pytest.fixture(scope="session")

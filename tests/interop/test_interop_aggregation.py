@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from interop_util import PypaimonIO, assert_same_rows
 
 from paimon_sql import Catalog
+from tests.helpers.interop_util import PypaimonIO, assert_same_rows
 
 SCHEMA = pa.schema([
     ("dt", pa.string()), ("k", pa.int64()), ("total", pa.int64()), ("amount", pa.float64()),

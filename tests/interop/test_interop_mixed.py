@@ -8,7 +8,9 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from interop_util import (
+
+from paimon_sql import Catalog
+from tests.helpers.interop_util import (
     Delete,
     Overwrite,
     PypaimonIO,
@@ -18,8 +20,6 @@ from interop_util import (
     case_by_name,
     engine_step,
 )
-
-from paimon_sql import Catalog
 
 MIXED_CASES = [
     "append_partitioned",

@@ -10,7 +10,9 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from interop_util import (
+
+from paimon_sql import Catalog
+from tests.helpers.interop_util import (
     CASE_IDS,
     Case,
     Delete,
@@ -21,8 +23,6 @@ from interop_util import (
     assert_same_rows,
     case_by_name,
 )
-
-from paimon_sql import Catalog
 
 ROWKIND = "_rk"
 

@@ -6,7 +6,9 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from interop_util import (
+
+from paimon_sql import Catalog
+from tests.helpers.interop_util import (
     CASE_IDS,
     Case,
     PypaimonIO,
@@ -16,8 +18,6 @@ from interop_util import (
     case_by_name,
     engine_step,
 )
-
-from paimon_sql import Catalog
 
 PYPAIMON_NANOS_MERGE = (
     "pypaimon 2.1.0 merges overlapping primary-key files row by row through Python datetime values "

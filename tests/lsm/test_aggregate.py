@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pytest
-from aggregate_model import Col, ModelError, canon, merge, visible
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,6 +32,7 @@ from paimon_sql.types import (
     TinyIntType,
     VarCharType,
 )
+from tests.helpers.aggregate_model import Col, ModelError, canon, merge, visible
 
 KEY = "_KEY_k"
 

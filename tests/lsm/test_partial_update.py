@@ -7,7 +7,6 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from aggregate_model import Col, Group, canon, partial_update_key
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +14,7 @@ from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.lsm.merge import KIND, SEQ, build_merge_spec, partial_update
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import BigIntType, DataField, IntType, VarCharType
+from tests.helpers.aggregate_model import Col, Group, canon, partial_update_key
 
 KEY = "_KEY_k"
 COLUMNS: list[tuple[str, Any, pa.DataType]] = [

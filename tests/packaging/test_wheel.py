@@ -140,7 +140,7 @@ def test_a_wheel_built_from_the_sdist_carries_the_shim(tmp_path: Path) -> None:
     built from it, which compiles the shim."""
     import tarfile
 
-    from wheel_install import clean_copy
+    from tests.helpers.wheel_install import clean_copy
 
     src = clean_copy(tmp_path / "src")
     sdist_dir = tmp_path / "sdist"

@@ -2,7 +2,7 @@
 
 Paimon's writer merges the records of a key inside its write buffer with the table's merge function
 (a level-0 file has unique keys; a key with a single record keeps it as it is), and a read merges the
-files of a bucket again. The model below does exactly that, row by row (tests/aggregate_model.py)."""
+files of a bucket again. The model below does exactly that, row by row (tests/helpers/aggregate_model.py)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from aggregate_model import Col, canon, merge, visible
 
 from paimon_sql import Catalog
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.table.table import Table
+from tests.helpers.aggregate_model import Col, canon, merge, visible
 
 KINDS = {"+I": 0, "-U": 1, "+U": 2, "-D": 3}
 
@@ -282,7 +282,7 @@ PU_OPTIONS = {"bucket": "2", "merge-engine": "partial-update", "rowkind.field": 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_partial_update_sequence_group_writes_read_as_paimon_merges_them(catalog: Catalog, seed: int) -> None:
-    from aggregate_model import Group, partial_update_key
+    from tests.helpers.aggregate_model import Group, partial_update_key
 
     rng = random.Random(seed)
     t = catalog.create_table(f"db.pur{seed}", PU_SCHEMA, primary_keys=["k"], options=PU_OPTIONS)
