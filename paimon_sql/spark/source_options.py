@@ -37,7 +37,7 @@ OPT_FILTER_PUSHDOWN = "paimon.filter-pushdown"
 OPT_SKIP_BUCKETS = "paimon.read.skip-buckets"
 OPT_LATEST_SNAPSHOT = "paimon.read.latest-snapshot-id"
 # set by the catalog shim on every Python scan: the last column of the read schema is the hidden
-# input-file column (paimon_sql.spark.datasource.INPUT_FILE_COLUMN), for input_file_name()
+# input-file column (paimon_sql.spark.reader.INPUT_FILE_COLUMN), for input_file_name()
 OPT_INPUT_FILE = "paimon.read.input-file"
 
 

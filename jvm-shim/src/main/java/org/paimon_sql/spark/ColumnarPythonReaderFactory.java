@@ -50,7 +50,7 @@ final class ColumnarPythonReaderFactory implements PartitionReaderFactory {
   private static final String RUNNER_CLASS =
       "org.apache.spark.sql.execution.python.MapInBatchEvaluatorFactory$MapInBatchEvaluator$$anon$1";
 
-  /** The hidden column (also in {@code paimon_sql/spark/datasource.py}). */
+  /** The hidden column (also in {@code paimon_sql/spark/reader.py}). */
   static final String INPUT_FILE_COLUMN = "__paimon_input_file";
   private static final java.util.regex.Pattern URI_SCHEME =
       java.util.regex.Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*://.*");
