@@ -8,7 +8,6 @@ import io
 import json
 import random
 import shutil
-import sys
 from decimal import Context, Decimal
 from pathlib import Path
 from typing import Any
@@ -632,10 +631,7 @@ def test_engine_append_and_primary_key_tables_in_avro(tmp_path: Path) -> None:
 
 
 def _interop() -> Any:
-    interop_dir = str(Path(__file__).resolve().parents[1] / "interop")
-    if interop_dir not in sys.path:
-        sys.path.insert(0, interop_dir)
-    return importlib.import_module("interop_util")
+    return importlib.import_module("tests.helpers.interop_util")
 
 
 def test_pypaimon_reads_our_avro_tables(tmp_path: Path) -> None:
