@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 
 from paimon_sql.errors import CorruptFileError, NotFoundError, UnsupportedError, ValidationError
 from paimon_sql.format.avro_data import avro_columns, read_avro, write_avro
+from paimon_sql.format.system_fields import KIND, SEQ
 from paimon_sql.fs.file_io import FileIO
 
 FORMATS = ("parquet", "orc", "avro")
@@ -91,7 +92,7 @@ def _read_avro(data: bytes, columns: Sequence[str] | None) -> pa.Table:
 
 
 # Avro has no int8: read Paimon's system columns back with the Arrow types the other formats give.
-_AVRO_SYSTEM_TYPES = {"_SEQUENCE_NUMBER": pa.int64(), "_VALUE_KIND": pa.int8()}
+_AVRO_SYSTEM_TYPES = {SEQ: pa.int64(), KIND: pa.int8()}
 
 
 def file_columns(file_io: FileIO, path: str, file_format: str) -> list[str]:

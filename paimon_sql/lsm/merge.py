@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.format.system_fields import KIND, SEQ, RowKind
 from paimon_sql.lsm.aggregate import (
     AGGREGATORS,
     FieldAgg,
@@ -28,11 +29,10 @@ from paimon_sql.lsm.aggregate import (
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import DataField
 
-SEQ = "_SEQUENCE_NUMBER"
-KIND = "_VALUE_KIND"
 # pyarrow >= 25 takes the null placement per sort key (the global option is deprecated there)
 _PER_KEY_NULL_PLACEMENT = int(pa.__version__.split(".")[0]) >= 25
-KIND_INSERT, KIND_UPDATE_BEFORE, KIND_UPDATE_AFTER, KIND_DELETE = 0, 1, 2, 3
+# the row kinds as plain ints (numpy and Arrow compute compare them with the _VALUE_KIND column)
+KIND_INSERT, KIND_UPDATE_BEFORE, KIND_UPDATE_AFTER, KIND_DELETE = (int(k) for k in RowKind)
 
 
 @dataclass(frozen=True)

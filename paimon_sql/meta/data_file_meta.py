@@ -8,10 +8,6 @@ from typing import Any
 from paimon_sql.meta.avro_schema import RECORD_NS, opt, req, simple_stats_record
 from paimon_sql.meta.simple_stats import SimpleStats
 
-# FileSource: where a file came from.
-FILE_SOURCE_APPEND = 0
-FILE_SOURCE_COMPACT = 1
-
 
 def data_file_meta_avro_schema(name: str = RECORD_NS + "__FILE") -> dict[str, Any]:
     return {

@@ -7,9 +7,8 @@ from typing import Any
 
 from paimon_sql.meta.avro_schema import RECORD_NS, req
 from paimon_sql.meta.data_file_meta import DataFileMeta, data_file_meta_avro_schema
+from paimon_sql.meta.kinds import FileKind
 
-KIND_ADD = 0
-KIND_DELETE = 1
 VERSION = 2
 
 MANIFEST_ENTRY_AVRO_SCHEMA: dict[str, Any] = {
@@ -74,9 +73,9 @@ def merge_entries(entries: list[ManifestEntry]) -> list[ManifestEntry]:
     live: dict[Identifier, ManifestEntry] = {}
     for e in entries:
         ident = e.identifier
-        if e.kind == KIND_ADD:
+        if e.kind == FileKind.ADD:
             live[ident] = e
-        elif ident in live and live[ident].kind == KIND_ADD:
+        elif ident in live and live[ident].kind == FileKind.ADD:
             del live[ident]
         else:
             live[ident] = e

@@ -13,12 +13,8 @@ from paimon_sql.format.binary_row import decode_rows, encode_row
 from paimon_sql.fs.file_io import FileIO, join
 from paimon_sql.meta.decoding import check_file_names, decoding
 from paimon_sql.meta.index_file_meta import INDEX_MANIFEST_ENTRY_AVRO_SCHEMA, IndexManifestEntry
-from paimon_sql.meta.manifest_entry import (
-    KIND_ADD,
-    MANIFEST_ENTRY_AVRO_SCHEMA,
-    ManifestEntry,
-    merge_entries,
-)
+from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.manifest_entry import MANIFEST_ENTRY_AVRO_SCHEMA, ManifestEntry, merge_entries
 from paimon_sql.meta.manifest_file_meta import MANIFEST_FILE_META_AVRO_SCHEMA, ManifestFileMeta
 from paimon_sql.meta.manifest_io import read_records, write_records
 from paimon_sql.meta.simple_stats import SimpleStats
@@ -96,14 +92,14 @@ class ManifestStore:
         entries: list[ManifestEntry] = []
         for m in metas:
             entries.extend(self.read_manifest(m.file_name))
-        return [e for e in merge_entries(entries) if e.kind == KIND_ADD]
+        return [e for e in merge_entries(entries) if e.kind == FileKind.ADD]
 
     def index_entries(self, snapshot: Snapshot) -> list[IndexManifestEntry]:
         if not snapshot.index_manifest:
             return []
         live: dict[tuple[bytes, int, str, str], IndexManifestEntry] = {}
         for e in self.read_index_manifest(snapshot.index_manifest):
-            if e.kind == KIND_ADD:
+            if e.kind == FileKind.ADD:
                 live[e.identifier] = e
             else:
                 live.pop(e.identifier, None)
@@ -147,7 +143,7 @@ class ManifestStore:
             self.manifest_format, self.manifest_compression,
         )
         self._entries_cache[name] = list(entries)
-        added = sum(1 for e in entries if e.kind == KIND_ADD)
+        added = sum(1 for e in entries if e.kind == FileKind.ADD)
         buckets = [e.bucket for e in entries]
         levels = [e.file.level for e in entries]
         return ManifestFileMeta(

@@ -8,9 +8,10 @@ from typing import Any
 
 from paimon_sql.errors import CorruptFileError
 from paimon_sql.meta.decoding import check_file_names, check_int, decoding
+from paimon_sql.meta.kinds import CommitKind
 
 CURRENT_VERSION = 3
-COMMIT_KINDS = ("APPEND", "COMPACT", "OVERWRITE", "ANALYZE")
+COMMIT_KINDS = tuple(k.value for k in CommitKind)
 # Identifier Paimon uses for commits that have no streaming checkpoint (batch writes, compaction).
 BATCH_COMMIT_IDENTIFIER = 9223372036854775807
 

@@ -9,8 +9,10 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
 from paimon_sql.errors import WriteConflictError
+from paimon_sql.format.system_fields import RowKind
 from paimon_sql.meta.file_store import FileStore
-from paimon_sql.meta.manifest_entry import KIND_ADD, KIND_DELETE, ManifestEntry
+from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.predicate import Predicate, parse_predicate, to_arrow_expression
 from paimon_sql.scan.planner import plan
 from paimon_sql.scan.reader import read_data_file, read_split
@@ -18,7 +20,7 @@ from paimon_sql.write.commit import CommitRequest, WriteBase, commit, retry_wait
 from paimon_sql.write.file_writer import FileNamer, append_arrow_schema, write_data_file
 from paimon_sql.write.table_write import TableWrite
 
-DELETE_KIND = 3
+DELETE_KIND = int(RowKind.DELETE)
 
 
 def delete_where(store: FileStore, predicate: str | Predicate) -> int | None:
@@ -76,14 +78,14 @@ def _delete_once(store: FileStore, pred: Predicate) -> int | None:
                 if not pc.any(mask).as_py():
                     continue
                 keep = data.filter(pc.invert(mask))
-                entries.append(ManifestEntry(KIND_DELETE, s.partition, s.bucket, s.total_buckets, f))
+                entries.append(ManifestEntry(FileKind.DELETE, s.partition, s.bucket, s.total_buckets, f))
                 if keep.num_rows:
                     meta, path = write_data_file(
                         store, s.bucket_dir, namer, keep.cast(append_arrow_schema(store)), f.min_sequence_number,
                         f.min_sequence_number + keep.num_rows - 1, level=f.level,
                     )
                     written.append(path)
-                    entries.append(ManifestEntry(KIND_ADD, s.partition, s.bucket, s.total_buckets, meta))
+                    entries.append(ManifestEntry(FileKind.ADD, s.partition, s.bucket, s.total_buckets, meta))
         if not entries:
             return None
         snap = commit(store, CommitRequest(

@@ -27,7 +27,7 @@ from paimon_sql.fs.file_io import basename, join
 from paimon_sql.meta.decoding import check_file_names, decoding
 from paimon_sql.meta.file_store import BRANCH_PREFIX, MAIN_BRANCH, FileStore
 from paimon_sql.meta.index_file_meta import IndexManifestEntry
-from paimon_sql.meta.manifest_entry import KIND_ADD, KIND_DELETE
+from paimon_sql.meta.kinds import FileKind
 from paimon_sql.meta.manifest_file_meta import ManifestFileMeta
 from paimon_sql.meta.manifest_io import read_records
 from paimon_sql.meta.snapshot import Snapshot
@@ -182,9 +182,9 @@ class FileRefs:
         (``FileDeletionBase.planDeletedInDeltaManifest``)."""
         out: dict[FileKey, FileRef] = {}
         for r in self._entries(self.manifest_list(snapshot.delta_manifest_list)):
-            if r.kind == KIND_ADD:
+            if r.kind == FileKind.ADD:
                 out.pop(r.key, None)
-            elif r.kind == KIND_DELETE:
+            elif r.kind == FileKind.DELETE:
                 out[r.key] = r
         return out
 
@@ -192,7 +192,7 @@ class FileRefs:
         """The changelog files of ``snapshot`` (ADD entries of its changelog manifests)."""
         if not snapshot.changelog_manifest_list:
             return []
-        return [r for r in self._entries(self.manifest_list(snapshot.changelog_manifest_list)) if r.kind == KIND_ADD]
+        return [r for r in self._entries(self.manifest_list(snapshot.changelog_manifest_list)) if r.kind == FileKind.ADD]
 
     def branch_live_among(self, candidates: Collection[FileKey]) -> set[FileKey]:
         """The ``candidates`` any snapshot or tag of another branch of the table has live. A
@@ -212,7 +212,7 @@ class FileRefs:
                     except NotFoundError:
                         continue  # expired since the listing: its files are in a later one or gone
                     for r in self._entries(self.manifest_list(snap.delta_manifest_list)):
-                        if r.kind == KIND_ADD and r.key in candidates:
+                        if r.kind == FileKind.ADD and r.key in candidates:
                             found.add(r.key)
             for snap, _ in tagged_snapshots(TagManager(self.fio, meta, self.store.name)):
                 found |= self.live_among(snap, candidates)
@@ -321,7 +321,7 @@ def _merge(refs: Iterable[FileRef], only: Collection[FileKey] | None) -> dict[Fi
         if only is not None and r.key not in only:
             continue
         ident = r.identifier
-        if r.kind == KIND_ADD:
+        if r.kind == FileKind.ADD:
             live[ident] = r
         else:
             live.pop(ident, None)

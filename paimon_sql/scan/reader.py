@@ -15,6 +15,7 @@ from paimon_sql.casting import cast_array
 from paimon_sql.errors import CorruptFileError, NotFoundError, UnsupportedError
 from paimon_sql.format import deletion_vector
 from paimon_sql.format.data_files import file_format_of, read_file
+from paimon_sql.format.system_fields import KEY_PREFIX
 from paimon_sql.fs.file_io import join
 from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec, build_merge_spec, merge_engine
 from paimon_sql.meta.data_file_meta import DataFileMeta
@@ -24,7 +25,6 @@ from paimon_sql.predicate import Predicate, to_arrow_expression
 from paimon_sql.scan.split import DataSplit, DeletionFile
 from paimon_sql.types import DataField, DataType, to_arrow_field, to_arrow_type
 
-KEY_PREFIX = "_KEY_"
 _LOG = logging.getLogger(__name__)
 
 

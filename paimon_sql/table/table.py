@@ -21,7 +21,8 @@ from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.partition_path import normalize_value_string, partition_value_string
 from paimon_sql.fs.file_io import FileIO
 from paimon_sql.meta.file_store import MAIN_BRANCH, FileStore, branch_identifier
-from paimon_sql.meta.manifest_entry import KIND_DELETE, ManifestEntry
+from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.meta.travel import TimeTravel, resolve
@@ -588,7 +589,7 @@ def _overwrite_deletes(spec: dict[str, str]) -> DeletesFor:
             return []
         live = store.manifests.live_entries(base)
         matches = _spec_matcher(store, spec) if spec else (lambda p: True)
-        return [dataclasses.replace(e, kind=KIND_DELETE) for e in live if matches(e.partition)]
+        return [dataclasses.replace(e, kind=FileKind.DELETE) for e in live if matches(e.partition)]
 
     return deletes_for
 
@@ -598,6 +599,6 @@ def _overwrite_deletes_in(partitions: set[bytes]) -> DeletesFor:
         if base is None or not partitions:
             return []
         live = store.manifests.live_entries(base)
-        return [dataclasses.replace(e, kind=KIND_DELETE) for e in live if e.partition in partitions]
+        return [dataclasses.replace(e, kind=FileKind.DELETE) for e in live if e.partition in partitions]
 
     return deletes_for

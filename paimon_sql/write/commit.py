@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 from paimon_sql.errors import CommitConflictError, WriteConflictError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import IndexManifestEntry
-from paimon_sql.meta.manifest_entry import KIND_ADD, KIND_DELETE, ManifestEntry, merge_entries
+from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.manifest_entry import ManifestEntry, merge_entries
 from paimon_sql.meta.manifest_file_meta import ManifestFileMeta
 from paimon_sql.meta.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.write.conflicts import (
@@ -96,8 +97,8 @@ def build_snapshot(
         index_manifest = ms.write_index_manifest(kept + list(req.index_entries))
         written.append(ms.path(index_manifest))
 
-    added = sum(e.file.row_count for e in entries if e.kind == KIND_ADD)
-    deleted = sum(e.file.row_count for e in entries if e.kind == KIND_DELETE)
+    added = sum(e.file.row_count for e in entries if e.kind == FileKind.ADD)
+    deleted = sum(e.file.row_count for e in entries if e.kind == FileKind.DELETE)
     prev_total = (base.total_record_count or 0) if base is not None else 0
     return Snapshot(
         id=(base.id + 1) if base is not None else 1,
@@ -125,7 +126,7 @@ def _full_compact(
     entries: list[ManifestEntry] = []
     for m in metas:
         entries.extend(store.manifests.read_manifest(m.file_name))
-    live = [e for e in merge_entries(entries) if e.kind == KIND_ADD]
+    live = [e for e in merge_entries(entries) if e.kind == FileKind.ADD]
     out = []
     for i in range(0, len(live), _ENTRIES_PER_MANIFEST):
         meta = store.manifests.write_manifest(live[i : i + _ENTRIES_PER_MANIFEST], schema_id)
@@ -169,7 +170,7 @@ def commit(store: FileStore, req: CommitRequest) -> Snapshot:
         deletes: list[ManifestEntry] = []
         if req.deletes_for is not None:
             deletes = req.deletes_for(store, base)
-        explicit_deletes = [e for e in entries if e.kind == KIND_DELETE]
+        explicit_deletes = [e for e in entries if e.kind == FileKind.DELETE]
         if explicit_deletes:
             live = store.manifests.live_entries(base) if base is not None else []
             check_deleted_files_exist(live, explicit_deletes, store.name)

@@ -39,7 +39,8 @@ from paimon_sql.format.data_files import file_format_of, read_file
 from paimon_sql.format.partition_path import partition_value_string
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_HASH, IndexManifestEntry
-from paimon_sql.meta.manifest_entry import KIND_ADD, KIND_DELETE, ManifestEntry
+from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.write.file_writer import KEY_PREFIX
 
@@ -75,7 +76,7 @@ def changes_since(store: FileStore, base_id: int | None, latest: Snapshot | None
         for i in ids:
             snap = latest if i == latest.id else sm.snapshot(i)
             for meta in ms.read_manifest_list(snap.delta_manifest_list):
-                added.extend(e for e in ms.read_manifest(meta.file_name) if e.kind == KIND_ADD)
+                added.extend(e for e in ms.read_manifest(meta.file_name) if e.kind == FileKind.ADD)
         base = sm.snapshot(base_id) if base_id is not None else None
     else:
         if base_id is not None and not sm.exists(base_id):
@@ -127,7 +128,7 @@ def describe_bucket(store: FileStore, partition: bytes, bucket: int) -> str:
 def _by_bucket(entries: Iterable[ManifestEntry]) -> dict[BucketKey, list[ManifestEntry]]:
     out: dict[BucketKey, list[ManifestEntry]] = defaultdict(list)
     for e in entries:
-        if e.kind == KIND_ADD:
+        if e.kind == FileKind.ADD:
             out[(e.partition, e.bucket)].append(e)
     return out
 
@@ -200,7 +201,7 @@ def check_sequence_numbers(
     if not store.has_primary_key or not since.added:
         return
     ours = _by_bucket(entries)
-    deleted = {e.identifier for e in entries if e.kind == KIND_DELETE}
+    deleted = {e.identifier for e in entries if e.kind == FileKind.DELETE}
     keys = _SharedKeys(store)
     for e in since.added:
         k = (e.partition, e.bucket)
@@ -226,7 +227,7 @@ def check_dynamic_bucket_index(
     if not since.index_partitions:
         return
     ours = {e.partition for e in index_entries if e.index_file.index_type == INDEX_TYPE_HASH}
-    ours |= {e.partition for e in entries if e.kind == KIND_ADD} if store.options.bucket == -1 else set()
+    ours |= {e.partition for e in entries if e.kind == FileKind.ADD} if store.options.bucket == -1 else set()
     clash = sorted(ours & since.index_partitions)
     if clash:
         raise WriteConflictError(
@@ -252,11 +253,11 @@ def check_total_buckets(
     partition rewritten with another count is replaced whole, by an overwrite)."""
     ours: dict[bytes, int] = {}
     for e in entries:
-        if e.kind == KIND_ADD and e.total_buckets > 0:
+        if e.kind == FileKind.ADD and e.total_buckets > 0:
             ours.setdefault(e.partition, e.total_buckets)
     if not ours:
         return
-    deleted = {e.identifier for e in entries if e.kind == KIND_DELETE}
+    deleted = {e.identifier for e in entries if e.kind == FileKind.DELETE}
     for e in live:
         n = ours.get(e.partition)
         if n is not None and e.total_buckets > 0 and e.total_buckets != n and e.identifier not in deleted:
@@ -297,7 +298,7 @@ def check_not_committed(store: FileStore, since: ChangesSince, entries: Sequence
     two commits would double their rows)."""
     if not since.added:
         return
-    ours = {e.file.file_name for e in entries if e.kind == KIND_ADD}
+    ours = {e.file.file_name for e in entries if e.kind == FileKind.ADD}
     again = sorted(ours & {e.file.file_name for e in since.added})
     if again:
         raise AlreadyCommittedError(
@@ -315,7 +316,7 @@ def check_files_of_table(
     n = store.options.bucket
     dirs: dict[BucketKey, str] = {}
     for e in entries:
-        if e.kind != KIND_ADD:
+        if e.kind != FileKind.ADD:
             continue
         f = e.file
         if n > 0 and (e.total_buckets != n or not 0 <= e.bucket < n):

@@ -15,7 +15,7 @@ import numpy as np
 from paimon_sql.errors import ValidationError
 from paimon_sql.fs.file_io import FileIO
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_HASH, IndexFileMeta, IndexManifestEntry
-from paimon_sql.meta.manifest_entry import KIND_ADD
+from paimon_sql.meta.kinds import FileKind
 
 
 def read_hashes(file_io: FileIO, path: str) -> np.ndarray:
@@ -106,7 +106,7 @@ def write_hash_index(
     data = np.asarray(hashes, dtype=">i4").tobytes()
     file_io.write_bytes(f"{index_dir}/{name}", data)
     return IndexManifestEntry(
-        kind=KIND_ADD,
+        kind=FileKind.ADD,
         partition=partition,
         bucket=bucket,
         index_file=IndexFileMeta(INDEX_TYPE_HASH, name, len(data), len(hashes)),

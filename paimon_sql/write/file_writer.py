@@ -11,20 +11,21 @@ import pyarrow.compute as pc
 
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.data_files import write_file
+from paimon_sql.format.system_fields import (
+    KEY_FIELD_ID_START,
+    KEY_PREFIX,
+    KIND,
+    KIND_FIELD_ID,
+    SEQ,
+    SEQ_FIELD_ID,
+)
 from paimon_sql.fs.file_io import join
-from paimon_sql.meta.data_file_meta import FILE_SOURCE_APPEND, DataFileMeta
+from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.kinds import FileSource
 from paimon_sql.meta.simple_stats import SimpleStats
 from paimon_sql.types import BigIntType, DataField, TinyIntType, to_arrow_field
 from paimon_sql.write.stats import collect_stats, key_bounds
-
-KEY_PREFIX = "_KEY_"
-SEQ = "_SEQUENCE_NUMBER"
-KIND = "_VALUE_KIND"
-# Field ids Paimon gives the system columns of primary-key data files (SpecialFields)
-KEY_FIELD_ID_START = 2147483647 // 2
-SEQ_FIELD_ID = 2147483647 - 1
-KIND_FIELD_ID = 2147483647 - 2
 
 
 @dataclass
@@ -66,7 +67,7 @@ def write_data_file(
     min_seq: int,
     max_seq: int,
     level: int = 0,
-    file_source: int = FILE_SOURCE_APPEND,
+    file_source: int = FileSource.APPEND,
 ) -> tuple[DataFileMeta, str]:
     """Writes ``data`` (already in the file's physical schema) and returns (meta, path)."""
     name = namer.next()

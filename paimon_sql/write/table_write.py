@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.format.binary_row import encode_rows
 from paimon_sql.format.murmur import bucket_of, hash_columns
+from paimon_sql.format.system_fields import ROW_KINDS
 from paimon_sql.fs.file_io import join
 from paimon_sql.lsm.merge import (
     MergeSpec,
@@ -34,7 +35,8 @@ from paimon_sql.lsm.merge import (
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_HASH, IndexManifestEntry
-from paimon_sql.meta.manifest_entry import KIND_ADD, ManifestEntry
+from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.simple_stats import empty_row
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.types import to_arrow_type
@@ -50,7 +52,6 @@ from paimon_sql.write.file_writer import (
 )
 from paimon_sql.write.grouping import group_ids
 
-ROW_KINDS = {"+I": 0, "-U": 1, "+U": 2, "-D": 3}
 # first-row needs compaction to make writes visible (batch reads skip level-0 files)
 WRITABLE_MERGE_ENGINES = ("deduplicate", "partial-update", "aggregation")
 # data files of different buckets are written in parallel (pyarrow releases the GIL)
@@ -257,7 +258,7 @@ class TableWrite:
         total = self.num_buckets if self.num_buckets > 0 else -1
         for (partition, _, bucket, _, _), (meta, path) in zip(jobs, results):
             self.changes.written_paths.append(path)
-            self.changes.entries.append(ManifestEntry(KIND_ADD, partition, bucket, total, meta))
+            self.changes.entries.append(ManifestEntry(FileKind.ADD, partition, bucket, total, meta))
 
     def _assign_buckets(self, table: pa.Table, pids: np.ndarray, partitions: list[bytes]) -> np.ndarray:
         if self.num_buckets > 0 or not self.has_pk:

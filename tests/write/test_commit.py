@@ -9,7 +9,7 @@ import pytest
 
 from paimon_sql import Catalog
 from paimon_sql.errors import CommitConflictError
-from paimon_sql.meta.manifest_entry import KIND_DELETE
+from paimon_sql.meta.kinds import FileKind
 from paimon_sql.write.commit import CommitRequest, check_deleted_files_exist, commit
 
 SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string())])
@@ -46,7 +46,7 @@ def test_file_conflict_fails_and_cleans_up(catalog: Catalog) -> None:
     t = catalog.create_table("db.t", SCHEMA)
     t.write(pa.table({"id": [1, 2], "v": ["a", "b"]}))
     live = t.store.manifests.live_entries(t.latest_snapshot())  # type: ignore[arg-type]
-    delete = tuple(dataclasses.replace(e, kind=KIND_DELETE) for e in live)
+    delete = tuple(dataclasses.replace(e, kind=FileKind.DELETE) for e in live)
     commit(t.store, CommitRequest("OVERWRITE", delete))  # the first delete wins
     manifests_before = sorted(os.listdir(os.path.join(t.path, "manifest")))
     with pytest.raises(CommitConflictError, match="no longer exist"):
@@ -60,9 +60,9 @@ def test_check_deleted_files_exist_names_files(catalog: Catalog) -> None:
     t = catalog.create_table("db.t", SCHEMA)
     t.write(pa.table({"id": [1], "v": ["a"]}))
     live = t.store.manifests.live_entries(t.latest_snapshot())  # type: ignore[arg-type]
-    check_deleted_files_exist(live, [dataclasses.replace(live[0], kind=KIND_DELETE)], "db.t")
+    check_deleted_files_exist(live, [dataclasses.replace(live[0], kind=FileKind.DELETE)], "db.t")
     with pytest.raises(CommitConflictError, match=live[0].file.file_name):
-        check_deleted_files_exist([], [dataclasses.replace(live[0], kind=KIND_DELETE)], "db.t")
+        check_deleted_files_exist([], [dataclasses.replace(live[0], kind=FileKind.DELETE)], "db.t")
 
 
 def test_snapshot_record_counts_and_hints(catalog: Catalog) -> None:

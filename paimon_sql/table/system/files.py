@@ -23,8 +23,8 @@ import pyarrow.compute as pc
 from paimon_sql.casting import cast_array
 from paimon_sql.errors import PaimonError
 from paimon_sql.format.binary_row import decode_row, decode_rows, row_arity
-from paimon_sql.meta.data_file_meta import FILE_SOURCE_APPEND, FILE_SOURCE_COMPACT
 from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.kinds import FileSource
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.scan.planner import live_entries
@@ -46,7 +46,7 @@ from paimon_sql.types import (
     to_arrow_type,
 )
 
-_FILE_SOURCES = {FILE_SOURCE_APPEND: "APPEND", FILE_SOURCE_COMPACT: "COMPACT"}
+_FILE_SOURCES: dict[int, str] = {int(k): k.name for k in FileSource}
 
 
 class FilesTable(SystemTable):
