@@ -4,45 +4,68 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+from typing import cast
 
 import pyarrow as pa
 
+from paimon_sql import types as pt
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.options import check_implemented, validate_options
-from paimon_sql.types import (
-    BigIntType,
-    DataType,
-    DecimalType,
-    DoubleType,
-    FloatType,
-    IntType,
-    SmallIntType,
-    TinyIntType,
-    VarCharType,
-    fields_from_arrow_schema,
-    from_arrow_type,
-)
+from paimon_sql.types import DataType, DefaultTypeVisitor, fields_from_arrow_schema, from_arrow_type
 
-_INT_ORDER = [TinyIntType, SmallIntType, IntType, BigIntType]
+_INT_RANK = {"TINYINT": 0, "SMALLINT": 1, "INT": 2, "BIGINT": 3}
 
 
 def is_safe_widening(old: DataType, new: DataType) -> bool:
     """Type changes every old value survives unchanged (Paimon allows more with explicit casts)."""
-    if type(old) is type(new) and old.copy(True) == new.copy(True):
+    if old.copy(True) == new.copy(True):
         return True
-    if type(old) in _INT_ORDER and type(new) in _INT_ORDER:
-        return _INT_ORDER.index(type(old)) <= _INT_ORDER.index(type(new))
-    if type(old) in _INT_ORDER and isinstance(new, (FloatType, DoubleType, DecimalType)):
-        return not isinstance(new, FloatType) or type(old) in (TinyIntType, SmallIntType)
-    if isinstance(old, FloatType) and isinstance(new, DoubleType):
-        return True
-    if isinstance(old, DecimalType) and isinstance(new, DecimalType):
-        return new.scale >= old.scale and new.precision - new.scale >= old.precision - old.scale
-    if isinstance(old, VarCharType) and isinstance(new, VarCharType):
-        return new.length >= old.length
-    return False
+    return new.accept(_WidensFrom(old))
+
+
+class _WidensFrom(DefaultTypeVisitor[bool]):
+    """Whether the visited (new) type holds every value of ``old`` unchanged."""
+
+    def __init__(self, old: DataType) -> None:
+        self.old = old
+
+    def default(self, t: DataType) -> bool:
+        return False
+
+    def integer(self, t: DataType) -> bool:
+        return self.old.root in _INT_RANK and _INT_RANK[self.old.root] <= _INT_RANK[t.root]
+
+    def visit_tinyint(self, t: pt.TinyIntType) -> bool:
+        return self.integer(t)
+
+    def visit_smallint(self, t: pt.SmallIntType) -> bool:
+        return self.integer(t)
+
+    def visit_int(self, t: pt.IntType) -> bool:
+        return self.integer(t)
+
+    def visit_bigint(self, t: pt.BigIntType) -> bool:
+        return self.integer(t)
+
+    def visit_float(self, t: pt.FloatType) -> bool:
+        return self.old.root in ("TINYINT", "SMALLINT")
+
+    def visit_double(self, t: pt.DoubleType) -> bool:
+        return self.old.root in _INT_RANK or self.old.root == "FLOAT"
+
+    def visit_decimal(self, t: pt.DecimalType) -> bool:
+        old = self.old
+        if old.root in _INT_RANK:
+            return True
+        if old.root == "DECIMAL":
+            d = cast(pt.DecimalType, old)
+            return t.scale >= d.scale and t.precision - t.scale >= d.precision - d.scale
+        return False
+
+    def visit_varchar(self, t: pt.VarCharType) -> bool:
+        return self.old.root == "VARCHAR" and t.length >= cast(pt.VarCharType, self.old).length
 
 
 def check_column_name(name: object, table: str) -> str:

@@ -14,6 +14,7 @@ import numpy as np
 import sqlglot
 from sqlglot import exp
 
+from paimon_sql import types as pt
 from paimon_sql.errors import ValidationError
 from paimon_sql.predicate.builders import (
     and_,
@@ -27,26 +28,7 @@ from paimon_sql.predicate.builders import (
     or_,
 )
 from paimon_sql.predicate.tree import EQ, GE, GT, IN, LE, LIKE, LT, NE, NOT_IN, Leaf, Predicate
-from paimon_sql.types import (
-    BigIntType,
-    BinaryType,
-    BooleanType,
-    CharType,
-    DataField,
-    DataType,
-    DateType,
-    DecimalType,
-    DoubleType,
-    FloatType,
-    IntType,
-    LocalZonedTimestampType,
-    SmallIntType,
-    TimestampType,
-    TimeType,
-    TinyIntType,
-    VarBinaryType,
-    VarCharType,
-)
+from paimon_sql.types import DataField, DataType, DefaultTypeVisitor
 
 
 def parse_predicate(sql: str, fields: Sequence[DataField]) -> Predicate:
@@ -98,12 +80,8 @@ def _nesting_depth(sql: str) -> int:
     return deepest
 
 
-_INT_RANGES: dict[type, tuple[int, int]] = {
-    TinyIntType: (-(2**7), 2**7 - 1),
-    SmallIntType: (-(2**15), 2**15 - 1),
-    IntType: (-(2**31), 2**31 - 1),
-    BigIntType: (-(2**63), 2**63 - 1),
-}
+_COMPARABLE_FAMILIES = ("NUMERIC", "CHARACTER_STRING", "BINARY_STRING", "DATETIME")
+"""Type families (with BOOLEAN) whose columns take literal comparisons; the others only IS [NOT] NULL."""
 
 _TS_RE = re.compile(
     r"(\d{4})-(\d{1,2})-(\d{1,2})"
@@ -173,7 +151,7 @@ class _Parser:
             return self.like(node)
         if isinstance(node, exp.Column):
             f = self.field(node)
-            if not isinstance(f.type, BooleanType):
+            if f.type.root != "BOOLEAN":
                 raise self.unsupported(node, f"column {f.name!r} is {f.type} and not a BOOLEAN condition")
             return equal(f.name, True)
         if isinstance(node, (exp.ILike, exp.RegexpLike)):
@@ -229,7 +207,7 @@ class _Parser:
         if isinstance(target, exp.Null):
             return is_null(f.name)
         if isinstance(target, exp.Boolean):
-            if not isinstance(f.type, BooleanType):
+            if f.type.root != "BOOLEAN":
                 raise self.unsupported(node, f"column {f.name!r} is {f.type}, not BOOLEAN")
             # x IS TRUE is never NULL: TRUE exactly when x is TRUE
             return and_(is_not_null(f.name), equal(f.name, bool(target.this)))
@@ -266,7 +244,7 @@ class _Parser:
         if not isinstance(like_node, exp.Like):
             raise self.unsupported(node, "ESCAPE goes with LIKE only")
         f = self.field(self.column_node(like_node.this, like_node))
-        if not isinstance(f.type, (CharType, VarCharType)):
+        if not f.type.is_family("CHARACTER_STRING"):
             raise self.unsupported(node, f"LIKE needs a string column, {f.name!r} is {f.type}")
         pat = self.raw(like_node.expression, like_node)
         if pat.kind == "null":
@@ -315,27 +293,7 @@ class _Parser:
 
     def check_comparable(self, f: DataField, node: _SqlNode) -> None:
         t = f.type
-        if not isinstance(
-            t,
-            (
-                BooleanType,
-                TinyIntType,
-                SmallIntType,
-                IntType,
-                BigIntType,
-                FloatType,
-                DoubleType,
-                DecimalType,
-                CharType,
-                VarCharType,
-                BinaryType,
-                VarBinaryType,
-                DateType,
-                TimeType,
-                TimestampType,
-                LocalZonedTimestampType,
-            ),
-        ):
+        if t.root != "BOOLEAN" and not any(t.is_family(fam) for fam in _COMPARABLE_FAMILIES):
             raise self.unsupported(node, f"column {f.name!r} is {t}; only IS [NOT] NULL applies to it")
 
     # --- literals -------------------------------------------------------------------------
@@ -424,65 +382,112 @@ def _parse_decimal(text: str) -> Decimal:
 
 
 def _coerce(raw: _Raw, t: DataType) -> Any:
-    kind, v = raw.kind, raw.value
-    if isinstance(t, BooleanType):
+    return t.accept(_Coerce(raw))
+
+
+class _Coerce(DefaultTypeVisitor[Any]):
+    """A non-null literal as a value of the visited column type (``_CoerceError`` when it cannot be)."""
+
+    def __init__(self, raw: _Raw) -> None:
+        self.kind: str = raw.kind
+        self.value: Any = raw.value
+
+    def default(self, t: DataType) -> Any:
+        raise _CoerceError("comparisons on this type are not supported")
+
+    def visit_boolean(self, t: pt.BooleanType) -> Any:
+        kind, v = self.kind, self.value
         if kind == "bool":
             return v
         if kind == "string" and v.strip().lower() in ("true", "false"):
             return v.strip().lower() == "true"
         raise _CoerceError("expected TRUE or FALSE")
-    int_range = _INT_RANGES.get(type(t))
-    if int_range is not None:
-        if kind not in ("number", "string"):
+
+    def integer(self, bits: int) -> int:
+        lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+        if self.kind not in ("number", "string"):
             raise _CoerceError("expected an integer")
-        d = _parse_decimal(v)
+        d = _parse_decimal(self.value)
         if d != d.to_integral_value():
             raise _CoerceError("not an integer")
         i = int(d)
-        if not int_range[0] <= i <= int_range[1]:
-            raise _CoerceError(f"out of range [{int_range[0]}, {int_range[1]}]")
+        if not lo <= i <= hi:
+            raise _CoerceError(f"out of range [{lo}, {hi}]")
         return i
-    if isinstance(t, (FloatType, DoubleType)):
-        if kind not in ("number", "string"):
+
+    def visit_tinyint(self, t: pt.TinyIntType) -> Any:
+        return self.integer(8)
+
+    def visit_smallint(self, t: pt.SmallIntType) -> Any:
+        return self.integer(16)
+
+    def visit_int(self, t: pt.IntType) -> Any:
+        return self.integer(32)
+
+    def visit_bigint(self, t: pt.BigIntType) -> Any:
+        return self.integer(64)
+
+    def floating(self) -> float:
+        if self.kind not in ("number", "string"):
             raise _CoerceError("expected a number")
-        text = v.strip()
         try:
-            x = float(text)
+            return float(self.value.strip())
         except ValueError:
             raise _CoerceError("not a number") from None
-        if isinstance(t, FloatType):
-            with np.errstate(over="ignore"):
-                x = float(np.float32(x))
-        return x
-    if isinstance(t, DecimalType):
-        if kind not in ("number", "string"):
+
+    def visit_float(self, t: pt.FloatType) -> Any:
+        x = self.floating()
+        with np.errstate(over="ignore"):
+            return float(np.float32(x))
+
+    def visit_double(self, t: pt.DoubleType) -> Any:
+        return self.floating()
+
+    def visit_decimal(self, t: pt.DecimalType) -> Any:
+        if self.kind not in ("number", "string"):
             raise _CoerceError("expected a number")
-        d = _parse_decimal(v)
+        d = _parse_decimal(self.value)
         if len(d.as_tuple().digits) > 38:
             raise _CoerceError("more than 38 digits")
         return d
-    if isinstance(t, (CharType, VarCharType)):
-        if kind != "string":
+
+    def string(self) -> str:
+        if self.kind != "string":
             raise _CoerceError("expected a string literal")
-        return v
-    if isinstance(t, (BinaryType, VarBinaryType)):
-        if kind == "binary":
-            return v
-        if kind == "string":
-            return v.encode("utf-8")
+        return str(self.value)
+
+    def visit_char(self, t: pt.CharType) -> Any:
+        return self.string()
+
+    def visit_varchar(self, t: pt.VarCharType) -> Any:
+        return self.string()
+
+    def binary(self) -> bytes:
+        if self.kind == "binary":
+            return bytes(self.value)
+        if self.kind == "string":
+            return str(self.value).encode("utf-8")
         raise _CoerceError("expected a binary (X'..') or string literal")
-    if isinstance(t, DateType):
-        if kind in ("string", "date"):
-            m = _TS_RE.fullmatch(v.strip())
+
+    def visit_binary(self, t: pt.BinaryType) -> Any:
+        return self.binary()
+
+    def visit_varbinary(self, t: pt.VarBinaryType) -> Any:
+        return self.binary()
+
+    def visit_date(self, t: pt.DateType) -> Any:
+        if self.kind in ("string", "date"):
+            m = _TS_RE.fullmatch(self.value.strip())
             if m and m.group(4) is None and m.group(8) is None:
                 try:
                     return _dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
                 except ValueError as e:
                     raise _CoerceError(str(e)) from None
         raise _CoerceError("expected a date 'yyyy-mm-dd'")
-    if isinstance(t, TimeType):
-        if kind in ("string", "time"):
-            m = _TIME_RE.fullmatch(v.strip())
+
+    def visit_time(self, t: pt.TimeType) -> Any:
+        if self.kind in ("string", "time"):
+            m = _TIME_RE.fullmatch(self.value.strip())
             if m:
                 micros = _fraction_micros(m.group(4))
                 try:
@@ -490,11 +495,17 @@ def _coerce(raw: _Raw, t: DataType) -> Any:
                 except ValueError as e:
                     raise _CoerceError(str(e)) from None
         raise _CoerceError("expected a time 'hh:mm:ss[.fff]'")
-    if isinstance(t, (TimestampType, LocalZonedTimestampType)):
-        if kind in ("string", "timestamp", "date"):
-            return _parse_timestamp(v.strip(), local_zoned=isinstance(t, LocalZonedTimestampType))
+
+    def timestamp(self, local_zoned: bool) -> _dt.datetime:
+        if self.kind in ("string", "timestamp", "date"):
+            return _parse_timestamp(self.value.strip(), local_zoned=local_zoned)
         raise _CoerceError("expected a timestamp 'yyyy-mm-dd hh:mm:ss[.ffffff]'")
-    raise _CoerceError("comparisons on this type are not supported")
+
+    def visit_timestamp(self, t: pt.TimestampType) -> Any:
+        return self.timestamp(local_zoned=False)
+
+    def visit_local_zoned_timestamp(self, t: pt.LocalZonedTimestampType) -> Any:
+        return self.timestamp(local_zoned=True)
 
 
 def _fraction_micros(frac: str | None) -> int:
