@@ -16,6 +16,8 @@ from paimon_sql.options import check_implemented, validate_options
 from paimon_sql.types import DataType, DefaultTypeVisitor, fields_from_arrow_schema, from_arrow_type
 
 _INT_RANK = {"TINYINT": 0, "SMALLINT": 1, "INT": 2, "BIGINT": 3}
+# decimal digits of the largest value of each integer type (127, 32767, 2147483647, 9.2e18)
+_INT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
 
 
 def is_safe_widening(old: DataType, new: DataType) -> bool:
@@ -57,8 +59,8 @@ class _WidensFrom(DefaultTypeVisitor[bool]):
 
     def visit_decimal(self, t: pt.DecimalType) -> bool:
         old = self.old
-        if old.root in _INT_RANK:
-            return True
+        if old.root in _INT_RANK:  # every value of the integer type fits the integer digits
+            return t.precision - t.scale >= _INT_DIGITS[old.root]
         if old.root == "DECIMAL":
             d = cast(pt.DecimalType, old)
             return t.scale >= d.scale and t.precision - t.scale >= d.precision - d.scale
