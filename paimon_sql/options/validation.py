@@ -110,6 +110,17 @@ def column_reference_errors(options: Mapping[str, str], columns: Sequence[str], 
     return errors
 
 
+def _is_default(key: str, value: str) -> bool:
+    """Whether ``value`` is the default of option ``key`` (a value that does not parse is not)."""
+    d = option_def(key)
+    if d is None or d.default is None:
+        return False
+    try:
+        return bool(d.parse(str(value)) == d.default_value)
+    except ValidationError:
+        return False
+
+
 def not_implemented_errors(options: Mapping[str, str], where: str) -> list[str]:
     """One message per option of ``options`` that paimon_sql does not apply and that is set to
     anything but its default (``NOT_IMPLEMENTED``)."""
@@ -118,13 +129,8 @@ def not_implemented_errors(options: Mapping[str, str], where: str) -> list[str]:
         reason = NOT_IMPLEMENTED.get(key)
         if reason is None:
             continue
-        d = option_def(key)
-        if d is not None and d.default is not None:
-            try:
-                if d.parse(str(value)) == d.default_value:
-                    continue
-            except ValidationError:
-                pass
+        if _is_default(key, value):
+            continue
         errors.append(f"Option {key!r} = {value!r}{where_suffix(where)} is not supported: {reason}")
     return errors
 
