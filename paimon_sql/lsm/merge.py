@@ -512,23 +512,6 @@ class MergeFunction(Protocol):
     def __call__(self, table: pa.Table, spec: MergeSpec, keep_deletes: bool = False) -> pa.Table: ...
 
 
-MERGE_ENGINES: dict[str, MergeFunction] = {
-    "deduplicate": deduplicate,
-    "first-row": first_row,
-    "partial-update": partial_update,
-    "aggregation": aggregation,
-}
-
-
-def merge_engine(name: str) -> MergeFunction:
-    try:
-        return MERGE_ENGINES[name]
-    except KeyError:
-        raise UnsupportedError(
-            f"Unknown merge-engine {name!r}; known: {sorted(MERGE_ENGINES)}"
-        ) from None
-
-
 def build_merge_spec(
     options: CoreOptions,
     key_columns: Sequence[str],
@@ -623,23 +606,3 @@ def _partial_update_groups(
             )
         aggs.append(fa)
     return tuple(groups), tuple(aggs)
-
-
-def check_batch_delete(options: CoreOptions, where: str) -> None:
-    """Paimon's rule for DELETE statements on primary-key tables (``validatePKUpsertDeletable``):
-    partial-update needs remove-record-on-delete (or -on-sequence-group), aggregation needs
-    aggregation.remove-record-on-delete, first-row cannot delete."""
-    engine = options.merge_engine
-    if engine == "deduplicate":
-        return
-    if engine == "partial-update":
-        if options.partial_update_remove_record_on_delete or options.partial_update_remove_record_on_sequence_group:
-            return
-        hint = "set 'partial-update.remove-record-on-delete' = 'true'"
-    elif engine == "aggregation":
-        if options.aggregation_remove_record_on_delete:
-            return
-        hint = "set 'aggregation.remove-record-on-delete' = 'true'"
-    else:
-        raise UnsupportedError(f"Merge engine {engine} can not support batch delete (table {where})")
-    raise UnsupportedError(f"Merge engine {engine} doesn't support batch delete by default (table {where}): {hint}")

@@ -95,7 +95,9 @@ from paimon_sql.options.write import (
     COMMIT_MIN_RETRY_WAIT,
     COMMIT_TIMEOUT,
     COMPACTION_MAX_SIZE_AMPLIFICATION_PERCENT,
+    COMPACTION_MIN_FILE_NUM,
     COMPACTION_SIZE_RATIO,
+    COMPACTION_SMALL_FILE_RATIO,
     DYNAMIC_PARTITION_OVERWRITE,
     FULL_COMPACTION_DELTA_COMMITS,
     NUM_LEVELS,
@@ -304,6 +306,15 @@ class CoreOptions(Mapping[str, str]):
         """Bytes: the option, else 128 mb for primary-key tables and 256 mb for append tables."""
         v = self.get(TARGET_FILE_SIZE)
         return (128 if has_pk else 256) * 1024 * 1024 if v is None else v
+
+    @property
+    def compaction_min_file_num(self) -> int:
+        return self.get(COMPACTION_MIN_FILE_NUM)
+
+    def compaction_file_size(self, has_pk: bool) -> int:
+        """Bytes: files below this size are rewritten by compaction (target-file-size times
+        compaction.small-file-ratio, as Paimon's compactionFileSize)."""
+        return int(self.target_file_size(has_pk) * self.get(COMPACTION_SMALL_FILE_RATIO))
 
     @property
     def metadata_stats_mode(self) -> str:

@@ -4,7 +4,7 @@ table keeps for life. Plain data: one key per entry, grouped by the reason given
 from __future__ import annotations
 
 _LIFECYCLE = "snapshot, changelog, partition and tag lifecycle (expiry, automatic tags) is not implemented yet"
-_COMPACTION = "compaction is not implemented yet (files are never merged or rewritten)"
+_COMPACTION = "this compaction option is not implemented yet (universal compaction with its size-ratio, size-amplification and sorted-run triggers is)"
 _DV_WRITES = "writing deletion-vector tables is not implemented yet (they are read)"
 _CHANGELOG = "changelog producers are not implemented yet"
 _INCREMENTAL = "incremental reads are not implemented yet"
@@ -25,13 +25,12 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "tag.time-expire-enabled", "record-level.expire-time", "record-level.time-field",
     ], _LIFECYCLE),
     **dict.fromkeys([
-        "num-sorted-run.compaction-trigger", "num-sorted-run.stop-trigger", "num-levels",
-        "compaction.max-size-amplification-percent", "compaction.size-ratio", "compaction.optimization-interval",
-        "compaction.total-size-threshold", "compaction.force-up-level-0", "compaction.min.file-num",
+        "compaction.optimization-interval",
+        "compaction.total-size-threshold", "compaction.force-up-level-0",
         "compaction.file-num-limit", "compaction.delete-ratio-threshold", "compaction.force-rewrite-all-files",
         "compaction.incremental-size-threshold", "compaction.offpeak-ratio", "compaction.offpeak.start.hour",
-        "compaction.offpeak.end.hour", "compaction.skip-expired-partitions", "compaction.small-file-ratio",
-        "full-compaction.delta-commits", "commit.force-compact", "lookup-compact", "lookup-compact.max-interval",
+        "compaction.offpeak.end.hour", "compaction.skip-expired-partitions",
+        "full-compaction.delta-commits", "lookup-compact", "lookup-compact.max-interval",
         "force-lookup", "clustering.columns", "clustering.strategy", "clustering.incremental",
         "clustering.incremental.mode", "clustering.incremental.optimize-write",
         "sort-compaction.range-strategy", "sort-compaction.local-sample.magnification",

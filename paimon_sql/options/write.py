@@ -78,6 +78,22 @@ COMPACTION_SIZE_RATIO: Option[int] = Option(
     "Percentage slack when grouping sorted runs of similar size for a compaction.",
 )
 
+COMPACTION_MIN_FILE_NUM: Option[int] = Option(
+    "compaction.min.file-num",
+    INT,
+    "5",
+    "Append tables: the minimum number of small files that a compaction merges.",
+    check=at_least(1),
+)
+
+COMPACTION_SMALL_FILE_RATIO: Option[float] = Option(
+    "compaction.small-file-ratio",
+    DOUBLE,
+    "0.7",
+    "Files smaller than target-file-size times this ratio are rewritten by compaction; larger ones "
+    "that overlap nothing only move up a level.",
+)
+
 FULL_COMPACTION_DELTA_COMMITS: Option[int | None] = Option(
     "full-compaction.delta-commits",
     INT,
@@ -161,7 +177,6 @@ _KEPT: tuple[Option[Any], ...] = (
     kept("write-max-writers-to-spill", INT, "10"),
     kept("local-sort.max-num-file-handles", INT, "128"),
     kept("target-file-row-num", LONG, str(LONG_MAX)),
-    kept("compaction.small-file-ratio", DOUBLE, "0.7"),
     kept("write.sequence-number-init-mode", enum(("scan", "snapshot")), "scan"),
     kept("compaction.force-up-level-0", BOOL, "false"),
     kept("compaction.offpeak.start.hour", INT, "-1"),
@@ -170,7 +185,6 @@ _KEPT: tuple[Option[Any], ...] = (
     kept("compaction.optimization-interval", DURATION),
     kept("compaction.total-size-threshold", MEMORY),
     kept("compaction.incremental-size-threshold", MEMORY),
-    kept("compaction.min.file-num", INT, "5"),
     kept("compaction.file-num-limit", INT, "100000"),
     kept("compaction.delete-ratio-threshold", DOUBLE, "0.2"),
     kept("compaction.skip-expired-partitions", BOOL, "false"),

@@ -9,6 +9,7 @@ import numpy as np
 from paimon_sql.errors import PaimonError
 from paimon_sql.format.binary_row import decode_row, decode_rows
 from paimon_sql.fs.file_io import join
+from paimon_sql.lsm.engines import engine_of
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_DELETION_VECTORS
 from paimon_sql.meta.manifest_entry import ManifestEntry
@@ -64,7 +65,7 @@ def plan(store: FileStore, snapshot: Snapshot, predicate: Predicate | None = Non
         entries = prune_by_stats(store, entries, predicate)
 
     skip_level0 = store.has_primary_key and (
-        store.options.deletion_vectors_enabled or store.options.merge_engine == "first-row"
+        store.options.deletion_vectors_enabled or engine_of(store.options).skips_level0
     )
     if skip_level0:
         entries = [e for e in entries if e.file.level > 0]

@@ -12,12 +12,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.casting import cast_array
-from paimon_sql.errors import CorruptFileError, NotFoundError, UnsupportedError
+from paimon_sql.errors import CorruptFileError, NotFoundError, PaimonError, UnsupportedError
 from paimon_sql.format import deletion_vector
 from paimon_sql.format.data_files import file_format_of, read_file
 from paimon_sql.format.system_fields import KEY_PREFIX
 from paimon_sql.fs.file_io import join
-from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec, build_merge_spec, merge_engine
+from paimon_sql.lsm.engines import engine_of
+from paimon_sql.lsm.levels import KeyComparator, interval_partition
+from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
@@ -130,15 +132,6 @@ def apply_deletion_vector(store: FileStore, table: pa.Table, dv: DeletionFile) -
     return table.filter(pa.array(keep))
 
 
-def _value_fields_for_merge(store: FileStore, fields: Sequence[DataField]) -> list[DataField]:
-    names = {f.name for f in fields}
-    extra = [store.schema.field(n) for n in store.options.sequence_fields if n not in names]
-    if store.options.merge_engine == "partial-update" and store.options.sequence_groups():
-        # sequence groups compare their sequence fields: merge every column, then project
-        extra += [f for f in store.schema.fields if f.name not in names and f not in extra]
-    return list(fields) + extra
-
-
 def read_split(
     store: FileStore, split: DataSplit, fields: Sequence[DataField], predicate: Predicate | None = None
 ) -> pa.Table:
@@ -147,21 +140,19 @@ def read_split(
     if not store.has_primary_key:
         parts = [read_data_file(store, split, f, fields) for f in split.files]
     else:
-        value_fields = _value_fields_for_merge(store, fields)
+        value_fields = engine_of(store.options).merge_fields(store.options, fields, store.schema.fields)
         spec = check_merge_supported(store, value_fields)
-        if split.raw_convertible:
-            parts = [
-                _drop_retract_rows(read_data_file(store, split, f, fields, (KIND,))).drop_columns([KIND])
-                for f in split.files
-            ]
-        else:
-            runs = [
-                read_data_file(store, split, f, value_fields, (SEQ, KIND), store.key_fields) for f in split.files
-            ]
-            if not runs:
-                return schema.empty_table()
-            merged = merge_engine(store.options.merge_engine)(pa.concat_tables(runs), spec)
-            parts = [merged.select([f.name for f in fields])]
+        parts = []
+        for files, merge in _sections(store, split):
+            if not merge:  # one sorted run: every key has one record, read as it is
+                parts += [
+                    _drop_retract_rows(read_data_file(store, split, f, fields, (KIND,))).drop_columns([KIND])
+                    for f in files
+                ]
+                continue
+            runs = [read_data_file(store, split, f, value_fields, (SEQ, KIND), store.key_fields) for f in files]
+            merged = engine_of(store.options).merge(pa.concat_tables(runs), spec)
+            parts.append(merged.select([f.name for f in fields]))
     if not parts:
         return schema.empty_table()
     result = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
@@ -183,11 +174,26 @@ def read_splits_parallel(
         return list(pool.map(lambda j: read_split(j[0], j[1], j[2], predicate), jobs))
 
 
+def _sections(store: FileStore, split: DataSplit) -> list[tuple[Sequence[DataFileMeta], bool]]:
+    """The split's files in key-range sections (Paimon's IntervalPartition), with whether each
+    needs a merge (several sorted runs) or can be read file by file (one run). A split whose keys
+    cannot be ordered (undecodable min/max keys) is one section to merge."""
+    if split.raw_convertible:
+        return [(split.files, False)]
+    if len(split.files) <= 1:
+        return [(split.files, False)]
+    try:
+        sections = interval_partition(split.files, KeyComparator([k.type for k in store.key_fields]))
+    except (PaimonError, TypeError):
+        return [(split.files, True)]
+    return [([f for run in section for f in run.files], len(section) > 1) for section in sections]
+
+
 def check_merge_supported(store: FileStore, value_fields: Sequence[DataField] | None = None) -> MergeSpec:
     """The merge of ``value_fields`` (default: every column) by the table's merge engine; options and
     aggregate functions paimon_sql does not implement fail loudly instead of merging wrongly."""
     fields = list(store.schema.fields) if value_fields is None else value_fields
-    return build_merge_spec(
+    return engine_of(store.options).spec(
         store.options,
         [KEY_PREFIX + k.name for k in store.key_fields],
         fields,

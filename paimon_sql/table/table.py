@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Union
@@ -12,6 +13,7 @@ import pyarrow as pa
 
 from paimon_sql.errors import (
     AlreadyCommittedError,
+    CommitConflictError,
     NotFoundError,
     UnsupportedError,
     ValidationError,
@@ -29,6 +31,7 @@ from paimon_sql.meta.travel import TimeTravel, resolve
 from paimon_sql.names import check_name
 from paimon_sql.ops import alter as alter_ops
 from paimon_sql.ops import branches as branch_ops
+from paimon_sql.ops import compact as compact_ops
 from paimon_sql.ops import delete as delete_ops
 from paimon_sql.ops import expire as expire_ops
 from paimon_sql.ops import rollback as rollback_ops
@@ -43,6 +46,8 @@ from paimon_sql.types import DataField
 from paimon_sql.write.commit import CommitRequest, WriteBase, commit, retry_wait_ms
 from paimon_sql.write.conflicts import check_files_of_table, check_one_writer_per_bucket
 from paimon_sql.write.table_write import CommitChanges, TableWrite, merge_index_entries
+
+_LOG = logging.getLogger(__name__)
 
 FALLBACK_BRANCH = "scan.fallback-branch"
 DeletesFor = Callable[[FileStore, Union[Snapshot, None]], list[ManifestEntry]]  # noqa: UP007
@@ -229,8 +234,9 @@ class Table:
         return TableWrite(self.store, self.store.snapshots.latest())
 
     def commit_changes(self, changes: Sequence[CommitChanges], overwrite: Overwrite = False) -> int | None:
-        """Commits what several writers prepared as ONE snapshot (None when nothing was written and
-        nothing is overwritten). On failure every written file is deleted.
+        """Commits what several writers prepared as ONE snapshot and returns its id (None when nothing
+        was written and nothing is overwritten); when the writers compacted, a COMPACT snapshot
+        follows it. On failure every written file is deleted.
 
         The changes must come from writers of this table (``new_write``) that have not been aborted:
         every file they add must exist in this table's folders with its recorded size, in the
@@ -269,8 +275,44 @@ class Table:
             for p in merged_index:
                 self.file_io.delete_quietly(p)
             raise
+        compact = [e for c in changes for e in c.compact_entries]
+        if compact:  # a COMPACT snapshot after the APPEND one; the write's id stays the APPEND one
+            self._commit_compaction(compact, base, entries, overwrite)
         expire_ops.expire_after_commit(self.store)
         return snap.id
+
+    def _commit_compaction(
+        self, compact: list[ManifestEntry], base: WriteBase | None, committed: list[ManifestEntry],
+        overwrite: Overwrite,
+    ) -> int | None:
+        """Commits the writers' compaction as a COMPACT snapshot after their APPEND one, as Paimon
+        does. The data is committed already: when the compaction cannot land (a concurrent commit
+        changed a bucket it compacted, an overwrite replaced the files it read, two writers compacted
+        one bucket), its files are deleted and the table stays uncompacted (a warning says why)."""
+        own = {e.file.file_name for e in committed}
+        outputs = [e for e in compact if e.kind == FileKind.ADD and e.file.file_name not in own
+                   and e.file.file_name not in {d.file.file_name for d in compact if d.kind == FileKind.DELETE}]
+        reason = None
+        deleted = [e.identifier for e in compact if e.kind == FileKind.DELETE]
+        if overwrite is not False and overwrite is not None:
+            reason = "the write overwrote the files it compacted"
+        elif len(deleted) != len(set(deleted)):
+            reason = "several writers compacted the same bucket"
+        else:
+            try:
+                return commit(self.store, CommitRequest(
+                    "COMPACT", tuple(compact), base=base, own_entries=tuple(committed),
+                )).id
+            except (WriteConflictError, CommitConflictError) as e:
+                reason = str(e)
+        _LOG.warning("Table %s: the write's compaction is not committed (%s)", self.identifier, reason)
+        for out in outputs:
+            self.file_io.delete_quietly(self._entry_path(out))
+        return None
+
+    def _entry_path(self, e: ManifestEntry) -> str:
+        values = list(decode_row(e.partition, self.store.partition_types)) if self.store.partition_fields else []
+        return self.store.data_file_path(self.store.bucket_dir(values, e.bucket), e.file.file_name, e.file.external_path)
 
     def _check_changes(self, changes: Sequence[CommitChanges]) -> WriteBase | None:
         """The common base of ``changes`` after checking that they are this table's prepared,
@@ -294,7 +336,8 @@ class Table:
                         "were not prepared by new_write() of this table"
                     )
                 bases.append(c.base)
-        check_files_of_table(self.store, [e for c in changes for e in c.entries],
+        check_files_of_table(self.store, [e for c in changes for e in (*c.entries, *c.compact_entries)
+                                          if e.kind == FileKind.ADD],
                              [e for c in changes for e in c.index_entries])
         if not bases:
             return None
@@ -394,6 +437,50 @@ class Table:
         return expire_ops.expire_snapshots(
             table.store, retain_max, retain_min, older_than, max_deletes, dry_run=dry_run
         )
+
+    def compact(
+        self,
+        partitions: Sequence[Mapping[str, Any]] | None = None,
+        where: str | Predicate | None = None,
+        full: bool = True,
+        buckets: Iterable[int] | None = None,
+        options: Mapping[str, str] | None = None,
+    ) -> compact_ops.CompactTableResult:
+        """Compacts the table (Paimon's ``compact``): every bucket of the latest snapshot, or those of
+        the ``partitions`` (a list of partition specs, ``{'dt': '2024-01-01'}``) or of the partitions
+        matching ``where`` (a predicate on partition columns), or the bucket numbers ``buckets``.
+        ``full`` rewrites each bucket into its highest level (deletes dropped); otherwise universal
+        compaction picks what to merge. One COMPACT snapshot; ``options`` apply to this call."""
+        table = self.copy({**(options or {}), "write-only": "false"})
+        if partitions is not None and where is not None:
+            raise ValidationError(f"compact of table {self.identifier}: partitions and where cannot be used together")
+        match = None
+        if partitions is not None:
+            specs = [self._partition_spec(dict(p)) for p in partitions]
+            matchers = [_spec_matcher(self.store, s) for s in specs]
+            match = lambda part: any(m(part) for m in matchers)  # noqa: E731
+        pred = None
+        if where is not None:
+            pred = parse_predicate(where, list(self.schema.fields)) if isinstance(where, str) else where
+            outside = sorted(referenced_columns(pred) - set(self.schema.partition_keys))
+            if outside:
+                raise ValidationError(
+                    f"compact of table {self.identifier}: Only partition predicate is supported, but the "
+                    f"where condition uses {outside} (partition keys: {list(self.schema.partition_keys)})"
+                )
+        wanted = None
+        if buckets is not None:
+            wanted = set(buckets)
+            if self.store.options.bucket <= 0:
+                raise ValidationError(
+                    f"compact of table {self.identifier}: buckets can only be given for fixed-bucket tables "
+                    f"(bucket = {self.store.options.bucket})"
+                )
+        expire_ops.check_async_expiry(self.store)
+        result = compact_ops.compact(table.store, pred, full, match, wanted)
+        if result.snapshot_id is not None:
+            expire_ops.expire_after_commit(self.store)
+        return result
 
     def copy(self, dynamic_options: Mapping[str, str]) -> Table:
         """This table read and written with ``dynamic_options`` on top of its own (Paimon's dynamic

@@ -24,6 +24,7 @@ from paimon_sql.meta.manifest_file_meta import ManifestFileMeta
 from paimon_sql.meta.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.write.conflicts import (
     changes_since,
+    check_compacted_buckets_unchanged,
     check_dynamic_bucket_index,
     check_not_committed,
     check_schema,
@@ -55,6 +56,8 @@ class CommitRequest:
     # the writers' base: the commit is checked against what changed since (None: nothing to check,
     # e.g. a commit that writes no new sequence numbers)
     base: WriteBase | None = None
+    # COMPACT: the entries the same write committed just before (not a concurrent change)
+    own_entries: tuple[ManifestEntry, ...] = ()
 
 
 def check_deleted_files_exist(live: list[ManifestEntry], deletes: list[ManifestEntry], table: str) -> None:
@@ -143,6 +146,12 @@ def check_against_base(store: FileStore, req: CommitRequest, latest: Snapshot | 
     ids = store.schemas.schema_ids()
     check_schema(store, req.base.schema_id, ids[-1] if ids else None)
     since = changes_since(store, req.base.snapshot_id, latest)
+    if req.kind == "COMPACT":
+        # a primary-key compaction keeps sequence numbers and drops deletes at the highest level: its
+        # buckets must be as it read them; an append compaction only needs its files (checked above)
+        if store.has_primary_key:
+            check_compacted_buckets_unchanged(store, since, entries, req.own_entries)
+        return
     check_not_committed(store, since, entries)
     check_sequence_numbers(store, since, entries)
     check_dynamic_bucket_index(store, since, req.index_entries, entries)

@@ -348,3 +348,23 @@ def _check_file(store: FileStore, path: str, size: int, what: str) -> None:
         raise ValidationError(
             f"Cannot commit {what} to table {store.name}: {path} has {actual} bytes, its metadata says {size}"
         )
+
+
+def check_compacted_buckets_unchanged(
+    store: FileStore, since: ChangesSince, entries: Sequence[ManifestEntry], own: Iterable[ManifestEntry] = ()
+) -> None:
+    """A compaction picks its files and decides to drop retractions (its output being the oldest
+    data of the bucket) from the bucket as its base snapshot had it: no other commit may have added
+    a file to a bucket it compacts since then (``own``: the files the compacting write itself
+    committed just before). Files it removes that are gone are found by the deleted-files check."""
+    compacted = {(e.partition, e.bucket) for e in entries}
+    if not compacted:
+        return
+    mine = {e.identifier for e in own}
+    for e in since.added:
+        if (e.partition, e.bucket) in compacted and e.identifier not in mine:
+            raise WriteConflictError(
+                f"Compaction of table {store.name} conflicts with a concurrent commit: file "
+                f"{e.file.file_name} was added to {describe_bucket(store, e.partition, e.bucket)} "
+                f"after the compaction read it (snapshot {since.base_id} -> {since.latest_id})"
+            )

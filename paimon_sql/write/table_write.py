@@ -19,16 +19,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.errors import UnsupportedError, ValidationError
-from paimon_sql.format.binary_row import encode_rows
+from paimon_sql.format.binary_row import decode_row, encode_rows
 from paimon_sql.format.murmur import bucket_of, hash_columns
 from paimon_sql.format.system_fields import ROW_KINDS
 from paimon_sql.fs.file_io import join
+from paimon_sql.lsm.engines import MERGE_ENGINES, engine_of
 from paimon_sql.lsm.merge import (
     MergeSpec,
-    build_merge_spec,
-    check_batch_delete,
     group_last_mask,
-    merge_engine,
     sort_indices,
     unique_key_order,
 )
@@ -40,6 +38,7 @@ from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.simple_stats import empty_row
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.types import to_arrow_type
+from paimon_sql.write.bucket_writer import BucketWriter
 from paimon_sql.write.commit import WriteBase
 from paimon_sql.write.dynamic_bucket import PartitionBuckets, read_hashes, write_hash_index
 from paimon_sql.write.file_writer import (
@@ -52,8 +51,6 @@ from paimon_sql.write.file_writer import (
 )
 from paimon_sql.write.grouping import group_ids
 
-# first-row needs compaction to make writes visible (batch reads skip level-0 files)
-WRITABLE_MERGE_ENGINES = ("deduplicate", "partial-update", "aggregation")
 # data files of different buckets are written in parallel (pyarrow releases the GIL)
 _HASH_CHUNK = 1 << 18
 _WRITE_THREADS = max(1, min(4, os.cpu_count() or 1))
@@ -65,6 +62,9 @@ class CommitChanges:
     """What one write adds to a table (and, for overwrite/delete, what it removes)."""
 
     entries: list[ManifestEntry] = field(default_factory=list)
+    # what the writers' compaction removed (DELETE) and added (ADD): committed as a COMPACT snapshot
+    # after the one adding ``entries``
+    compact_entries: list[ManifestEntry] = field(default_factory=list)
     # new HASH index files; they replace the index of the same (partition, bucket)
     index_entries: list[IndexManifestEntry] = field(default_factory=list)
     written_paths: list[str] = field(default_factory=list)
@@ -110,12 +110,13 @@ class TableWrite:
         opts = store.options
         self.has_pk = store.has_primary_key
         self.num_buckets = opts.bucket
+        self.engine = engine_of(opts)
         if self.has_pk:
-            if opts.merge_engine not in WRITABLE_MERGE_ENGINES:
+            if not self.engine.writable:
+                writable = [n for n, e in MERGE_ENGINES.items() if e.writable]
                 raise UnsupportedError(
                     f"Writing to table {store.name} with merge-engine '{opts.merge_engine}' is not "
-                    f"supported yet (writable: {', '.join(WRITABLE_MERGE_ENGINES)}; first-row tables need "
-                    "compaction to make writes visible)"
+                    f"supported yet (writable: {', '.join(writable)})"
                 )
             if opts.deletion_vectors_enabled:
                 raise UnsupportedError(
@@ -128,13 +129,19 @@ class TableWrite:
         self.write_base = WriteBase(base.id if base is not None else None, store.schema.id)
         self.changes = CommitChanges(base=self.write_base)
         self._next_seq: dict[tuple[bytes, int], int] | None = None
+        # the live files of every bucket of the base snapshot (primary-key tables: the LSM to restore)
+        self._restored: dict[tuple[bytes, int], list[DataFileMeta]] = defaultdict(list)
+        self._part_values: dict[bytes, list[object]] = {}
+        # primary-key buckets this write touched (or compacts): their LSM levels and compaction
+        self.bucket_writers: dict[tuple[bytes, int], BucketWriter] = {}
+        self.compaction = self.has_pk and not opts.write_only
         self._dyn: dict[bytes, PartitionBuckets] = {}
         self._dyn_loaded = False
         self._buffer: list[pa.Table] = []
         self._buffer_bytes = 0
         # rows of one key in a write buffer are merged with the table's merge function before they
         # become a level-0 file (keys are unique in a file), as Paimon's writer merges its sort buffer
-        self.spec = build_merge_spec(
+        self.spec = self.engine.spec(
             opts, [k.name for k in store.key_fields], list(store.schema.fields), store.schema.primary_keys,
             store.name,
         ) if self.has_pk else MergeSpec(key_columns=())
@@ -142,7 +149,7 @@ class TableWrite:
     # -- public ----------------------------------------------------------------------------------
     def write(self, data: pa.Table | pa.RecordBatchReader | Iterable[pa.RecordBatch], kind: int | None = None) -> None:
         if kind == ROW_KINDS["-D"] and self.has_pk:
-            check_batch_delete(self.store.options, self.store.name)  # DELETE statements: Paimon's rule
+            self.engine.check_batch_delete(self.store.options, self.store.name)  # DELETE statements
         if isinstance(data, pa.Table):
             self._add(data, kind)
             return
@@ -165,16 +172,73 @@ class TableWrite:
                     "yield pyarrow RecordBatches (or Tables)"
                 )
 
-    def prepare_commit(self) -> CommitChanges:
+    def prepare_commit(self, full_compaction: bool = False) -> CommitChanges:
+        """Flushes the buffer, compacts the buckets written (as Paimon's batch writer waits for its
+        compaction before committing; ``full_compaction``: every bucket written, fully), and returns
+        what to commit."""
         self._flush()
         if self._dyn:
             self._write_dynamic_index()
+        if self.compaction and self.bucket_writers:
+            self._compact(list(self.bucket_writers.values()), full_compaction)
+        self._collect_compactions()
+        return self.changes
+
+    def compact(self, buckets: Iterable[tuple[bytes, int]] | None = None, full: bool = False) -> CommitChanges:
+        """Compacts the given buckets of the base snapshot (default: every bucket) and returns the
+        changes to commit (only compaction entries)."""
+        if not self.has_pk:
+            raise UnsupportedError(f"Compacting append table {self.store.name} is not supported yet")
+        self._load_base()
+        wanted = list(self._restored) if buckets is None else [b for b in buckets if b in self._restored]
+        writers = [self._bucket_writer(p, b) for p, b in sorted(wanted)]
+        self._compact(writers, full)
+        self._collect_compactions()
         return self.changes
 
     def abort(self) -> None:
         for p in self.changes.written_paths:
             self.store.file_io.delete_quietly(p)
+        for bw in self.bucket_writers.values():
+            for p in bw.written:
+                self.store.file_io.delete_quietly(p)
         self.changes = CommitChanges(base=self.write_base)
+
+    # -- compaction ------------------------------------------------------------------------------
+    def _bucket_writer(self, partition: bytes, bucket: int) -> BucketWriter:
+        k = (partition, bucket)
+        bw = self.bucket_writers.get(k)
+        if bw is None:
+            pvals = self._part_values.get(partition)
+            if pvals is None:
+                pvals = self._part_values[partition] = list(decode_row(partition, self.store.partition_types))
+            total = self.num_buckets if self.num_buckets > 0 else -1
+            bw = BucketWriter(self.store, partition, pvals, bucket, total, self._restored.get(k, []),
+                              self._namer(partition, bucket))
+            self.bucket_writers[k] = bw
+        return bw
+
+    def _compact(self, writers: list[BucketWriter], full: bool) -> None:
+        if not writers:
+            return
+        if len(writers) == 1:
+            writers[0].compact(full)
+            return
+        with ThreadPoolExecutor(max_workers=_WRITE_THREADS) as pool:
+            list(pool.map(lambda bw: bw.compact(full), writers))
+
+    def _collect_compactions(self) -> None:
+        """The bucket writers' compaction increments as manifest entries (recomputed each time)."""
+        total = self.num_buckets if self.num_buckets > 0 else -1
+        entries: list[ManifestEntry] = []
+        written = set(self.changes.written_paths)
+        for (partition, bucket), bw in sorted(self.bucket_writers.items()):
+            inc = bw.increment()
+            entries += [ManifestEntry(FileKind.DELETE, partition, bucket, total, f) for f in inc.compact_before]
+            entries += [ManifestEntry(FileKind.ADD, partition, bucket, total, f) for f in inc.compact_after]
+            self.changes.written_paths += [p for p in bw.written if p not in written]
+            written.update(bw.written)
+        self.changes.compact_entries = entries
 
     # -- buffering -------------------------------------------------------------------------------
     def _add(self, data: pa.Table, kind: int | None) -> None:
@@ -256,9 +320,19 @@ class TableWrite:
         with ThreadPoolExecutor(max_workers=_WRITE_THREADS) as pool:
             results = list(pool.map(lambda j: self._write_bucket(table, *j), jobs))
         total = self.num_buckets if self.num_buckets > 0 else -1
-        for (partition, _, bucket, _, _), (meta, path) in zip(jobs, results):
+        waiting = []
+        for (partition, pvals, bucket, _, _), (meta, path) in zip(jobs, results):
             self.changes.written_paths.append(path)
             self.changes.entries.append(ManifestEntry(FileKind.ADD, partition, bucket, total, meta))
+            if self.compaction:
+                self._part_values.setdefault(partition, list(pvals))
+                bw = self._bucket_writer(partition, bucket)
+                bw.add_new_file(meta)
+                if bw.should_wait:
+                    waiting.append(bw)
+        if waiting:  # Paimon's writer waits for compaction when a bucket reaches the stop trigger
+            with ThreadPoolExecutor(max_workers=_WRITE_THREADS) as pool:
+                list(pool.map(lambda bw: bw.compact_while_waiting(), waiting))
 
     def _assign_buckets(self, table: pa.Table, pids: np.ndarray, partitions: list[bytes]) -> np.ndarray:
         if self.num_buckets > 0 or not self.has_pk:
@@ -327,13 +401,22 @@ class TableWrite:
 
     # -- files -----------------------------------------------------------------------------------
     def _sequence_start(self, partition: bytes, bucket: int) -> int:
-        if self._next_seq is None:
-            self._next_seq = defaultdict(int)
-            if self.base is not None:
-                for e in self.store.manifests.live_entries(self.base):
-                    k = (e.partition, e.bucket)
-                    self._next_seq[k] = max(self._next_seq[k], e.file.max_sequence_number + 1)
+        self._load_base()
+        assert self._next_seq is not None
         return self._next_seq[(partition, bucket)]
+
+    def _load_base(self) -> None:
+        """Each bucket's next sequence number and (primary-key tables) live files in the base snapshot."""
+        if self._next_seq is not None:
+            return
+        self._next_seq = defaultdict(int)
+        if self.base is None:
+            return
+        for e in self.store.manifests.live_entries(self.base):
+            k = (e.partition, e.bucket)
+            self._next_seq[k] = max(self._next_seq[k], e.file.max_sequence_number + 1)
+            if self.has_pk:
+                self._restored[k].append(e.file)
 
     def _namer(self, partition: bytes, bucket: int) -> FileNamer:
         k = (partition, bucket)
@@ -368,7 +451,7 @@ class TableWrite:
                 if not last.all():
                     rows = rows.filter(pa.array(last))  # the newest record of each key in this write
             else:  # sorts by key, sequence fields and sequence number, then merges each key's records
-                rows = merge_engine(engine)(rows, self.spec, keep_deletes=True)
+                rows = self.engine.merge(rows, self.spec, keep_deletes=True)
             cols = [rows.column(k.name) for k in store.key_fields] + [rows.column(SEQ), rows.column(KIND)]
             cols += [rows.column(f.name) for f in store.schema.fields]
             table = pa.Table.from_arrays(cols, schema=_relax(kv_arrow_schema(store))).cast(kv_arrow_schema(store))

@@ -23,7 +23,7 @@ CORPUS = Path(os.environ.get("PAIMON_JAVA_CORPUS", "/work/shared/fixtures/java-c
 def _table(catalog: Catalog, n: int, pk: bool = True) -> Table:
     t = catalog.create_table(
         "db.t", pa.schema([("id", pa.int64()), ("v", pa.string())]),
-        primary_keys=["id"] if pk else None, options={"bucket": "2"} if pk else None,
+        primary_keys=["id"] if pk else None, options={"bucket": "2", "write-only": "true"} if pk else None,
     )
     assert isinstance(t, Table)
     for i in range(1, n + 1):

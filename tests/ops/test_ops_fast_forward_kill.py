@@ -58,7 +58,8 @@ def _branch_rows(sid: int) -> list[int]:
 def _build(wh: Path) -> None:
     cat = Catalog(str(wh))
     cat.create_database("db")
-    t = cat.create_table("db.t", pa.schema([("id", pa.int64()), ("v", pa.string())]), primary_keys=["id"])
+    t = cat.create_table("db.t", pa.schema([("id", pa.int64()), ("v", pa.string())]), primary_keys=["id"],
+                         options={"write-only": "true"})  # one snapshot per write (no compaction)
     assert isinstance(t, Table)
     for i in (1, 2, 3):
         t.write(pa.table({"id": [i], "v": [str(i)]}))

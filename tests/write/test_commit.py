@@ -16,7 +16,7 @@ SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string())])
 
 
 def test_concurrent_writers_all_land(catalog: Catalog) -> None:
-    catalog.create_table("db.t", SCHEMA, primary_keys=["id"], options={"bucket": "2"})
+    catalog.create_table("db.t", SCHEMA, primary_keys=["id"], options={"bucket": "2", "write-only": "true"})
     errors: list[BaseException] = []
 
     def writer(i: int) -> None:

@@ -1,0 +1,129 @@
+"""Which sorted runs of a bucket a compaction merges, and into which level: Paimon's universal
+compaction (``UniversalCompaction``), its full compaction (``CompactStrategy.pickFullCompaction``)
+and the drop-delete rule of ``MergeTreeCompactManager``. Pure functions of the runs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from paimon_sql.lsm.levels import Levels, LevelSortedRun
+from paimon_sql.meta.data_file_meta import DataFileMeta
+
+
+@dataclass(frozen=True)
+class CompactUnit:
+    output_level: int
+    files: tuple[DataFileMeta, ...]
+    # the files are rewritten one by one (no merge; Paimon's FileRewriteCompactTask)
+    file_rewrite: bool = False
+
+    @staticmethod
+    def from_level_runs(output_level: int, runs: Sequence[LevelSortedRun]) -> CompactUnit:
+        return CompactUnit(output_level, tuple(f for r in runs for f in r.run.files))
+
+
+@dataclass(frozen=True)
+class UniversalCompaction:
+    """RocksDB-style universal compaction as Paimon picks it: first by size amplification (all runs
+    into the highest level when the newer runs exceed ``max_size_amp`` percent of the oldest), then
+    by size ratio (the newest runs while each next run is not much larger than them together), then
+    by the number of runs (more than ``num_run_compaction_trigger``: the oldest runs beyond it)."""
+
+    max_size_amp: int
+    size_ratio: int
+    num_run_compaction_trigger: int
+
+    def pick(self, num_levels: int, runs: Sequence[LevelSortedRun]) -> CompactUnit | None:
+        max_level = num_levels - 1
+        unit = self.pick_for_size_amp(max_level, runs)
+        if unit is not None:
+            return unit
+        unit = self.pick_for_size_ratio(max_level, runs)
+        if unit is not None:
+            return unit
+        if len(runs) > self.num_run_compaction_trigger:
+            candidates = len(runs) - self.num_run_compaction_trigger + 1
+            return self._pick_for_size_ratio(max_level, runs, candidates)
+        return None
+
+    def force_pick_level0(self, num_levels: int, runs: Sequence[LevelSortedRun]) -> CompactUnit | None:
+        """Every level-0 run (and what size ratio adds), never into level 0 (ForceUpLevel0)."""
+        count = 0
+        for r in runs:
+            if r.level > 0:
+                break
+            count += 1
+        return None if count == 0 else self._pick_for_size_ratio(num_levels - 1, runs, count, force=True)
+
+    def pick_for_size_amp(self, max_level: int, runs: Sequence[LevelSortedRun]) -> CompactUnit | None:
+        if len(runs) < self.num_run_compaction_trigger:
+            return None
+        candidate = sum(r.run.total_size for r in runs[:-1])
+        earliest = runs[-1].run.total_size
+        if candidate * 100 > self.max_size_amp * earliest:
+            return CompactUnit.from_level_runs(max_level, runs)
+        return None
+
+    def pick_for_size_ratio(self, max_level: int, runs: Sequence[LevelSortedRun]) -> CompactUnit | None:
+        if len(runs) < self.num_run_compaction_trigger:
+            return None
+        return self._pick_for_size_ratio(max_level, runs, 1)
+
+    def _pick_for_size_ratio(
+        self, max_level: int, runs: Sequence[LevelSortedRun], count: int, force: bool = False
+    ) -> CompactUnit | None:
+        size = sum(r.run.total_size for r in runs[:count])
+        triggered = force or count > 1
+        for nxt in runs[count:]:
+            if size * (100.0 + self.size_ratio) / 100.0 < nxt.run.total_size:
+                if not triggered or nxt.level > 1:
+                    break
+            size += nxt.run.total_size
+            count += 1
+            triggered = True
+        return create_unit(runs, max_level, count) if triggered else None
+
+
+@dataclass(frozen=True)
+class ForceUpLevel0Compaction:
+    """Universal compaction, and when it picks nothing, every level-0 run up out of level 0 (Paimon's
+    ForceUpLevel0Compaction, for engines whose batch reads skip level 0: first-row)."""
+
+    universal: UniversalCompaction
+
+    def pick(self, num_levels: int, runs: Sequence[LevelSortedRun]) -> CompactUnit | None:
+        unit = self.universal.pick(num_levels, runs)
+        return unit if unit is not None else self.universal.force_pick_level0(num_levels, runs)
+
+
+def create_unit(runs: Sequence[LevelSortedRun], max_level: int, count: int) -> CompactUnit:
+    """The first ``count`` runs, output one level below the next run's (never level 0: then more
+    runs join until one above level 0 does); all runs go to the highest level."""
+    if count == len(runs):
+        output = max_level
+    else:
+        output = max(0, runs[count].level - 1)
+    if output == 0:
+        for nxt in runs[count:]:
+            count += 1
+            if nxt.level != 0:
+                output = nxt.level
+                break
+    if count == len(runs):
+        output = max_level
+    return CompactUnit.from_level_runs(output, runs[:count])
+
+
+def pick_full_compaction(num_levels: int, runs: Sequence[LevelSortedRun]) -> CompactUnit | None:
+    """Everything into the highest level; nothing when the bucket is one run there already."""
+    max_level = num_levels - 1
+    if not runs or (len(runs) == 1 and runs[0].level == max_level):
+        return None
+    return CompactUnit.from_level_runs(max_level, runs)
+
+
+def drop_delete(unit: CompactUnit, levels: Levels) -> bool:
+    """Retractions may go when the output is the oldest data of the bucket: its level is above 0 and
+    no non-empty level is higher."""
+    return unit.output_level != 0 and unit.output_level >= levels.non_empty_highest_level()

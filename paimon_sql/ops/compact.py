@@ -1,0 +1,126 @@
+"""Compacting a table on request (``Table.compact``, ``CALL sys.compact``): every
+selected bucket of the latest snapshot is compacted (primary-key tables, full: into the highest
+level; minor: what universal compaction picks; append tables: small files merged, see
+``write/append_compact.py``) and the result is committed as one COMPACT snapshot.
+
+The buckets come from the latest snapshot's live files, optionally limited by a partition
+predicate. The commit is checked against what changed since that snapshot: a bucket another
+commit added files to, or files another compaction removed, make it fail with a
+WriteConflictError, and the files this compaction wrote are deleted.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+from paimon_sql.errors import UnsupportedError
+from paimon_sql.format.binary_row import decode_row
+from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.manifest_entry import ManifestEntry
+from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.predicate import Predicate
+from paimon_sql.scan.planner import live_entries
+from paimon_sql.write.append_compact import pack_unaware, pick_bucketed_full, rewrite_append
+from paimon_sql.write.commit import CommitRequest, WriteBase, commit
+from paimon_sql.write.file_writer import FileNamer
+from paimon_sql.write.table_write import TableWrite
+
+
+@dataclass(frozen=True)
+class CompactTableResult:
+    snapshot_id: int | None  # the COMPACT snapshot (None: nothing needed compacting)
+    buckets: int  # buckets looked at
+    compacted_buckets: int
+    files_before: int  # files removed from the table's levels (upgraded files count on both sides)
+    files_after: int
+    rewritten_bytes: int  # bytes of the files read and rewritten (upgrades excluded)
+    written_bytes: int
+
+
+def compact(
+    store: FileStore, partition_filter: Predicate | None = None, full: bool = True,
+    partition_match: Callable[[bytes], bool] | None = None, buckets: Collection[int] | None = None,
+) -> CompactTableResult:
+    """Compacts the buckets of the latest snapshot whose partition matches ``partition_filter`` (a
+    predicate on partition columns) and ``partition_match`` (a test of the partition's BinaryRow),
+    and whose number is in ``buckets`` (all when None)."""
+    if store.options.deletion_vectors_enabled:
+        raise UnsupportedError(
+            f"Compacting table {store.name} with deletion-vectors.enabled is not supported yet"
+        )
+    base = store.snapshots.latest()
+    if base is None:
+        return CompactTableResult(None, 0, 0, 0, 0, 0, 0)
+    live = [
+        e for e in live_entries(store, base, partition_filter)
+        if (partition_match is None or partition_match(e.partition)) and (buckets is None or e.bucket in buckets)
+    ]
+    picked = sorted({(e.partition, e.bucket) for e in live})
+    if not store.has_primary_key:
+        return _compact_append(store, base, live, len(picked))
+    tw = TableWrite(store, base)
+    changes = tw.compact(picked, full=full)
+    entries = changes.compact_entries
+    compacted = sum(1 for bw in tw.bucket_writers.values() if bw.compactions)
+    before = [e.file for e in entries if e.kind == FileKind.DELETE]
+    after = [e.file for e in entries if e.kind == FileKind.ADD]
+    if not entries:
+        return CompactTableResult(None, len(picked), 0, 0, 0, 0, 0)
+    after_names = {f.file_name for f in after}
+    before_names = {f.file_name for f in before}
+    try:
+        snap = commit(store, CommitRequest("COMPACT", tuple(entries), base=tw.write_base))
+    except BaseException:
+        tw.abort()
+        raise
+    return CompactTableResult(
+        snap.id, len(picked), compacted, len(before), len(after),
+        sum(f.file_size for f in before if f.file_name not in after_names),
+        sum(f.file_size for f in after if f.file_name not in before_names),
+    )
+
+
+def _compact_append(store: FileStore, base: Snapshot, live: list[ManifestEntry], n_buckets: int) -> CompactTableResult:
+    """Append tables: Paimon's small-file compaction per partition (bucket-unaware) or per bucket."""
+    opts = store.options
+    target, small = opts.target_file_size(False), opts.compaction_file_size(False)
+    groups: dict[tuple[bytes, int], list[ManifestEntry]] = defaultdict(list)
+    for e in live:
+        groups[(e.partition, e.bucket)].append(e)
+    entries: list[ManifestEntry] = []
+    written: list[str] = []
+    compacted = 0
+    try:
+        for (partition, bucket), es in sorted(groups.items(), key=lambda kv: kv[0]):
+            files = [e.file for e in es]
+            if opts.bucket == -1:
+                plans = pack_unaware(files, target, small, opts.compaction_min_file_num,
+                                     opts.source_split_open_file_cost)
+            else:
+                chosen = pick_bucketed_full(files, small)
+                plans = [chosen] if chosen else []
+            if not plans:
+                continue
+            compacted += 1
+            pvals = list(decode_row(partition, store.partition_types)) if store.partition_fields else []
+            namer = FileNamer(opts.data_file_prefix, opts.file_format)
+            total = es[0].total_buckets
+            for plan in plans:
+                r = rewrite_append(store, partition, pvals, bucket, total, plan, namer)
+                written += r.written
+                entries += [ManifestEntry(FileKind.DELETE, partition, bucket, total, f) for f in r.before]
+                entries += [ManifestEntry(FileKind.ADD, partition, bucket, total, f) for f in r.after]
+        if not entries:
+            return CompactTableResult(None, n_buckets, 0, 0, 0, 0, 0)
+        snap = commit(store, CommitRequest("COMPACT", tuple(entries), base=WriteBase(base.id, store.schema.id)))
+    except BaseException:
+        for p in written:
+            store.file_io.delete_quietly(p)
+        raise
+    before = [e.file for e in entries if e.kind == FileKind.DELETE]
+    after = [e.file for e in entries if e.kind == FileKind.ADD]
+    return CompactTableResult(snap.id, n_buckets, compacted, len(before), len(after),
+                              sum(f.file_size for f in before), sum(f.file_size for f in after))

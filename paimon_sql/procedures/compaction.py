@@ -1,0 +1,144 @@
+"""``CALL sys.compact(...)``: Paimon's CompactProcedure parameters and result column, over
+``Table.compact`` (ops/compact.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.procedures.builtin import parse_options_arg, table_arg
+from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
+
+if TYPE_CHECKING:
+    from paimon_sql.catalog.catalog import Catalog
+
+_STRATEGIES = ("full", "minor")
+_ORDERS = ("order", "zorder", "hilbert", "none")
+
+
+def _blank(value: object) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def parse_partitions_arg(procedure: str, text: str) -> list[dict[str, str]]:
+    """``'dt=2024-01-01,h=1;dt=2024-01-02'``: partition specs separated by ';', each 'k=v' pairs
+    separated by ',' (Paimon's ParameterUtils.getPartitions)."""
+    specs = []
+    for part in text.split(";"):
+        if not part.strip():
+            continue
+        spec: dict[str, str] = {}
+        for item in part.split(","):
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                raise ValidationError(
+                    f"Procedure {procedure}: invalid argument 'partitions' {text!r}: {item!r} is not 'key=value'"
+                )
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]  # pt="p1" as Paimon's Spark procedures accept it
+            spec[key.strip()] = value
+        specs.append(spec)
+    return specs
+
+
+def parse_buckets_arg(procedure: str, text: str) -> list[int]:
+    """``'0,2-4'``: bucket numbers and inclusive ranges (Paimon's ParameterUtils.parseIntegerRanges)."""
+    out: list[int] = []
+    for item in text.split(","):
+        item = item.strip()
+        lo, sep, hi = item.partition("-")
+        try:
+            if sep:
+                a, b = int(lo), int(hi)
+                if a > b:
+                    raise ValueError(item)
+                out.extend(range(a, b + 1))
+            else:
+                out.append(int(item))
+        except ValueError:
+            raise ValidationError(
+                f"Procedure {procedure}: invalid argument 'buckets' {text!r}: {item!r} is not a bucket "
+                "number or range 'a-b'"
+            ) from None
+    return out
+
+
+def _compact(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    name = "compact"
+    strategy = None if _blank(args["compact_strategy"]) else str(args["compact_strategy"]).strip()
+    if strategy is not None and strategy.lower() not in _STRATEGIES:
+        raise ValidationError(
+            f"Procedure compact: the compact strategy only supports 'full' or 'minor', but '{strategy}' is configured"
+        )
+    order = "none" if _blank(args["order_strategy"]) else str(args["order_strategy"]).strip().lower()
+    if order not in _ORDERS:
+        raise ValidationError(
+            f"Procedure compact: unknown order_strategy {args['order_strategy']!r} (one of {', '.join(_ORDERS)})"
+        )
+    order_by = [] if _blank(args["order_by"]) else [c.strip() for c in str(args["order_by"]).split(",")]
+    if order == "none" and order_by:
+        raise ValidationError('Procedure compact: order_strategy "none" cannot work with order_by columns')
+    partitions, where = args["partitions"], args["where"]
+    if not _blank(partitions) and not _blank(where):
+        raise ValidationError("Procedure compact: partitions and where cannot be used together")
+    table = table_arg(catalog, name, args["table"])
+    options = parse_options_arg(name, args["options"])
+    unknown = [c for c in order_by if c not in table.schema.field_names]
+    if unknown:
+        raise ValidationError(
+            f"Procedure compact: order_by columns {unknown} are not columns of table {table.identifier}"
+        )
+    in_partition = [c for c in order_by if c in table.schema.partition_keys]
+    if in_partition:
+        raise ValidationError(
+            f"Procedure compact: order_by should not contain partition columns {in_partition} of table "
+            f"{table.identifier}, because it is meaningless"
+        )
+    if order != "none":
+        if table.schema.primary_keys or table.store.options.bucket != -1:
+            raise UnsupportedError(
+                f"Procedure compact: sort compaction (order_strategy {order!r}) only supports append tables "
+                f"without buckets (bucket = -1); table {table.identifier} is not one"
+            )
+        raise UnsupportedError(f"Procedure compact: sort compaction of table {table.identifier} is not implemented yet")
+    if not _blank(args["partition_idle_time"]):
+        raise UnsupportedError("Procedure compact: 'partition_idle_time' is not supported yet")
+    specs = None if _blank(partitions) else parse_partitions_arg(name, str(partitions))
+    bad = sorted({k for spec in specs or [] for k in spec} - set(table.schema.partition_keys))
+    if bad:
+        raise ValidationError(
+            f"Procedure compact: Partition keys {bad} are invalid for table {table.identifier} "
+            f"(partition keys: {list(table.schema.partition_keys)})"
+        )
+    buckets = None if _blank(args["buckets"]) else parse_buckets_arg(name, str(args["buckets"]))
+    try:
+        table.compact(
+            partitions=specs, where=None if _blank(where) else str(where),
+            full=(strategy or "full").lower() == "full", buckets=buckets, options=options,
+        )
+    except ValidationError as e:
+        raise ValidationError(f"Procedure compact: {e}") from None
+    return [(True,)]
+
+
+COMPACT = register(Procedure(
+    name="compact",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("partitions", "STRING", False),
+        ProcedureParam("compact_strategy", "STRING", False),
+        ProcedureParam("order_strategy", "STRING", False),
+        ProcedureParam("order_by", "STRING", False),
+        ProcedureParam("where", "STRING", False),
+        ProcedureParam("options", "STRING", False),
+        ProcedureParam("partition_idle_time", "STRING", False),
+        ProcedureParam("buckets", "STRING", False),
+    ),
+    output=(("result", "BOOLEAN"),),
+    description="Compacts table 'table' (primary-key tables): 'compact_strategy' 'full' (default: every "
+                "bucket into its highest level) or 'minor' (what universal compaction picks); only the "
+                "'partitions' ('k=v,k2=v2;k=v3') or the partitions matching 'where', or the 'buckets' "
+                "('0,2-4'); 'options' ('k=v,...') apply to this call. One COMPACT snapshot.",
+    fn=_compact,
+))

@@ -1,0 +1,91 @@
+"""Compaction of append tables (no primary key): small files merged into files of about
+``target-file-size``, as Paimon decides.
+
+- Bucket-unaware tables (``bucket`` = -1; Paimon's AppendCompactCoordinator): per partition, the
+  files smaller than ``compactionFileSize`` (target-file-size x compaction.small-file-ratio) are
+  sorted by size and packed into bins; a bin is compacted once it has two or more files whose size
+  (plus ``source.split.open-file-cost`` each) reaches twice the target size, and what is left is
+  compacted when it has at least ``compaction.min.file-num`` files.
+- Fixed-bucket tables (Paimon's BucketedAppendCompactManager, full compaction): the bucket's files
+  in sequence order; leading large files are skipped; the rest is rewritten when it holds more small
+  files than large ones and at least three files.
+
+A rewrite reads the files in sequence order and writes their rows, in that order, into files of
+about the target size; sequence numbers count on from the first file's minimum (Paimon's append
+rewriter). Files come out at level 0 with file source COMPACT.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pyarrow as pa
+
+from paimon_sql.meta.data_file_meta import DataFileMeta
+from paimon_sql.meta.file_store import FileStore
+from paimon_sql.scan.reader import read_data_file
+from paimon_sql.scan.split import DataSplit
+from paimon_sql.write.compact_rewriter import CompactResult, rows_per_file_of, write_rolling
+from paimon_sql.write.file_writer import FileNamer, append_arrow_schema
+
+FULL_COMPACT_MIN_FILE = 3
+
+
+def pack_unaware(
+    files: Sequence[DataFileMeta], target_file_size: int, compaction_file_size: int, min_file_num: int,
+    open_file_cost: int,
+) -> list[list[DataFileMeta]]:
+    """The compaction groups of one partition of a bucket-unaware table (Paimon's SubCoordinator.pack)."""
+    small = sorted((f for f in files if f.file_size < compaction_file_size), key=lambda f: f.file_size)
+    out: list[list[DataFileMeta]] = []
+    bin_: list[DataFileMeta] = []
+    size = 0
+    for f in small:
+        bin_.append(f)
+        size += f.file_size + open_file_cost
+        if len(bin_) > 1 and size >= target_file_size * 2:
+            out.append(bin_)
+            bin_, size = [], 0
+    if len(bin_) >= min_file_num:
+        out.append(bin_)
+    return out
+
+
+def pick_bucketed_full(files: Sequence[DataFileMeta], compaction_file_size: int) -> list[DataFileMeta]:
+    """The files a full compaction of one fixed bucket rewrites (Paimon's FullCompactTask); empty
+    when it would not rewrite anything."""
+    ordered = sorted(files, key=lambda f: (f.min_sequence_number, f.max_sequence_number))
+    if len(ordered) < FULL_COMPACT_MIN_FILE:
+        return []
+    i = 0
+    while i < len(ordered) and ordered[i].file_size >= compaction_file_size:
+        i += 1
+    rest = ordered[i:]
+    small = sum(1 for f in rest if f.file_size < compaction_file_size)
+    if small > len(rest) - small and len(rest) >= FULL_COMPACT_MIN_FILE:
+        return rest
+    return []
+
+
+def rewrite_append(
+    store: FileStore, partition: bytes, partition_values: Sequence[object], bucket: int, total_buckets: int,
+    files: Sequence[DataFileMeta], namer: FileNamer,
+) -> CompactResult:
+    """The rows of ``files`` (in sequence order) rewritten into files of about the target size."""
+    ordered = sorted(files, key=lambda f: (f.min_sequence_number, f.max_sequence_number))
+    split = DataSplit(0, partition, tuple(partition_values), bucket, total_buckets,
+                      store.bucket_dir(list(partition_values), bucket), ())
+    fields = list(store.schema.fields)
+    table = pa.concat_tables([read_data_file(store, split, f, fields) for f in ordered])
+    table = table.cast(append_arrow_schema(store))
+    result = CompactResult(before=list(ordered))
+    per_file = rows_per_file_of(ordered, store.options.target_file_size(False))
+    next_seq = [ordered[0].min_sequence_number if ordered else 0]
+
+    def seq_range(chunk: pa.Table) -> tuple[int, int]:  # numbered on, row by row, as Paimon does
+        lo = next_seq[0]
+        next_seq[0] += chunk.num_rows
+        return lo, lo + chunk.num_rows - 1
+
+    write_rolling(store, split.bucket_dir, namer, table, per_file, 0, seq_range, result)
+    return result

@@ -1,0 +1,141 @@
+"""The LSM of one (partition, bucket) of a primary-key table while a write runs (Paimon's
+MergeTreeWriter with its MergeTreeCompactManager, run synchronously).
+
+It is restored from the bucket's files in the writer's base snapshot, receives the level-0 files
+the write buffer flushes, and compacts: after a flush only when the bucket holds more sorted runs
+than ``num-sorted-run.stop-trigger`` (where Paimon's writer waits for its background compaction),
+and once when the write prepares its commit (where Paimon's batch writer waits for it). What it
+hands to the commit is Paimon's CommitIncrement: the new files, and the files compaction removed
+and added (an upgraded file is removed at its old level and added at the new one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from paimon_sql.lsm.compact_plan import Rewrite, Upgrade, plan_unit
+from paimon_sql.lsm.compact_strategy import (
+    CompactUnit,
+    ForceUpLevel0Compaction,
+    UniversalCompaction,
+    drop_delete,
+    pick_full_compaction,
+)
+from paimon_sql.lsm.levels import KeyComparator, Levels
+from paimon_sql.meta.data_file_meta import DataFileMeta
+from paimon_sql.meta.file_store import FileStore
+from paimon_sql.write.compact_rewriter import CompactResult, CompactRewriter
+from paimon_sql.write.file_writer import FileNamer
+
+
+@dataclass
+class BucketIncrement:
+    """What one bucket's writer hands to the commit."""
+
+    new_files: list[DataFileMeta] = field(default_factory=list)
+    compact_before: list[DataFileMeta] = field(default_factory=list)
+    compact_after: list[DataFileMeta] = field(default_factory=list)
+
+
+def universal_compaction(store: FileStore) -> UniversalCompaction:
+    opts = store.options
+    return UniversalCompaction(
+        opts.compaction_max_size_amplification_percent,
+        opts.compaction_size_ratio,
+        opts.num_sorted_run_compaction_trigger,
+    )
+
+
+class BucketWriter:
+    def __init__(
+        self, store: FileStore, partition: bytes, partition_values: Sequence[object], bucket: int,
+        total_buckets: int, restored: Sequence[DataFileMeta], namer: FileNamer,
+    ) -> None:
+        self.store = store
+        opts = store.options
+        self.key_cmp = KeyComparator([k.type for k in store.key_fields])
+        self.levels = Levels(self.key_cmp, list(restored), opts.num_levels)
+        self.rewriter = CompactRewriter(store, partition, partition_values, bucket, total_buckets, namer)
+        universal = universal_compaction(store)
+        self.lookup = self.rewriter.engine.skips_level0
+        # engines whose batch reads skip level 0 (first-row) move every level-0 file up at once
+        self.strategy: UniversalCompaction | ForceUpLevel0Compaction = (
+            ForceUpLevel0Compaction(universal) if self.rewriter.engine.skips_level0 else universal
+        )
+        self.stop_trigger = opts.num_sorted_run_stop_trigger
+        self.min_file_size = opts.compaction_file_size(True)
+        self.new_files: list[DataFileMeta] = []
+        self.compact_before: dict[str, DataFileMeta] = {}
+        self.compact_after: list[DataFileMeta] = []
+        self.written: list[str] = []  # files compaction wrote (deleted if the write is aborted)
+        self.compactions = 0
+
+    def add_new_file(self, file: DataFileMeta) -> None:
+        self.new_files.append(file)
+        self.levels.update([], [file])
+
+    @property
+    def should_wait(self) -> bool:
+        """More sorted runs than the stop trigger: the write waits for (here: runs) a compaction."""
+        return self.levels.number_of_sorted_runs() > self.stop_trigger
+
+    def compact(self, full: bool = False) -> bool:
+        """Picks and runs one compaction (full: everything into the highest level). True if one ran."""
+        runs = self.levels.level_sorted_runs()
+        unit: CompactUnit | None
+        if full:
+            unit = pick_full_compaction(self.levels.number_of_levels(), runs)
+        else:
+            unit = self.strategy.pick(self.levels.number_of_levels(), runs)
+            if unit is not None and (not unit.files or (len(unit.files) == 1 and unit.files[0].level == unit.output_level)):
+                unit = None
+        if unit is None or not unit.files:
+            return False
+        dropping = drop_delete(unit, self.levels)
+        lookup: list[DataFileMeta] = []
+        if self.lookup:  # first-row: keys of older levels keep their rows (see CompactRewriter.rewrite)
+            picked = {f.file_name for f in unit.files}
+            lookup = [f for f in self.levels.all_files() if f.level > 0 and f.file_name not in picked]
+        result = CompactResult()
+        try:
+            for step in plan_unit(unit, dropping, self.key_cmp, self.min_file_size, self.levels.max_level):
+                if isinstance(step, Upgrade) and not (self.lookup and step.file.level == 0):
+                    result.merge(self.rewriter.upgrade(step.output_level, step.file))
+                elif isinstance(step, Upgrade):  # a level-0 file must be looked up: rewritten
+                    result.merge(self.rewriter.rewrite(unit.output_level, dropping, [step.file], lookup))
+                else:
+                    assert isinstance(step, Rewrite)
+                    result.merge(self.rewriter.rewrite(unit.output_level, dropping, step.files, lookup))
+        except BaseException:
+            for p in result.written:
+                self.store.file_io.delete_quietly(p)
+            raise
+        self.levels.update(result.before, result.after)
+        self._record(result)
+        self.compactions += 1
+        return True
+
+    def compact_while_waiting(self) -> None:
+        """Compacts until the bucket is back under the stop trigger (or nothing can be picked)."""
+        while self.should_wait and self.compact():
+            pass
+
+    def _record(self, result: CompactResult) -> None:
+        """Paimon's MergeTreeWriter.updateCompactResult: a file this write's compaction produced and a
+        later compaction removed is an intermediate file: it leaves the increment and is deleted
+        (unless an upgrade made it the same file as one the increment removes or adds)."""
+        self.written += result.written
+        after_names = {f.file_name for f in result.after}
+        for f in result.before:
+            if f in self.compact_after:
+                self.compact_after.remove(f)
+                if f.file_name not in self.compact_before and f.file_name not in after_names:
+                    self.store.file_io.delete_quietly(self.store.data_file_path(
+                        self.rewriter.split.bucket_dir, f.file_name, f.external_path))
+            else:
+                self.compact_before[f.file_name] = f
+        self.compact_after += result.after
+
+    def increment(self) -> BucketIncrement:
+        return BucketIncrement(list(self.new_files), list(self.compact_before.values()), list(self.compact_after))

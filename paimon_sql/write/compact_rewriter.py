@@ -1,0 +1,149 @@
+"""Executing a compaction of one primary-key bucket: rewriting sorted runs into new files of the
+output level, or upgrading a file to it (a metadata-only change), as Paimon's
+MergeTreeCompactRewriter does.
+
+A rewrite reads the runs' files (schema evolution by field id, as reads do), merges every key's
+records with the table's merge engine in one vectorised pass (the sections of one rewrite hold
+disjoint key ranges, so merging them together is merging each), drops retractions when the output
+is the oldest data of the bucket (``drop_delete``), keeps sequence numbers, and writes files of
+about ``target-file-size`` each (the rows per file estimated from the input files' bytes per row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_sql.format.system_fields import KEY_PREFIX, KIND, SEQ
+from paimon_sql.lsm.engines import engine_of
+from paimon_sql.lsm.merge import MergeSpec, java_key_order
+from paimon_sql.meta.data_file_meta import DataFileMeta
+from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.kinds import FileSource
+from paimon_sql.scan.reader import read_data_file
+from paimon_sql.scan.split import DataSplit
+from paimon_sql.write.file_writer import FileNamer, kv_arrow_schema, write_data_file
+
+
+@dataclass
+class CompactResult:
+    """Files a compaction removed from the bucket's levels and the files it put there (an upgraded
+    file appears in both, at its old and its new level)."""
+
+    before: list[DataFileMeta] = field(default_factory=list)
+    after: list[DataFileMeta] = field(default_factory=list)
+    # paths of the files this compaction wrote (to delete if the write is aborted)
+    written: list[str] = field(default_factory=list)
+
+    def merge(self, other: CompactResult) -> None:
+        self.before += other.before
+        self.after += other.after
+        self.written += other.written
+
+
+class CompactRewriter:
+    """Rewrites and upgrades the files of one (partition, bucket)."""
+
+    def __init__(
+        self, store: FileStore, partition: bytes, partition_values: Sequence[object], bucket: int,
+        total_buckets: int, namer: FileNamer,
+    ) -> None:
+        self.store = store
+        self.namer = namer
+        self.split = DataSplit(
+            snapshot_id=0, partition=partition, partition_values=tuple(partition_values), bucket=bucket,
+            total_buckets=total_buckets, bucket_dir=store.bucket_dir(list(partition_values), bucket), files=(),
+        )
+        self.engine = engine_of(store.options)
+        self.key_names = [KEY_PREFIX + k.name for k in store.key_fields]
+        self.spec: MergeSpec = self.engine.spec(
+            store.options, self.key_names, list(store.schema.fields), store.schema.primary_keys, store.name
+        )
+
+    def upgrade(self, output_level: int, file: DataFileMeta) -> CompactResult:
+        """The file moved to ``output_level`` without rewriting it (Paimon's upgrade)."""
+        return CompactResult([file], [replace(file, level=output_level)])
+
+    def rewrite(
+        self, output_level: int, drop_delete: bool, files: Sequence[DataFileMeta],
+        lookup: Sequence[DataFileMeta] = (),
+    ) -> CompactResult:
+        """Merges ``files`` (the runs of some key-disjoint sections) into new files at ``output_level``.
+        ``lookup``: older files of the bucket outside the compaction (first-row: a key they hold keeps
+        its row there, the compaction's records of it are dropped, so that keys stay unique across
+        levels, as Paimon's lookup compaction keeps them)."""
+        store = self.store
+        fields = list(store.schema.fields)
+        parts = [read_data_file(store, self.split, f, fields, (SEQ, KIND), store.key_fields) for f in files]
+        table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+        merged = self.engine.merge(table, self.spec, keep_deletes=not drop_delete)
+        if lookup and merged.num_rows:
+            merged = self._drop_keys_in(merged, lookup)
+        result = CompactResult(before=list(files))
+        if merged.num_rows == 0:
+            return result
+        schema = kv_arrow_schema(store)
+        out = merged.select(self.key_names + [SEQ, KIND] + [f.name for f in fields])
+        out = pa.Table.from_arrays(out.columns, schema=_relaxed(schema)).cast(schema)
+        rows_per_file = rows_per_file_of(files, store.options.target_file_size(True))
+
+        def seq_range(chunk: pa.Table) -> tuple[int, int]:
+            mm = pc.min_max(chunk.column(SEQ))
+            return int(mm["min"].as_py()), int(mm["max"].as_py())
+
+        write_rolling(store, self.split.bucket_dir, self.namer, out, rows_per_file, output_level, seq_range, result)
+        return result
+
+    def _drop_keys_in(self, merged: pa.Table, files: Sequence[DataFileMeta]) -> pa.Table:
+        """``merged`` without the rows whose key one of ``files`` holds (in merged's order)."""
+        keys = [read_data_file(self.store, self.split, f, [], (), self.store.key_fields) for f in files]
+        older = pa.concat_tables(keys).select(self.key_names)
+        if older.num_rows == 0:
+            return merged
+        # keys compared as Paimon compares them (NaN one key, -0.0 and 0.0 two)
+        mine = pa.table([java_key_order(merged.column(n)) for n in self.key_names], names=self.key_names)
+        theirs = pa.table([java_key_order(older.column(n)) for n in self.key_names], names=self.key_names)
+        if len(self.key_names) == 1:
+            name = self.key_names[0]
+            hit = pc.is_in(mine.column(name), value_set=theirs.column(name).combine_chunks())
+            return merged.filter(pc.invert(hit))
+        rows = mine.append_column("__row", pa.array(range(merged.num_rows), pa.int64()))
+        kept = rows.join(theirs, keys=self.key_names, join_type="left anti").column("__row")
+        return merged.take(pc.take(kept, pc.sort_indices(kept)))
+
+
+def rows_per_file_of(files: Sequence[DataFileMeta], target_size: int) -> int:
+    """Rows that make a file of about ``target_size`` bytes, at the input files' bytes per row."""
+    rows = sum(f.row_count for f in files)
+    size = sum(f.file_size for f in files)
+    if rows == 0 or size == 0:
+        return 1 << 20
+    return max(1, int(target_size / (size / rows)))
+
+
+def write_rolling(
+    store: FileStore, bucket_dir: str, namer: FileNamer, table: pa.Table, rows_per_file: int, level: int,
+    seq_range: Callable[[pa.Table], tuple[int, int]], result: CompactResult,
+) -> None:
+    """Writes ``table`` (in the file's physical schema) as COMPACT files of ``rows_per_file`` rows at
+    ``level`` into ``result``; on failure the files written so far are deleted."""
+    try:
+        for lo in range(0, table.num_rows, rows_per_file):
+            chunk = table.slice(lo, rows_per_file)
+            lo_seq, hi_seq = seq_range(chunk)
+            meta, path = write_data_file(
+                store, bucket_dir, namer, chunk, lo_seq, hi_seq, level=level, file_source=FileSource.COMPACT,
+            )
+            result.after.append(meta)
+            result.written.append(path)
+    except BaseException:
+        for p in result.written:
+            store.file_io.delete_quietly(p)
+        raise
+
+
+def _relaxed(schema: pa.Schema) -> pa.Schema:
+    return pa.schema([f.with_nullable(True) for f in schema])

@@ -1,0 +1,87 @@
+"""Compaction through Spark SQL, as Paimon's CompactProcedureTest states it: ``CALL sys.compact`` on
+partitioned primary-key tables (fixed and dynamic bucket) and append tables, an INSERT at the
+compaction trigger committing a COMPACT snapshot, and wrong usage that changes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.spark
+
+
+def _last(sql: Any, t: str) -> tuple[int, str]:
+    rows = sql(f"SELECT snapshot_id, commit_kind FROM {t}$snapshots ORDER BY snapshot_id DESC LIMIT 1")
+    return rows[0][0], rows[0][1]
+
+
+@pytest.mark.parametrize("bucket", [1, -1])
+def test_compact_aware_bucket_pk_table(spark: Any, sql: Any, db: str, bucket: int) -> None:
+    t = f"{db}.t"
+    spark.sql(f"CREATE TABLE {t} (id INT, value STRING, pt STRING) TBLPROPERTIES "
+              f"('primary-key'='id, pt', 'bucket'='{bucket}', 'write-only'='true') PARTITIONED BY (pt)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 'p1'), (2, 'b', 'p2')")
+    spark.sql(f"INSERT INTO {t} VALUES (3, 'c', 'p1'), (4, 'd', 'p2')")
+    assert sql(f"CALL sys.compact(table => '{t}', partitions => 'pt=\"p1\"')") == [(True,)]
+    assert _last(sql, t) == (3, "COMPACT")
+    spark.sql(f"CALL sys.compact(table => '{t}')")
+    assert _last(sql, t) == (4, "COMPACT")
+    spark.sql(f"CALL sys.compact(table => '{t}')")  # nothing left to compact
+    assert _last(sql, t) == (4, "COMPACT")
+    assert sql(f"SELECT * FROM {t} ORDER BY id") == [(1, "a", "p1"), (2, "b", "p2"), (3, "c", "p1"), (4, "d", "p2")]
+    assert all(level > 0 for (level,) in sql(f"SELECT level FROM {t}$files"))
+
+
+def test_compact_buckets_and_wrong_usage(spark: Any, sql: Any, db: str) -> None:
+    t = f"{db}.t"
+    spark.sql(f"CREATE TABLE {t} (id INT, value STRING) TBLPROPERTIES "
+              "('primary-key'='id', 'bucket'='4', 'write-only'='true')")
+    spark.sql(f"INSERT INTO {t} SELECT id, 'first' FROM range(0, 40)")
+    spark.sql(f"INSERT INTO {t} SELECT id, 'second' FROM range(40, 80)")
+    spark.sql(f"CALL sys.compact(table => '{t}', compact_strategy => 'full', buckets => '0-1')")
+    per_bucket = dict(sql(f"SELECT bucket, count(*) FROM {t}$files GROUP BY bucket"))
+    assert per_bucket == {0: 1, 1: 1, 2: 2, 3: 2}
+    before = sql(f"SELECT snapshot_id FROM {t}$snapshots")
+    for call, message in [
+        ("compact_strategy => 'major'", "only supports 'full' or 'minor'"),
+        ("partitions => 'pt=1', where => 'pt=1'", "partitions and where cannot be used together"),
+        ("partitions => 'id=1'", r"Partition keys \['id'\] are invalid"),
+        ("where => 'id > 1'", "Only partition predicate is supported"),
+        ("order_strategy => 'zorder', order_by => 'value'", "only supports append tables"),
+        ("order_strategy => 'none', order_by => 'value'", "cannot work with order_by"),
+        ("order_strategy => 'order', order_by => 'nope'", "not columns of table"),
+        ("buckets => 'x'", "buckets"),
+    ]:
+        with pytest.raises(Exception, match=message):
+            spark.sql(f"CALL sys.compact(table => '{t}', {call})").collect()
+    assert sql(f"SELECT snapshot_id FROM {t}$snapshots") == before
+
+
+def test_insert_at_the_trigger_commits_a_compact_snapshot(spark: Any, sql: Any, db: str) -> None:
+    t = f"{db}.t"
+    spark.sql(f"CREATE TABLE {t} (id INT, v STRING) TBLPROPERTIES ('primary-key'='id', 'bucket'='1', "
+              "'num-sorted-run.compaction-trigger'='3')")
+    for i in range(4):
+        spark.sql(f"INSERT INTO {t} VALUES ({i}, 'v{i}'), (100, 'last{i}')")
+    kinds = [r[0] for r in sql(f"SELECT commit_kind FROM {t}$snapshots ORDER BY snapshot_id")]
+    assert "COMPACT" in kinds and kinds[kinds.index("COMPACT") - 1] == "APPEND"
+    assert sql(f"SELECT count(*) FROM {t}$files")[0][0] <= 3
+    assert sql(f"SELECT * FROM {t} ORDER BY id") == [(0, "v0"), (1, "v1"), (2, "v2"), (3, "v3"), (100, "last3")]
+
+
+def test_compact_unaware_bucket_append_table(spark: Any, sql: Any, db: str) -> None:
+    t = f"{db}.t"
+    spark.sql(f"CREATE TABLE {t} (id INT, value STRING, pt STRING) TBLPROPERTIES "
+              "('bucket'='-1', 'write-only'='true', 'compaction.min.file-num'='2') PARTITIONED BY (pt)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 'p1'), (2, 'b', 'p2')")
+    spark.sql(f"INSERT INTO {t} VALUES (3, 'c', 'p1'), (4, 'd', 'p2')")
+    spark.sql(f"INSERT INTO {t} VALUES (5, 'e', 'p1'), (6, 'f', 'p2')")
+    spark.sql(f"CALL sys.compact(table => '{t}', partitions => 'pt=\"p1\"')")
+    assert _last(sql, t) == (4, "COMPACT")
+    spark.sql(f"CALL sys.compact(table => '{t}')")
+    assert _last(sql, t) == (5, "COMPACT")
+    spark.sql(f"CALL sys.compact(table => '{t}')")
+    assert _last(sql, t) == (5, "COMPACT")
+    assert sql(f"SELECT * FROM {t} ORDER BY id") == [
+        (1, "a", "p1"), (2, "b", "p2"), (3, "c", "p1"), (4, "d", "p2"), (5, "e", "p1"), (6, "f", "p2")]
