@@ -109,7 +109,7 @@ def full_compaction(root: Path, rows: int) -> dict[str, object]:
     t.write(_rows(np.arange(0, rows, 2, dtype=np.int64), 1))
     t = cat.get_table("db.t")
     entries = list(t.store.manifests.live_entries(t.store.snapshots.latest()))
-    paths = [t._entry_path(e) for e in sorted(entries, key=lambda e: e.file.min_sequence_number)]
+    paths = [t.store.entry_path(e) for e in sorted(entries, key=lambda e: e.file.min_sequence_number)]
     compression = t.store.options.file_compression
 
     start = time.perf_counter()

@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.partition_path import partition_path
 from paimon_sql.fs.file_io import FileIO, join
+from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.manifest_store import ManifestStore
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.schema_manager import SchemaManager
@@ -112,6 +114,12 @@ class FileStore:
         if external_path:
             return external_path
         return join(bucket_dir, file_name)
+
+    def entry_path(self, entry: ManifestEntry) -> str:
+        """Where the data file of a manifest entry lives."""
+        values = list(decode_row(entry.partition, self.partition_types)) if self.partition_fields else []
+        f = entry.file
+        return self.data_file_path(self.bucket_dir(values, entry.bucket), f.file_name, f.external_path)
 
     def index_file_path(self, file_name: str) -> str:
         return join(self.path, "index", file_name)

@@ -47,9 +47,9 @@ def compact(
     """Compacts the buckets of the latest snapshot whose partition matches ``partition_filter`` (a
     predicate on partition columns) and ``partition_match`` (a test of the partition's BinaryRow),
     and whose number is in ``buckets`` (all when None)."""
-    if store.options.deletion_vectors_enabled:
+    if store.options.deletion_vectors_enabled and not store.has_primary_key:
         raise UnsupportedError(
-            f"Compacting table {store.name} with deletion-vectors.enabled is not supported yet"
+            f"Compacting append table {store.name} with deletion-vectors.enabled is not supported yet"
         )
     base = store.snapshots.latest()
     if base is None:
@@ -72,7 +72,9 @@ def compact(
     after_names = {f.file_name for f in after}
     before_names = {f.file_name for f in before}
     try:
-        snap = commit(store, CommitRequest("COMPACT", tuple(entries), base=tw.write_base))
+        snap = commit(store, CommitRequest(
+            "COMPACT", tuple(entries), tuple(changes.compact_index_entries), base=tw.write_base
+        ))
     except BaseException:
         tw.abort()
         raise

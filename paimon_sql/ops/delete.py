@@ -16,7 +16,7 @@ from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.predicate import Predicate, parse_predicate, to_arrow_expression
 from paimon_sql.scan.planner import plan
 from paimon_sql.scan.reader import read_data_file, read_split
-from paimon_sql.write.commit import CommitRequest, WriteBase, commit, retry_wait_ms
+from paimon_sql.write.commit import CommitRequest, WriteBase, commit, commit_write_compaction, retry_wait_ms
 from paimon_sql.write.file_writer import FileNamer, append_arrow_schema, write_data_file
 from paimon_sql.write.table_write import TableWrite
 
@@ -64,6 +64,9 @@ def _delete_once(store: FileStore, pred: Predicate) -> int | None:
         except BaseException:
             writer.abort()
             raise
+        if changes.compact_entries:  # the deleting write compacted: a COMPACT snapshot follows
+            commit_write_compaction(store, changes.compact_entries, changes.compact_index_entries,
+                                    changes.base, changes.entries)
         return snap.id
     # append table: rewrite every file holding a matching row
     expr = to_arrow_expression(pred)

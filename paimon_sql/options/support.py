@@ -5,7 +5,7 @@ from __future__ import annotations
 
 _LIFECYCLE = "snapshot, changelog, partition and tag lifecycle (expiry, automatic tags) is not implemented yet"
 _COMPACTION = "this compaction option is not implemented yet (universal compaction with its size-ratio, size-amplification and sorted-run triggers is)"
-_DV_WRITES = "writing deletion-vector tables is not implemented yet (they are read)"
+_DV_WRITES = "this deletion-vector option is not implemented yet (deletion-vectors.enabled on primary-key tables is)"
 _CHANGELOG = "changelog producers are not implemented yet"
 _INCREMENTAL = "incremental reads are not implemented yet"
 _FEATURE = "this Paimon feature is not implemented by paimon_sql yet"
@@ -37,8 +37,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "zorder.var-length-contribution",
     ], _COMPACTION),
     **dict.fromkeys([
-        "deletion-vectors.enabled", "deletion-vectors.merge-on-read", "deletion-vectors.modifiable",
-        "deletion-vectors.bitmap64",
+        "deletion-vectors.merge-on-read", "deletion-vectors.modifiable", "deletion-vectors.bitmap64",
     ], _DV_WRITES),
     **dict.fromkeys([
         "changelog-producer", "changelog-producer.row-deduplicate", "changelog-producer.row-deduplicate-ignore-fields",

@@ -13,7 +13,6 @@ import pyarrow as pa
 
 from paimon_sql.errors import (
     AlreadyCommittedError,
-    CommitConflictError,
     NotFoundError,
     UnsupportedError,
     ValidationError,
@@ -43,7 +42,7 @@ from paimon_sql.scan.planner import live_entries, plan
 from paimon_sql.scan.reader import output_schema, read_splits_parallel
 from paimon_sql.scan.split import DataSplit
 from paimon_sql.types import DataField
-from paimon_sql.write.commit import CommitRequest, WriteBase, commit, retry_wait_ms
+from paimon_sql.write.commit import CommitRequest, WriteBase, commit, commit_write_compaction, retry_wait_ms
 from paimon_sql.write.conflicts import check_files_of_table, check_one_writer_per_bucket
 from paimon_sql.write.table_write import CommitChanges, TableWrite, merge_index_entries
 
@@ -277,42 +276,12 @@ class Table:
             raise
         compact = [e for c in changes for e in c.compact_entries]
         if compact:  # a COMPACT snapshot after the APPEND one; the write's id stays the APPEND one
-            self._commit_compaction(compact, base, entries, overwrite)
+            commit_write_compaction(
+                self.store, compact, [e for c in changes for e in c.compact_index_entries], base, entries,
+                overwrite=overwrite is not False and overwrite is not None,
+            )
         expire_ops.expire_after_commit(self.store)
         return snap.id
-
-    def _commit_compaction(
-        self, compact: list[ManifestEntry], base: WriteBase | None, committed: list[ManifestEntry],
-        overwrite: Overwrite,
-    ) -> int | None:
-        """Commits the writers' compaction as a COMPACT snapshot after their APPEND one, as Paimon
-        does. The data is committed already: when the compaction cannot land (a concurrent commit
-        changed a bucket it compacted, an overwrite replaced the files it read, two writers compacted
-        one bucket), its files are deleted and the table stays uncompacted (a warning says why)."""
-        own = {e.file.file_name for e in committed}
-        outputs = [e for e in compact if e.kind == FileKind.ADD and e.file.file_name not in own
-                   and e.file.file_name not in {d.file.file_name for d in compact if d.kind == FileKind.DELETE}]
-        reason = None
-        deleted = [e.identifier for e in compact if e.kind == FileKind.DELETE]
-        if overwrite is not False and overwrite is not None:
-            reason = "the write overwrote the files it compacted"
-        elif len(deleted) != len(set(deleted)):
-            reason = "several writers compacted the same bucket"
-        else:
-            try:
-                return commit(self.store, CommitRequest(
-                    "COMPACT", tuple(compact), base=base, own_entries=tuple(committed),
-                )).id
-            except (WriteConflictError, CommitConflictError) as e:
-                reason = str(e)
-        _LOG.warning("Table %s: the write's compaction is not committed (%s)", self.identifier, reason)
-        for out in outputs:
-            self.file_io.delete_quietly(self._entry_path(out))
-        return None
-
-    def _entry_path(self, e: ManifestEntry) -> str:
-        values = list(decode_row(e.partition, self.store.partition_types)) if self.store.partition_fields else []
-        return self.store.data_file_path(self.store.bucket_dir(values, e.bucket), e.file.file_name, e.file.external_path)
 
     def _check_changes(self, changes: Sequence[CommitChanges]) -> WriteBase | None:
         """The common base of ``changes`` after checking that they are this table's prepared,

@@ -25,7 +25,9 @@ from paimon_sql.lsm.compact_strategy import (
 from paimon_sql.lsm.levels import KeyComparator, Levels
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.write.compact_rewriter import CompactResult, CompactRewriter
+from paimon_sql.write.deletion_vectors import BucketDeletionVectors
 from paimon_sql.write.file_writer import FileNamer
 
 
@@ -50,18 +52,22 @@ def universal_compaction(store: FileStore) -> UniversalCompaction:
 class BucketWriter:
     def __init__(
         self, store: FileStore, partition: bytes, partition_values: Sequence[object], bucket: int,
-        total_buckets: int, restored: Sequence[DataFileMeta], namer: FileNamer,
+        total_buckets: int, restored: Sequence[DataFileMeta], namer: FileNamer, base: Snapshot | None = None,
     ) -> None:
         self.store = store
         opts = store.options
         self.key_cmp = KeyComparator([k.type for k in store.key_fields])
         self.levels = Levels(self.key_cmp, list(restored), opts.num_levels)
-        self.rewriter = CompactRewriter(store, partition, partition_values, bucket, total_buckets, namer)
+        # deletion-vector tables (merge-on-write): the bucket's vectors, extended by compaction
+        self.dvs = BucketDeletionVectors(store, partition, bucket, base) if opts.deletion_vectors_enabled else None
+        self.rewriter = CompactRewriter(store, partition, partition_values, bucket, total_buckets, namer, self.dvs)
         universal = universal_compaction(store)
-        self.lookup = self.rewriter.engine.skips_level0
+        # first-row and deletion-vector tables: batch reads skip level 0 and a key lives in one file
+        # above it, so level-0 files move up at once and are looked up against older levels
+        self.lookup = self.rewriter.engine.skips_level0 or self.dvs is not None
         # engines whose batch reads skip level 0 (first-row) move every level-0 file up at once
         self.strategy: UniversalCompaction | ForceUpLevel0Compaction = (
-            ForceUpLevel0Compaction(universal) if self.rewriter.engine.skips_level0 else universal
+            ForceUpLevel0Compaction(universal) if self.lookup else universal
         )
         self.stop_trigger = opts.num_sorted_run_stop_trigger
         self.min_file_size = opts.compaction_file_size(True)
@@ -92,7 +98,8 @@ class BucketWriter:
                 unit = None
         if unit is None or not unit.files:
             return False
-        dropping = drop_delete(unit, self.levels)
+        # with deletion vectors the older rows of a key are deleted where they lie: deletes can go
+        dropping = drop_delete(unit, self.levels) or (self.dvs is not None and unit.output_level != 0)
         lookup: list[DataFileMeta] = []
         if self.lookup:  # first-row: keys of older levels keep their rows (see CompactRewriter.rewrite)
             picked = {f.file_name for f in unit.files}

@@ -9,6 +9,7 @@ commit is checked against what changed since its writer's base snapshot (``write
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 import uuid
@@ -31,6 +32,8 @@ from paimon_sql.write.conflicts import (
     check_sequence_numbers,
     check_total_buckets,
 )
+
+_LOG = logging.getLogger(__name__)
 
 # Rewrite the base manifests into one when a snapshot has this many of them (manifest.merge-min-count)
 _ENTRIES_PER_MANIFEST = 200_000
@@ -95,13 +98,15 @@ def build_snapshot(
     index_manifest = base.index_manifest if base is not None else None
     if req.index_entries:
         prev = ms.index_entries(base) if base is not None else []
+        # an entry replaces the bucket's index of its type; a DELETE entry only removes it
         replaced = {(e.partition, e.bucket, e.index_file.index_type) for e in req.index_entries}
         kept = [e for e in prev if (e.partition, e.bucket, e.index_file.index_type) not in replaced]
-        index_manifest = ms.write_index_manifest(kept + list(req.index_entries))
+        added = [e for e in req.index_entries if e.kind == FileKind.ADD]
+        index_manifest = ms.write_index_manifest(kept + added)
         written.append(ms.path(index_manifest))
 
-    added = sum(e.file.row_count for e in entries if e.kind == FileKind.ADD)
-    deleted = sum(e.file.row_count for e in entries if e.kind == FileKind.DELETE)
+    added_rows = sum(e.file.row_count for e in entries if e.kind == FileKind.ADD)
+    deleted_rows = sum(e.file.row_count for e in entries if e.kind == FileKind.DELETE)
     prev_total = (base.total_record_count or 0) if base is not None else 0
     return Snapshot(
         id=(base.id + 1) if base is not None else 1,
@@ -116,8 +121,8 @@ def build_snapshot(
         commit_identifier=BATCH_COMMIT_IDENTIFIER,
         commit_kind=req.kind,
         time_millis=int(time.time() * 1000),
-        total_record_count=prev_total + added - deleted,
-        delta_record_count=added - deleted,
+        total_record_count=prev_total + added_rows - deleted_rows,
+        delta_record_count=added_rows - deleted_rows,
         changelog_record_count=0,
         next_row_id=base.next_row_id if base is not None and base.next_row_id is not None else 0,
     )
@@ -156,6 +161,38 @@ def check_against_base(store: FileStore, req: CommitRequest, latest: Snapshot | 
     check_sequence_numbers(store, since, entries)
     check_dynamic_bucket_index(store, since, req.index_entries, entries)
     check_total_buckets(store, since.added, entries)
+
+
+def commit_write_compaction(
+    store: FileStore, compact: list[ManifestEntry], index_entries: list[IndexManifestEntry],
+    base: WriteBase | None, committed: list[ManifestEntry], overwrite: bool = False,
+) -> int | None:
+    """Commits what a write's compaction changed as a COMPACT snapshot after the write's own
+    snapshot (``committed``: its entries), as Paimon does, and returns its id. The data is committed
+    already: when the compaction cannot land (a concurrent commit changed a bucket it compacted, an
+    overwrite replaced the files it read, two writers compacted one bucket), its files are deleted,
+    the table stays uncompacted, a warning says why and None is returned."""
+    own = {e.file.file_name for e in committed}
+    removed = {e.file.file_name for e in compact if e.kind == FileKind.DELETE}
+    outputs = [e for e in compact if e.kind == FileKind.ADD and e.file.file_name not in own | removed]
+    deleted = [e.identifier for e in compact if e.kind == FileKind.DELETE]
+    if overwrite:
+        reason = "the write overwrote the files it compacted"
+    elif len(deleted) != len(set(deleted)):
+        reason = "several writers compacted the same bucket"
+    else:
+        try:
+            return commit(store, CommitRequest(
+                "COMPACT", tuple(compact), tuple(index_entries), base=base, own_entries=tuple(committed),
+            )).id
+        except (WriteConflictError, CommitConflictError) as e:
+            reason = str(e)
+    _LOG.warning("Table %s: the write's compaction is not committed (%s)", store.name, reason)
+    for out in outputs:
+        store.file_io.delete_quietly(store.entry_path(out))
+    for ie in index_entries:
+        store.file_io.delete_quietly(ie.index_file.external_path or store.index_file_path(ie.index_file.file_name))
+    return None
 
 
 def retry_wait_ms(attempt: int, min_wait_ms: int, max_wait_ms: int, rng: random.Random | None = None) -> float:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -25,6 +26,8 @@ from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.kinds import FileSource
 from paimon_sql.scan.reader import read_data_file
 from paimon_sql.scan.split import DataSplit
+from paimon_sql.types import DataField
+from paimon_sql.write.deletion_vectors import BucketDeletionVectors
 from paimon_sql.write.file_writer import FileNamer, kv_arrow_schema, write_data_file
 
 
@@ -49,10 +52,11 @@ class CompactRewriter:
 
     def __init__(
         self, store: FileStore, partition: bytes, partition_values: Sequence[object], bucket: int,
-        total_buckets: int, namer: FileNamer,
+        total_buckets: int, namer: FileNamer, dvs: BucketDeletionVectors | None = None,
     ) -> None:
         self.store = store
         self.namer = namer
+        self.dvs = dvs  # deletion-vector tables: the bucket's vectors (applied on read, extended)
         self.split = DataSplit(
             snapshot_id=0, partition=partition, partition_values=tuple(partition_values), bucket=bucket,
             total_buckets=total_buckets, bucket_dir=store.bucket_dir(list(partition_values), bucket), files=(),
@@ -77,12 +81,21 @@ class CompactRewriter:
         levels, as Paimon's lookup compaction keeps them)."""
         store = self.store
         fields = list(store.schema.fields)
-        parts = [read_data_file(store, self.split, f, fields, (SEQ, KIND), store.key_fields) for f in files]
+        parts = [self._read(f, fields) for f in files]
         table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+        older: list[tuple[str, np.ndarray]] = []
+        if self.dvs is not None and lookup and any(f.level == 0 for f in files):
+            # deletion vectors: the older live row of a key this compaction rewrites joins the merge
+            # (as its oldest record) and is deleted where it lies (Paimon's lookup compaction)
+            table, older = self._with_older_rows(table, lookup, fields)
         merged = self.engine.merge(table, self.spec, keep_deletes=not drop_delete)
-        if lookup and merged.num_rows:
+        if lookup and self.dvs is None and merged.num_rows:
             merged = self._drop_keys_in(merged, lookup)
         result = CompactResult(before=list(files))
+        if self.dvs is not None:
+            self.dvs.remove_files(f.file_name for f in files)
+            for name, positions in older:
+                self.dvs.delete(name, positions)
         if merged.num_rows == 0:
             return result
         schema = kv_arrow_schema(store)
@@ -97,15 +110,46 @@ class CompactRewriter:
         write_rolling(store, self.split.bucket_dir, self.namer, out, rows_per_file, output_level, seq_range, result)
         return result
 
+    def _read(self, f: DataFileMeta, fields: Sequence[DataField], positions: bool = False) -> pa.Table:
+        """A file's rows (keys, sequence number, kind, ``fields``) without those its deletion vector
+        deletes; ``positions``: with their row positions in the file (``__pos``)."""
+        t = read_data_file(self.store, self.split, f, fields, (SEQ, KIND), self.store.key_fields)
+        if positions:
+            t = t.append_column("__pos", pa.array(np.arange(t.num_rows, dtype=np.int64)))
+        keep = self.dvs.keep_mask(f.file_name, t.num_rows) if self.dvs is not None else None
+        return t.filter(pa.array(keep)) if keep is not None else t
+
+    def _with_older_rows(
+        self, table: pa.Table, lookup: Sequence[DataFileMeta], fields: Sequence[DataField]
+    ) -> tuple[pa.Table, list[tuple[str, np.ndarray]]]:
+        """``table`` plus the live rows of ``lookup`` files whose key it holds, and those rows'
+        positions per file."""
+        keys = _order_keys(table.select(self.key_names), self.key_names)
+        found: list[pa.Table] = []
+        older: list[tuple[str, np.ndarray]] = []
+        for f in lookup:
+            rows = self._read(f, fields, positions=True)
+            if rows.num_rows == 0:
+                continue
+            probe = _order_keys(rows.select(self.key_names), self.key_names)
+            probe = probe.append_column("__row", pa.array(np.arange(rows.num_rows, dtype=np.int64)))
+            hit = probe.join(keys, keys=self.key_names, join_type="left semi").column("__row")
+            if len(hit) == 0:
+                continue
+            matched = rows.take(pc.take(hit, pc.sort_indices(hit)))
+            older.append((f.file_name, np.asarray(matched.column("__pos").to_numpy(), dtype=np.int64)))
+            found.append(matched.drop_columns(["__pos"]))
+        if not found:
+            return table, older
+        return pa.concat_tables([table, *[t.cast(table.schema) for t in found]]), older
+
     def _drop_keys_in(self, merged: pa.Table, files: Sequence[DataFileMeta]) -> pa.Table:
         """``merged`` without the rows whose key one of ``files`` holds (in merged's order)."""
         keys = [read_data_file(self.store, self.split, f, [], (), self.store.key_fields) for f in files]
         older = pa.concat_tables(keys).select(self.key_names)
         if older.num_rows == 0:
             return merged
-        # keys compared as Paimon compares them (NaN one key, -0.0 and 0.0 two)
-        mine = pa.table([java_key_order(merged.column(n)) for n in self.key_names], names=self.key_names)
-        theirs = pa.table([java_key_order(older.column(n)) for n in self.key_names], names=self.key_names)
+        mine, theirs = _order_keys(merged, self.key_names), _order_keys(older, self.key_names)
         if len(self.key_names) == 1:
             name = self.key_names[0]
             hit = pc.is_in(mine.column(name), value_set=theirs.column(name).combine_chunks())
@@ -113,6 +157,11 @@ class CompactRewriter:
         rows = mine.append_column("__row", pa.array(range(merged.num_rows), pa.int64()))
         kept = rows.join(theirs, keys=self.key_names, join_type="left anti").column("__row")
         return merged.take(pc.take(kept, pc.sort_indices(kept)))
+
+
+def _order_keys(table: pa.Table, names: Sequence[str]) -> pa.Table:
+    """The key columns as Paimon compares keys (NaN one key, -0.0 and 0.0 two), for joins."""
+    return pa.table([java_key_order(table.column(n)) for n in names], names=list(names))
 
 
 def rows_per_file_of(files: Sequence[DataFileMeta], target_size: int) -> int:

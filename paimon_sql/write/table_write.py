@@ -65,6 +65,9 @@ class CommitChanges:
     # what the writers' compaction removed (DELETE) and added (ADD): committed as a COMPACT snapshot
     # after the one adding ``entries``
     compact_entries: list[ManifestEntry] = field(default_factory=list)
+    # the compacted buckets' new DELETION_VECTORS index files (they replace the bucket's index; a
+    # bucket left without deletion vectors has an index file without vectors), with the COMPACT commit
+    compact_index_entries: list[IndexManifestEntry] = field(default_factory=list)
     # new HASH index files; they replace the index of the same (partition, bucket)
     index_entries: list[IndexManifestEntry] = field(default_factory=list)
     written_paths: list[str] = field(default_factory=list)
@@ -111,17 +114,17 @@ class TableWrite:
         self.has_pk = store.has_primary_key
         self.num_buckets = opts.bucket
         self.engine = engine_of(opts)
+        if opts.deletion_vectors_enabled and not self.has_pk:
+            raise UnsupportedError(
+                f"Writing to append table {store.name} with deletion-vectors.enabled is not supported yet "
+                "(primary-key tables with deletion vectors are)"
+            )
         if self.has_pk:
             if not self.engine.writable:
                 writable = [n for n, e in MERGE_ENGINES.items() if e.writable]
                 raise UnsupportedError(
                     f"Writing to table {store.name} with merge-engine '{opts.merge_engine}' is not "
                     f"supported yet (writable: {', '.join(writable)})"
-                )
-            if opts.deletion_vectors_enabled:
-                raise UnsupportedError(
-                    f"Writing to table {store.name} with deletion-vectors.enabled is not supported yet "
-                    "(it needs compaction to make writes visible)"
                 )
             if self.num_buckets == 0 or self.num_buckets < -1:
                 raise UnsupportedError(f"bucket={self.num_buckets} is not supported for writing ({store.name})")
@@ -214,7 +217,7 @@ class TableWrite:
                 pvals = self._part_values[partition] = list(decode_row(partition, self.store.partition_types))
             total = self.num_buckets if self.num_buckets > 0 else -1
             bw = BucketWriter(self.store, partition, pvals, bucket, total, self._restored.get(k, []),
-                              self._namer(partition, bucket))
+                              self._namer(partition, bucket), self.base)
             self.bucket_writers[k] = bw
         return bw
 
@@ -238,6 +241,14 @@ class TableWrite:
             entries += [ManifestEntry(FileKind.ADD, partition, bucket, total, f) for f in inc.compact_after]
             self.changes.written_paths += [p for p in bw.written if p not in written]
             written.update(bw.written)
+            if bw.dvs is not None and bw.dvs.changed and not any(
+                (ie.partition, ie.bucket) == (partition, bucket) for ie in self.changes.compact_index_entries
+            ):
+                index, path = bw.dvs.index_entry()
+                if index is not None:
+                    self.changes.compact_index_entries.append(index)
+                if path is not None:
+                    self.changes.written_paths.append(path)
         self.changes.compact_entries = entries
 
     # -- buffering -------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """pypaimon 2.1.0 reads our compacted tables (files at higher levels, COMPACT snapshots, rewritten
-and upgraded files, first-row tables whose files writers moved up) with the rows we read, at every
+and upgraded files, first-row tables whose files writers moved up, deletion vectors we wrote) with the rows we read, at every
 snapshot; and we compact a table pypaimon wrote and both read the same rows."""
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string()), ("n", pa.int64())])
     {"merge-engine": "partial-update"},
     {"merge-engine": "first-row"},
     {"merge-engine": "aggregation", "fields.n.aggregate-function": "sum"},
-], ids=lambda o: o["merge-engine"])
+    {"merge-engine": "deduplicate", "deletion-vectors.enabled": "true"},
+    {"merge-engine": "partial-update", "deletion-vectors.enabled": "true"},
+], ids=["deduplicate", "partial-update", "first-row", "aggregation", "dv-deduplicate", "dv-partial-update"])
 def test_pypaimon_reads_our_compacted_tables(opts: dict[str, str], warehouse: Path, pypaimon: PypaimonIO) -> None:
     cat = Catalog(str(warehouse))
     cat.create_database("db")
