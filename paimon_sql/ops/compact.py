@@ -12,10 +12,10 @@ WriteConflictError, and the files this compaction wrote are deleted.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from paimon_sql.errors import UnsupportedError
+from paimon_sql.errors import UnsupportedError, WriteConflictError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.kinds import FileKind
@@ -26,7 +26,7 @@ from paimon_sql.scan.planner import live_entries
 from paimon_sql.write.append_compact import pack_unaware, pick_bucketed_full, rewrite_append
 from paimon_sql.write.commit import CommitRequest, WriteBase, commit
 from paimon_sql.write.file_writer import FileNamer
-from paimon_sql.write.table_write import TableWrite
+from paimon_sql.write.table_write import CommitChanges, TableWrite
 
 
 @dataclass(frozen=True)
@@ -40,13 +40,26 @@ class CompactTableResult:
     written_bytes: int
 
 
-def compact(
+@dataclass(frozen=True)
+class CompactPlan:
+    """The buckets a compaction of a primary-key table rewrites, from snapshot ``base_id``; each
+    bucket can be compacted by another process (``compact_buckets``), the results committed once
+    (``commit_compaction``)."""
+
+    base_id: int
+    schema_id: int
+    buckets: tuple[tuple[bytes, int], ...]
+    full: bool
+
+
+def plan_compaction(
     store: FileStore, partition_filter: Predicate | None = None, full: bool = True,
     partition_match: Callable[[bytes], bool] | None = None, buckets: Collection[int] | None = None,
-) -> CompactTableResult:
-    """Compacts the buckets of the latest snapshot whose partition matches ``partition_filter`` (a
-    predicate on partition columns) and ``partition_match`` (a test of the partition's BinaryRow),
-    and whose number is in ``buckets`` (all when None)."""
+) -> CompactPlan | CompactTableResult:
+    """The plan of compacting the buckets of the latest snapshot whose partition matches
+    ``partition_filter`` (a predicate on partition columns) and ``partition_match`` (a test of the
+    partition's BinaryRow) and whose number is in ``buckets`` (all when None); or, for an empty
+    table and for append tables (compacted here at once: small files), the result."""
     if store.options.deletion_vectors_enabled and not store.has_primary_key:
         raise UnsupportedError(
             f"Compacting append table {store.name} with deletion-vectors.enabled is not supported yet"
@@ -58,31 +71,67 @@ def compact(
         e for e in live_entries(store, base, partition_filter)
         if (partition_match is None or partition_match(e.partition)) and (buckets is None or e.bucket in buckets)
     ]
-    picked = sorted({(e.partition, e.bucket) for e in live})
+    picked = tuple(sorted({(e.partition, e.bucket) for e in live}))
     if not store.has_primary_key:
         return _compact_append(store, base, live, len(picked))
-    tw = TableWrite(store, base)
-    changes = tw.compact(picked, full=full)
-    entries = changes.compact_entries
-    compacted = sum(1 for bw in tw.bucket_writers.values() if bw.compactions)
-    before = [e.file for e in entries if e.kind == FileKind.DELETE]
-    after = [e.file for e in entries if e.kind == FileKind.ADD]
-    if not entries:
-        return CompactTableResult(None, len(picked), 0, 0, 0, 0, 0)
-    after_names = {f.file_name for f in after}
-    before_names = {f.file_name for f in before}
+    return CompactPlan(base.id, store.schema.id, picked, full)
+
+
+def compact_buckets(store: FileStore, plan: CompactPlan, buckets: Collection[tuple[bytes, int]]) -> CommitChanges:
+    """Compacts ``buckets`` of ``plan`` (in this process) and returns the changes to commit; on
+    failure the files written are deleted."""
+    if store.schema.id != plan.schema_id:
+        raise WriteConflictError(
+            f"Compaction of table {store.name}: planned with schema {plan.schema_id}, the store has "
+            f"schema {store.schema.id}"
+        )
+    tw = TableWrite(store, store.snapshots.snapshot(plan.base_id))
     try:
-        snap = commit(store, CommitRequest(
-            "COMPACT", tuple(entries), tuple(changes.compact_index_entries), base=tw.write_base
-        ))
+        return tw.compact(sorted(buckets), full=plan.full)
     except BaseException:
         tw.abort()
         raise
+
+
+def commit_compaction(store: FileStore, plan: CompactPlan, changes: Sequence[CommitChanges]) -> CompactTableResult:
+    """Commits the compacted buckets of ``plan`` as one COMPACT snapshot (none when nothing was
+    rewritten); a conflict raises and deletes every file the compaction wrote."""
+    entries = [e for c in changes for e in c.compact_entries]
+    index = [e for c in changes for e in c.compact_index_entries]
+    compacted = len({(e.partition, e.bucket) for e in entries})
+    before = [e.file for e in entries if e.kind == FileKind.DELETE]
+    after = [e.file for e in entries if e.kind == FileKind.ADD]
+    try:
+        if len({e.identifier for e in entries if e.kind == FileKind.DELETE}) != len(before):
+            raise WriteConflictError(f"Compaction of table {store.name}: a bucket was compacted twice")
+        if not entries:
+            return CompactTableResult(None, len(plan.buckets), 0, 0, 0, 0, 0)
+        snap = commit(store, CommitRequest(
+            "COMPACT", tuple(entries), tuple(index), base=WriteBase(plan.base_id, plan.schema_id)
+        ))
+    except BaseException:
+        for c in changes:
+            for p in c.written_paths:
+                store.file_io.delete_quietly(p)
+        raise
+    after_names = {f.file_name for f in after}
+    before_names = {f.file_name for f in before}
     return CompactTableResult(
-        snap.id, len(picked), compacted, len(before), len(after),
+        snap.id, len(plan.buckets), compacted, len(before), len(after),
         sum(f.file_size for f in before if f.file_name not in after_names),
         sum(f.file_size for f in after if f.file_name not in before_names),
     )
+
+
+def compact(
+    store: FileStore, partition_filter: Predicate | None = None, full: bool = True,
+    partition_match: Callable[[bytes], bool] | None = None, buckets: Collection[int] | None = None,
+) -> CompactTableResult:
+    """Plans, compacts (in this process) and commits: see ``plan_compaction``."""
+    plan = plan_compaction(store, partition_filter, full, partition_match, buckets)
+    if isinstance(plan, CompactTableResult):
+        return plan
+    return commit_compaction(store, plan, [compact_buckets(store, plan, plan.buckets)])
 
 
 def _compact_append(store: FileStore, base: Snapshot, live: list[ManifestEntry], n_buckets: int) -> CompactTableResult:

@@ -3,11 +3,18 @@
 
 from __future__ import annotations
 
+import base64
+import pickle
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.meta.store_ref import StoreRef
+from paimon_sql.ops.compact import CompactTableResult, commit_compaction, compact_buckets
+from paimon_sql.ops.expire import expire_after_commit
 from paimon_sql.procedures.builtin import parse_options_arg, table_arg
-from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
+from paimon_sql.procedures.registry import Procedure, ProcedureJob, ProcedureParam, register
+from paimon_sql.table.table import Table
+from paimon_sql.write.table_write import CommitChanges
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
@@ -64,7 +71,8 @@ def parse_buckets_arg(procedure: str, text: str) -> list[int]:
     return out
 
 
-def _compact(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _decode(catalog: Catalog, args: dict[str, Any]) -> tuple[Table, dict[str, Any]]:
+    """The table and the keyword arguments of ``Table.compact``, checked as Paimon checks them."""
     name = "compact"
     strategy = None if _blank(args["compact_strategy"]) else str(args["compact_strategy"]).strip()
     if strategy is not None and strategy.lower() not in _STRATEGIES:
@@ -112,14 +120,61 @@ def _compact(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
             f"(partition keys: {list(table.schema.partition_keys)})"
         )
     buckets = None if _blank(args["buckets"]) else parse_buckets_arg(name, str(args["buckets"]))
+    return table, {"partitions": specs, "where": None if _blank(where) else str(where),
+                   "full": (strategy or "full").lower() == "full", "buckets": buckets, "options": options}
+
+
+def _compact(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table, kwargs = _decode(catalog, args)
     try:
-        table.compact(
-            partitions=specs, where=None if _blank(where) else str(where),
-            full=(strategy or "full").lower() == "full", buckets=buckets, options=options,
-        )
+        table.compact(**kwargs)
     except ValidationError as e:
         raise ValidationError(f"Procedure compact: {e}") from None
     return [(True,)]
+
+
+# -- as a job: one task per bucket (a Spark job from the catalog), one commit at the end ----------
+def _plan(catalog: Catalog, args: dict[str, Any]) -> ProcedureJob | list[tuple[Any, ...]]:
+    table, kwargs = _decode(catalog, args)
+    try:
+        compacting, plan = table.plan_compaction(**kwargs)
+    except ValidationError as e:
+        raise ValidationError(f"Procedure compact: {e}") from None
+    if isinstance(plan, CompactTableResult):  # an empty or append table: done already
+        return [(True,)]
+    if not plan.buckets:
+        return [(True,)]
+    tasks = [_encode(bucket) for bucket in plan.buckets]  # one task per bucket
+    return ProcedureJob(tasks, _encode((StoreRef.of(compacting.store), plan)))
+
+
+def _run_task(state: str, task: str) -> str:
+    ref, plan = _decode_obj(state)
+    partition, bucket = _decode_obj(task)
+    return _encode(compact_buckets(ref.open(), plan, [(partition, bucket)]))
+
+
+def _finish(state: str, messages: list[str]) -> list[tuple[Any, ...]]:
+    ref, plan = _decode_obj(state)
+    store = ref.open()
+    changes = [_decode_obj(m) for m in messages]
+    if not all(isinstance(c, CommitChanges) for c in changes):
+        raise ValidationError("Procedure compact: a task message is not a compaction's changes")
+    result = commit_compaction(store, plan, changes)
+    if result.snapshot_id is not None:
+        expire_after_commit(store)
+    return [(True,)]
+
+
+def _encode(obj: object) -> str:
+    return base64.b64encode(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)).decode("ascii")
+
+
+def _decode_obj(text: str) -> Any:
+    try:
+        return pickle.loads(base64.b64decode(text.encode("ascii"), validate=True))  # noqa: S301 - our own job
+    except (ValueError, pickle.UnpicklingError, EOFError) as e:
+        raise ValidationError(f"Procedure compact: a job message cannot be decoded ({e})") from None
 
 
 COMPACT = register(Procedure(
@@ -136,6 +191,9 @@ COMPACT = register(Procedure(
         ProcedureParam("buckets", "STRING", False),
     ),
     output=(("result", "BOOLEAN"),),
+    plan=_plan,
+    run_task=_run_task,
+    finish=_finish,
     description="Compacts table 'table' (primary-key tables): 'compact_strategy' 'full' (default: every "
                 "bucket into its highest level) or 'minor' (what universal compaction picks); only the "
                 "'partitions' ('k=v,k2=v2;k=v3') or the partitions matching 'where', or the 'buckets' "

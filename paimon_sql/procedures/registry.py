@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from paimon_sql.catalog.identifier import DEFAULT_DATABASE
 from paimon_sql.errors import NotFoundError, ValidationError
@@ -20,6 +20,7 @@ from paimon_sql.errors import NotFoundError, ValidationError
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
 
+_R = TypeVar("_R")
 PARAM_TYPES = ("STRING", "BIGINT", "INT", "BOOLEAN", "DOUBLE")
 _INT_RANGE = {"INT": (-(2**31), 2**31 - 1), "BIGINT": (-(2**63), 2**63 - 1)}
 
@@ -49,11 +50,29 @@ class Procedure:
     output: tuple[tuple[str, str], ...]  # (column, Spark SQL type)
     description: str
     fn: Callable[[Catalog, dict[str, Any]], list[tuple[Any, ...]]] = field(repr=False)
+    # A procedure whose work can run as parallel tasks (a Spark job, one task per bucket): ``plan``
+    # returns a ProcedureJob (or, when there is nothing to distribute, the rows); ``run_task``
+    # (state, task) runs one task anywhere and returns its message; ``finish`` takes every message
+    # (on the caller's side) and returns the rows. ``fn`` stays the local way to run it.
+    plan: Callable[[Catalog, dict[str, Any]], ProcedureJob | list[tuple[Any, ...]]] | None = field(
+        default=None, repr=False)
+    run_task: Callable[[str, str], str] | None = field(default=None, repr=False)
+    finish: Callable[[str, list[str]], list[tuple[Any, ...]]] | None = field(default=None, repr=False)
 
     @property
     def signature(self) -> str:
         """``create_tag(table STRING, tag STRING, snapshot BIGINT = NULL, ...)``."""
         return f"{self.name}({', '.join(str(p) for p in self.params)})"
+
+
+@dataclass(frozen=True)
+class ProcedureJob:
+    """A procedure's work as independent tasks: ``tasks`` (small opaque strings, one per task) and
+    ``state`` (opaque, shared: given to ``run_task`` with each task and to ``finish`` with the tasks'
+    messages)."""
+
+    tasks: list[str]
+    state: str
 
 
 @dataclass(frozen=True)
@@ -105,13 +124,49 @@ def call_procedure(
     A table argument without a database names a table of ``current_database`` (default:
     ``default``)."""
     proc = get_procedure(name)
-    values = decode_args(proc, args)
+    rows = _in_database(current_database, lambda: proc.fn(catalog, decode_args(proc, args)))
+    return ProcedureResult(list(proc.output), [tuple(r) for r in rows])
+
+
+def _in_database(current_database: str | None, fn: Callable[[], _R]) -> _R:
+    """``fn()`` with bare table names in procedure arguments resolved in ``current_database``."""
     token = CURRENT_DATABASE.set(current_database or DEFAULT_DATABASE)
     try:
-        rows = proc.fn(catalog, values)
+        return fn()
     finally:
         CURRENT_DATABASE.reset(token)
-    return ProcedureResult(list(proc.output), [tuple(r) for r in rows])
+
+
+def plan_procedure(
+    catalog: Catalog, name: str, args: Mapping[str, Any] | Sequence[Any] | None = None,
+    current_database: str | None = None,
+) -> ProcedureResult | ProcedureJob:
+    """Like ``call_procedure``, but a procedure that can run as parallel tasks returns its job
+    (run each task with ``run_procedure_task``, then ``finish_procedure``)."""
+    proc = get_procedure(name)
+    plan = proc.plan
+    if plan is None:
+        return call_procedure(catalog, name, args, current_database)
+    planned = _in_database(current_database, lambda: plan(catalog, decode_args(proc, args)))
+    if isinstance(planned, ProcedureJob):
+        return planned
+    return ProcedureResult(list(proc.output), [tuple(r) for r in planned])
+
+
+def run_procedure_task(name: str, state: str, task: str) -> str:
+    proc = get_procedure(name)
+    if proc.run_task is None:
+        raise ValidationError(f"Procedure {proc.name} has no tasks to run")
+    return proc.run_task(state, task)
+
+
+def finish_procedure(name: str, state: str, messages: Sequence[str]) -> ProcedureResult:
+    proc = get_procedure(name)
+    if proc.finish is None:
+        raise ValidationError(f"Procedure {proc.name} has no tasks to finish")
+    if not isinstance(state, str) or not all(isinstance(m, str) for m in messages):
+        raise ValidationError(f"Procedure {proc.name}: a job's state and messages are strings")
+    return ProcedureResult(list(proc.output), [tuple(r) for r in proc.finish(state, list(messages))])
 
 
 def decode_args(proc: Procedure, args: Mapping[str, Any] | Sequence[Any] | None) -> dict[str, Any]:

@@ -29,7 +29,9 @@ Options (case-insensitive; the catalog shim merges the table's identity into eve
   when Spark overwrites or truncates, else ``none``) and ``paimon.overwrite.partition``, the JSON
   object of the static partition spec;
 - ``paimon.debug.scan-log``: append one JSON line per planned scan (splits, files, filters) to
-  this file.
+  this file;
+- ``paimon.job.procedure`` / ``.state`` / ``.tasks``: run a procedure's tasks instead of reading a
+  table (see ``paimon_sql.spark.jobs``; the catalog shim sets them for ``CALL sys.compact``).
 
 The code lives by concern: ``paimon_sql.spark.reader`` (input partitions and readers),
 ``paimon_sql.spark.writer`` (the writer, commit messages, staging, overwrite modes),
@@ -46,6 +48,7 @@ from pyspark.sql import types as st
 from pyspark.sql.datasource import DataSource, DataSourceReader
 
 from paimon_sql.errors import ValidationError
+from paimon_sql.spark.jobs import JOB_SCHEMA, JobReader, is_job
 from paimon_sql.spark.reader import (
     DEFAULT_BATCH_ROWS,
     INPUT_FILE_COLUMN,
@@ -116,6 +119,8 @@ class PaimonDataSource(DataSource):
         return NAME
 
     def schema(self) -> st.StructType:
+        if is_job(_lower(self.options)):
+            return JOB_SCHEMA
         ref = TableRef.of(self.options)
         obj = ref.load(self.options)
         if ref.is_system:
@@ -125,8 +130,10 @@ class PaimonDataSource(DataSource):
         return spark_schema(store.schema.fields)
 
     def reader(self, schema: st.StructType) -> DataSourceReader:
-        ref = TableRef.of(self.options)
         opts = _lower(self.options)
+        if is_job(opts):
+            return JobReader(opts)
+        ref = TableRef.of(self.options)
         if ref.is_system:
             return SystemTableReader(ref, opts, schema)
         if _bool_option(opts, OPT_FILTER_PUSHDOWN):

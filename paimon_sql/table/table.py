@@ -420,6 +420,28 @@ class Table:
         matching ``where`` (a predicate on partition columns), or the bucket numbers ``buckets``.
         ``full`` rewrites each bucket into its highest level (deletes dropped); otherwise universal
         compaction picks what to merge. One COMPACT snapshot; ``options`` apply to this call."""
+        table, plan = self.plan_compaction(partitions, where, full, buckets, options)
+        if isinstance(plan, compact_ops.CompactTableResult):
+            result = plan
+        else:
+            result = compact_ops.commit_compaction(
+                table.store, plan, [compact_ops.compact_buckets(table.store, plan, plan.buckets)]
+            )
+        if result.snapshot_id is not None:
+            expire_ops.expire_after_commit(self.store)
+        return result
+
+    def plan_compaction(
+        self,
+        partitions: Sequence[Mapping[str, Any]] | None = None,
+        where: str | Predicate | None = None,
+        full: bool = True,
+        buckets: Iterable[int] | None = None,
+        options: Mapping[str, str] | None = None,
+    ) -> tuple[Table, compact_ops.CompactPlan | compact_ops.CompactTableResult]:
+        """The table as compaction sees it (``options`` applied) and its plan (see ``compact``); an
+        empty or append table is compacted at once and its result returned instead."""
+        expire_ops.check_async_expiry(self.store)
         table = self.copy({**(options or {}), "write-only": "false"})
         if partitions is not None and where is not None:
             raise ValidationError(f"compact of table {self.identifier}: partitions and where cannot be used together")
@@ -445,11 +467,7 @@ class Table:
                     f"compact of table {self.identifier}: buckets can only be given for fixed-bucket tables "
                     f"(bucket = {self.store.options.bucket})"
                 )
-        expire_ops.check_async_expiry(self.store)
-        result = compact_ops.compact(table.store, pred, full, match, wanted)
-        if result.snapshot_id is not None:
-            expire_ops.expire_after_commit(self.store)
-        return result
+        return table, compact_ops.plan_compaction(table.store, pred, full, match, wanted)
 
     def copy(self, dynamic_options: Mapping[str, str]) -> Table:
         """This table read and written with ``dynamic_options`` on top of its own (Paimon's dynamic

@@ -85,3 +85,37 @@ def test_compact_unaware_bucket_append_table(spark: Any, sql: Any, db: str) -> N
     assert _last(sql, t) == (5, "COMPACT")
     assert sql(f"SELECT * FROM {t} ORDER BY id") == [
         (1, "a", "p1"), (2, "b", "p2"), (3, "c", "p1"), (4, "d", "p2"), (5, "e", "p1"), (6, "f", "p2")]
+
+
+def test_deletion_vector_table_through_spark(spark: Any, sql: Any, db: str) -> None:
+    t = f"{db}.dv"
+    spark.sql(f"CREATE TABLE {t} (id INT, v STRING) TBLPROPERTIES ('primary-key'='id', 'bucket'='1', "
+              "'deletion-vectors.enabled'='true')")
+    spark.sql(f"INSERT INTO {t} SELECT id, 'a' FROM range(0, 300)")
+    spark.sql(f"INSERT INTO {t} VALUES (5, 'b'), (7, 'b')")
+    spark.sql(f"DELETE FROM {t} WHERE id = 9")
+    assert sql(f"SELECT count(*), count_if(v = 'b') FROM {t}") == [(299, 2)]
+    assert sql(f"SELECT v FROM {t} WHERE id IN (5, 7, 9) ORDER BY id") == [("b",), ("b",)]
+    rows = sql(f"SELECT index_type, dv_ranges[0]._CARDINALITY FROM {t}$table_indexes")
+    assert rows == [("DELETION_VECTORS", 3)]
+    assert all(level > 0 for (level,) in sql(f"SELECT level FROM {t}$files"))
+
+
+def test_compact_runs_as_a_spark_job_one_task_per_bucket(spark: Any, sql: Any, db: str) -> None:
+    t = f"{db}.t"
+    spark.sql(f"CREATE TABLE {t} (id INT, v STRING, pt STRING) PARTITIONED BY (pt) TBLPROPERTIES "
+              "('primary-key'='id, pt', 'bucket'='3', 'write-only'='true')")
+    for i in range(3):
+        spark.sql(f"INSERT INTO {t} SELECT id, 'v{i}', CAST(id % 2 AS STRING) FROM range(0, 60)")
+    sc = spark.sparkContext
+    sc.setJobGroup("test-compact", "compaction job")
+    try:
+        assert sql(f"CALL sys.compact(table => '{t}')") == [(True,)]
+    finally:
+        sc.setJobGroup("test-other", "other")
+    tracker = sc.statusTracker()
+    stages = [s for j in tracker.getJobIdsForGroup("test-compact") for s in tracker.getJobInfo(j).stageIds]
+    assert sum(tracker.getStageInfo(s).numTasks for s in stages) == 6  # 2 partitions x 3 buckets
+    assert _last(sql, t)[1] == "COMPACT"
+    assert sql(f"SELECT count(*), count_if(v = 'v2') FROM {t}") == [(60, 60)]
+    assert sql(f"SELECT count(*) FROM {t}$files") == [(6,)]

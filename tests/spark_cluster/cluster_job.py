@@ -35,6 +35,19 @@ def main() -> None:
     out["paths"] = {t: "native" if "(native parquet" in spark.sql(f"EXPLAIN SELECT * FROM {t}").collect()[0][0]
                     else "python" for t in ("db.pk", "db.ap")}
     out["snapshots"] = [r[0] for r in spark.sql("SELECT snapshot_id FROM db.`pk$snapshots`").collect()]
+    # compaction as a Spark job: one task per bucket in the executors, one commit on the driver
+    sc = spark.sparkContext
+    sc.setJobGroup("paimon-compact", "CALL sys.compact")
+    out["compact_result"] = [tuple(r) for r in spark.sql("CALL sys.compact(table => 'db.pk')").collect()]
+    tracker = sc.statusTracker()
+    stages = [s for j in tracker.getJobIdsForGroup("paimon-compact") for s in tracker.getJobInfo(j).stageIds]
+    out["compact_tasks"] = sum(tracker.getStageInfo(s).numTasks for s in stages)
+    sc.setJobGroup("other", "queries")
+    out["compact_kind"] = spark.sql(
+        "SELECT commit_kind FROM db.`pk$snapshots` ORDER BY snapshot_id DESC LIMIT 1").collect()[0][0]
+    out["pk_files_after"] = spark.sql("SELECT count(*) FROM db.`pk$files`").collect()[0][0]
+    out["pk_count_after"] = spark.sql("SELECT count(*) FROM db.pk").collect()[0][0]
+    out["pk_new_after"] = spark.sql("SELECT count(*) FROM db.pk WHERE v = 'new'").collect()[0][0]
     # where did the Python work run? one row per task, from the Python workers
     pids = spark.range(0, 8, numPartitions=8).rdd.map(lambda _: os.getpid()).collect()
     out["worker_pids"] = sorted(set(pids))

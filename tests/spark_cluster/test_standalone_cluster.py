@@ -89,6 +89,12 @@ def test_reads_and_writes_on_a_standalone_cluster(cluster, installed_wheel, tmp_
     # files are read by the executors' parquet reader
     assert out["paths"] == {"db.pk": "python", "db.ap": "native"}
     assert out["snapshots"] == [1, 2]
+    # CALL sys.compact ran one Spark task per bucket (3 partitions x 4 buckets) and committed once
+    assert out["compact_result"] == [[True]]
+    assert out["compact_tasks"] == 12
+    assert out["compact_kind"] == "COMPACT"
+    assert out["pk_files_after"] == 12
+    assert (out["pk_count_after"], out["pk_new_after"]) == (20000, 10000)
     # the Python work ran in the workers' processes, not in the driver
     assert out["driver_pid"] not in out["worker_pids"]
     worker_jvms = {p.pid for p in procs[1:]}

@@ -135,3 +135,16 @@ def _merge_every_file(t: Any) -> pa.Table:
         newest[tuple(r[k] for k in keys)] = r
     live = [{f.name: r[f.name] for f in fields} for r in newest.values() if r[KIND] in (0, 2)]
     return pa.Table.from_pylist(live, schema=t.read().schema)
+
+
+def test_table_indexes_system_table_lists_the_vectors(catalog: Catalog) -> None:
+    catalog.create_table("db.t", SCHEMA, primary_keys=["id"], options={"bucket": "1", "deletion-vectors.enabled": "true"})
+    ids = list(range(300))
+    catalog.get_table("db.t").write(pa.table({"id": ids, "v": ["a"] * 300, "n": [1] * 300}))
+    catalog.get_table("db.t").write(pa.table({"id": [5, 7], "v": ["b", "b"], "n": [2, 2]}))
+    rows = catalog.get_table("db.t$table_indexes").read().to_pylist()
+    (row,) = rows
+    assert (row["partition"], row["bucket"], row["index_type"], row["row_count"]) == ("{}", 0, "DELETION_VECTORS", 1)
+    (dv,) = row["dv_ranges"]
+    assert dv["_CARDINALITY"] == 2 and dv["f0"].startswith("data-") and dv["f1"] == 1
+    assert row["index_field_name"] is None

@@ -93,14 +93,41 @@ def _json_value(v: Any, spark_sql_type: str) -> Any:
 
 @handler("call_procedure")
 def call_procedure(params: Params) -> Result:
-    from paimon_sql.procedures import call_procedure as run
+    """Runs a procedure; with ``jobs`` = true, a procedure that can run as parallel tasks returns
+    ``{"job": {"tasks": [...], "state": ...}}`` instead: the caller runs every task as a Spark task
+    (the data source's ``paimon.job.*`` options) and hands their messages to ``finish_procedure``."""
+    from paimon_sql.procedures.registry import ProcedureJob, plan_procedure
+    from paimon_sql.procedures.registry import call_procedure as run
 
     name = str_param(params, "name")
     proc = _find_procedure(name)
     required = {p.name for p in proc.params if p.required}
     args = {k: v for k, v in dict(params.get("args") or {}).items() if v is not None or k in required}
     current = params.get("current_database")
-    result = run(catalog_of(params), proc.name, args, current if isinstance(current, str) and current else None)
+    database = current if isinstance(current, str) and current else None
+    if params.get("jobs") is True:
+        planned = plan_procedure(catalog_of(params), proc.name, args, database)
+        if isinstance(planned, ProcedureJob):
+            return {"job": {"tasks": planned.tasks, "state": planned.state}}
+        result = planned
+    else:
+        result = run(catalog_of(params), proc.name, args, database)
+    return _rows(proc, result)
+
+
+@handler("finish_procedure")
+def finish_procedure(params: Params) -> Result:
+    """The result of a procedure's job, from the messages of its tasks."""
+    from paimon_sql.procedures.registry import finish_procedure as finish
+
+    proc = _find_procedure(str_param(params, "name"))
+    messages = params.get("messages")
+    if not isinstance(messages, list):
+        raise ValidationError(f"finish_procedure {proc.name}: 'messages' must be a list")
+    return _rows(proc, finish(proc.name, str_param(params, "state"), messages))
+
+
+def _rows(proc: Any, result: Any) -> Result:
     types = [t for _, t in proc.output]
     rows = [[_json_value(v, types[i] if i < len(types) else "STRING") for i, v in enumerate(row)] for row in result.rows]
     return {"columns": list(result.columns), "rows": rows}

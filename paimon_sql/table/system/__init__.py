@@ -19,6 +19,7 @@ from paimon_sql.table.system.options import OptionsTable
 from paimon_sql.table.system.partitions import PartitionsTable
 from paimon_sql.table.system.schemas import SchemasTable
 from paimon_sql.table.system.snapshots import SnapshotsTable
+from paimon_sql.table.system.table_indexes import TableIndexesTable
 from paimon_sql.table.system.tags import TagsTable
 
 if TYPE_CHECKING:
@@ -37,13 +38,14 @@ SYSTEM_TABLES: dict[str, type[SystemTable]] = {
         TagsTable,
         BranchesTable,
         ConsumersTable,
+        TableIndexesTable,
     )
 }
 
 # System tables Apache Paimon has that paimon_sql does not implement (yet).
 PAIMON_ONLY_SYSTEM_TABLES = (
     "audit_log", "binlog", "ro", "aggregation_fields", "statistics", "file_indexes",
-    "file_key_ranges", "table_indexes", "row_tracking",
+    "file_key_ranges", "row_tracking",
 )
 
 
@@ -77,6 +79,7 @@ __all__ = [
     "SchemasTable",
     "SnapshotsTable",
     "SystemTable",
+    "TableIndexesTable",
     "TagsTable",
     "load_system_table",
 ]

@@ -1,10 +1,13 @@
 package org.paimon_sql.spark;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
@@ -100,7 +103,11 @@ public class PaimonProcedure implements SimpleProcedure {
     req.put("name", name);
     req.put("args", args);
     req.put("current_database", currentDatabase());
+    req.put("jobs", true);
     Map<String, Object> res = PaimonCatalog.call("call_procedure", req);
+    if (res.get("job") instanceof Map<?, ?> job) {
+      res = runJob((Map<String, Object>) job);
+    }
     List<List<Object>> rows = (List<List<Object>>) res.get("rows");
     StructField[] fs = output.fields();
     InternalRow[] out = new InternalRow[rows.size()];
@@ -113,5 +120,40 @@ public class PaimonProcedure implements SimpleProcedure {
       out[r] = new GenericInternalRow(vals);
     }
     return Collections.<Scan>singletonList(new ProcedureResultScan(name, output, out)).iterator();
+  }
+
+  /**
+   * Runs a procedure's job (e.g. compaction, one task per bucket) as a Spark job: the Python data
+   * source reads with the {@code paimon.job.*} options, each input partition runs one task in an
+   * executor's Python worker and yields its message; the messages go to {@code finish_procedure}
+   * on the driver, which commits and returns the procedure's rows.
+   */
+  @SuppressWarnings("unchecked")
+  private Map<String, Object> runJob(Map<String, Object> job) {
+    List<String> tasks = (List<String>) job.get("tasks");
+    String state = (String) job.get("state");
+    List<Row> collected;
+    try {
+      collected =
+          SparkSession.active()
+              .read()
+              .format(catalog.dataSourceName())
+              .option("paimon.job.procedure", name)
+              .option("paimon.job.state", state)
+              .option("paimon.job.tasks", PythonBridge.JSON.writeValueAsString(tasks))
+              .load()
+              .collectAsList();
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot encode the tasks of procedure " + name, e);
+    }
+    List<String> messages = new ArrayList<>(collected.size());
+    for (Row r : collected) {
+      messages.add(r.getString(0));
+    }
+    Map<String, Object> req = catalog.ctx();
+    req.put("name", name);
+    req.put("state", state);
+    req.put("messages", messages);
+    return PaimonCatalog.call("finish_procedure", req);
   }
 }
