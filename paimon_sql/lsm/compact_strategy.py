@@ -4,7 +4,8 @@ and the drop-delete rule of ``MergeTreeCompactManager``. Pure functions of the r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from paimon_sql.lsm.levels import Levels, LevelSortedRun
@@ -23,6 +24,44 @@ class CompactUnit:
         return CompactUnit(output_level, tuple(f for r in runs for f in r.run.files))
 
 
+class EarlyFullCompaction:
+    """Paimon's EarlyFullCompaction: a full compaction before universal compaction's own picks when
+    the last one is older than ``interval_ms`` (``compaction.optimization-interval``; a new writer
+    has none), when all runs together are smaller than ``total_size_threshold``
+    (``compaction.total-size-threshold``) or the runs above the highest level exceed
+    ``incremental_size_threshold`` (``compaction.incremental-size-threshold``)."""
+
+    def __init__(
+        self, interval_ms: int | None, total_size_threshold: int | None, incremental_size_threshold: int | None,
+        clock: Callable[[], int] | None = None,
+    ) -> None:
+        self.interval_ms = interval_ms
+        self.total_size_threshold = total_size_threshold
+        self.incremental_size_threshold = incremental_size_threshold
+        self.clock = clock or (lambda: int(time.time() * 1000))
+        self.last_full_compaction: int | None = None
+
+    def try_full_compact(self, num_levels: int, runs: Sequence[LevelSortedRun]) -> CompactUnit | None:
+        if len(runs) == 1:
+            return None
+        max_level = num_levels - 1
+        due = (
+            (self.interval_ms is not None and (
+                self.last_full_compaction is None or self.clock() - self.last_full_compaction > self.interval_ms))
+            or (self.total_size_threshold is not None
+                and sum(r.run.total_size for r in runs) < self.total_size_threshold)
+            or (self.incremental_size_threshold is not None
+                and sum(r.run.total_size for r in runs if r.level != max_level) > self.incremental_size_threshold)
+        )
+        if not due:
+            return None
+        self.updated()
+        return CompactUnit.from_level_runs(max_level, runs)
+
+    def updated(self) -> None:
+        self.last_full_compaction = self.clock()
+
+
 @dataclass(frozen=True)
 class UniversalCompaction:
     """RocksDB-style universal compaction as Paimon picks it: first by size amplification (all runs
@@ -33,9 +72,14 @@ class UniversalCompaction:
     max_size_amp: int
     size_ratio: int
     num_run_compaction_trigger: int
+    early_full: EarlyFullCompaction | None = None
 
     def pick(self, num_levels: int, runs: Sequence[LevelSortedRun]) -> CompactUnit | None:
         max_level = num_levels - 1
+        if self.early_full is not None:
+            unit = self.early_full.try_full_compact(num_levels, runs)
+            if unit is not None:
+                return unit
         unit = self.pick_for_size_amp(max_level, runs)
         if unit is not None:
             return unit
@@ -62,6 +106,8 @@ class UniversalCompaction:
         candidate = sum(r.run.total_size for r in runs[:-1])
         earliest = runs[-1].run.total_size
         if candidate * 100 > self.max_size_amp * earliest:
+            if self.early_full is not None:
+                self.early_full.updated()
             return CompactUnit.from_level_runs(max_level, runs)
         return None
 

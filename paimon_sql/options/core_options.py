@@ -94,10 +94,13 @@ from paimon_sql.options.write import (
     COMMIT_MAX_RETRY_WAIT,
     COMMIT_MIN_RETRY_WAIT,
     COMMIT_TIMEOUT,
+    COMPACTION_INCREMENTAL_SIZE_THRESHOLD,
     COMPACTION_MAX_SIZE_AMPLIFICATION_PERCENT,
     COMPACTION_MIN_FILE_NUM,
+    COMPACTION_OPTIMIZATION_INTERVAL,
     COMPACTION_SIZE_RATIO,
     COMPACTION_SMALL_FILE_RATIO,
+    COMPACTION_TOTAL_SIZE_THRESHOLD,
     DYNAMIC_PARTITION_OVERWRITE,
     FULL_COMPACTION_DELTA_COMMITS,
     NUM_LEVELS,
@@ -306,6 +309,18 @@ class CoreOptions(Mapping[str, str]):
         """Bytes: the option, else 128 mb for primary-key tables and 256 mb for append tables."""
         v = self.get(TARGET_FILE_SIZE)
         return (128 if has_pk else 256) * 1024 * 1024 if v is None else v
+
+    @property
+    def compaction_optimization_interval_ms(self) -> int | None:
+        return self.get(COMPACTION_OPTIMIZATION_INTERVAL)
+
+    @property
+    def compaction_total_size_threshold(self) -> int | None:
+        return self.get(COMPACTION_TOTAL_SIZE_THRESHOLD)
+
+    @property
+    def compaction_incremental_size_threshold(self) -> int | None:
+        return self.get(COMPACTION_INCREMENTAL_SIZE_THRESHOLD)
 
     @property
     def compaction_min_file_num(self) -> int:

@@ -25,10 +25,9 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "tag.time-expire-enabled", "record-level.expire-time", "record-level.time-field",
     ], _LIFECYCLE),
     **dict.fromkeys([
-        "compaction.optimization-interval",
-        "compaction.total-size-threshold", "compaction.force-up-level-0",
+        "compaction.force-up-level-0",
         "compaction.file-num-limit", "compaction.delete-ratio-threshold", "compaction.force-rewrite-all-files",
-        "compaction.incremental-size-threshold", "compaction.offpeak-ratio", "compaction.offpeak.start.hour",
+        "compaction.offpeak-ratio", "compaction.offpeak.start.hour",
         "compaction.offpeak.end.hour", "compaction.skip-expired-partitions",
         "full-compaction.delta-commits", "lookup-compact", "lookup-compact.max-interval",
         "force-lookup", "clustering.columns", "clustering.strategy", "clustering.incremental",

@@ -86,6 +86,28 @@ COMPACTION_MIN_FILE_NUM: Option[int] = Option(
     check=at_least(1),
 )
 
+COMPACTION_OPTIMIZATION_INTERVAL: Option[int | None] = Option(
+    "compaction.optimization-interval",
+    DURATION,
+    None,
+    "Primary-key tables: a full compaction when the writer's last one is older than this (a new writer "
+    "has none, so a batch write compacts fully once).",
+)
+
+COMPACTION_TOTAL_SIZE_THRESHOLD: Option[int | None] = Option(
+    "compaction.total-size-threshold",
+    MEMORY,
+    None,
+    "Primary-key tables: a full compaction when a bucket's files together are smaller than this.",
+)
+
+COMPACTION_INCREMENTAL_SIZE_THRESHOLD: Option[int | None] = Option(
+    "compaction.incremental-size-threshold",
+    MEMORY,
+    None,
+    "Primary-key tables: a full compaction when the files above a bucket's highest level exceed this.",
+)
+
 COMPACTION_SMALL_FILE_RATIO: Option[float] = Option(
     "compaction.small-file-ratio",
     DOUBLE,
@@ -182,9 +204,6 @@ _KEPT: tuple[Option[Any], ...] = (
     kept("compaction.offpeak.start.hour", INT, "-1"),
     kept("compaction.offpeak.end.hour", INT, "-1"),
     kept("compaction.offpeak-ratio", INT, "0"),
-    kept("compaction.optimization-interval", DURATION),
-    kept("compaction.total-size-threshold", MEMORY),
-    kept("compaction.incremental-size-threshold", MEMORY),
     kept("compaction.file-num-limit", INT, "100000"),
     kept("compaction.delete-ratio-threshold", DOUBLE, "0.2"),
     kept("compaction.skip-expired-partitions", BOOL, "false"),

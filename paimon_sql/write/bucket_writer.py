@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from paimon_sql.lsm.compact_plan import Rewrite, Upgrade, plan_unit
 from paimon_sql.lsm.compact_strategy import (
     CompactUnit,
+    EarlyFullCompaction,
     ForceUpLevel0Compaction,
     UniversalCompaction,
     drop_delete,
@@ -42,10 +43,16 @@ class BucketIncrement:
 
 def universal_compaction(store: FileStore) -> UniversalCompaction:
     opts = store.options
+    interval = opts.compaction_optimization_interval_ms
+    total, incremental = opts.compaction_total_size_threshold, opts.compaction_incremental_size_threshold
+    early = None
+    if interval is not None or total is not None or incremental is not None:
+        early = EarlyFullCompaction(interval, total, incremental)
     return UniversalCompaction(
         opts.compaction_max_size_amplification_percent,
         opts.compaction_size_ratio,
         opts.num_sorted_run_compaction_trigger,
+        early,
     )
 
 

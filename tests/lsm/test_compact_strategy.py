@@ -13,6 +13,7 @@ from paimon_sql.format.binary_row import encode_row
 from paimon_sql.lsm.compact_plan import Rewrite, Upgrade, plan_unit
 from paimon_sql.lsm.compact_strategy import (
     CompactUnit,
+    EarlyFullCompaction,
     UniversalCompaction,
     create_unit,
     drop_delete,
@@ -132,6 +133,36 @@ def test_size_ratio() -> None:
 def test_size_ratio_threshold() -> None:
     assert _pick_ratio(uc(25, 10, 2), [8, 9, 10]) == [8, 9, 10]
     assert _pick_ratio(uc(25, 20, 2), [8, 9, 10]) == [27]
+
+
+def test_optimized_compaction_interval() -> None:
+    """Paimon's testOptimizedCompactionInterval."""
+    now = [0]
+    early = EarlyFullCompaction(1000, None, None, clock=lambda: now[0])
+    c = UniversalCompaction(100, 1, 3, early)
+    runs = [level(0, 1), level(1, 3), level(2, 5)]
+    assert sizes_of(c.pick(3, runs)) == [1, 3, 5]  # a new writer compacts fully first
+    now[0] = 1001
+    assert sizes_of(c.pick(3, runs)) == [1, 3, 5]
+    assert c.pick(3, runs) is None
+    now[0] = 1500
+    assert sizes_of(c.pick(3, [level(0, 3), level(1, 3), level(2, 5)])) == [3, 3, 5]  # size amplification
+    now[0] = 2001
+    assert c.pick(3, runs) is None  # the size amplification pick counted as a full compaction
+
+
+def test_total_size_threshold() -> None:
+    """Paimon's testTotalSizeThreshold."""
+    c = UniversalCompaction(100, 1, 3, EarlyFullCompaction(None, 10, None))
+    assert sizes_of(c.pick(3, [level(0, 1), level(1, 3), level(2, 5)])) == [1, 3, 5]
+    assert c.pick(3, [level(0, 2), level(1, 6), level(2, 10)]) is None
+    assert c.pick(3, [level(3, 5)]) is None
+
+
+def test_incremental_size_threshold() -> None:
+    c = UniversalCompaction(100, 1, 5, EarlyFullCompaction(None, None, 4))
+    assert sizes_of(c.pick(3, [level(0, 2), level(1, 3), level(2, 50)])) == [2, 3, 50]
+    assert c.pick(3, [level(0, 1), level(1, 3), level(2, 50)]) is None
 
 
 def test_force_pick_level0() -> None:

@@ -263,3 +263,17 @@ def test_first_row_tables_are_writable_and_keep_the_first_row(catalog: Catalog) 
     assert all(e.file.level > 0 for e in _live(t))
     with pytest.raises(Exception, match="first-row"):
         t.delete("id = 1")
+
+
+def test_optimization_interval_compacts_fully_once_per_writer(catalog: Catalog) -> None:
+    """A new writer has made no full compaction yet: with compaction.optimization-interval its first
+    pick is a full one (Paimon's EarlyFullCompaction), so every batch write leaves one run."""
+    catalog.create_table("db.t", SCHEMA, primary_keys=["id"],
+                         options={"bucket": "1", "compaction.optimization-interval": "1 h"})
+    for i in range(3):
+        catalog.get_table("db.t").write(pa.table({"id": [i, 100], "v": [str(i)] * 2, "n": [i] * 2}))
+        t = catalog.get_table("db.t")
+        live = _live(t)
+        # one run alone is never compacted (the first write's level-0 file stays)
+        assert len(live) == 1 and live[0].file.level == (0 if i == 0 else t.store.options.num_levels - 1)
+    assert _rows(t) == {0: ("0", 0), 1: ("1", 1), 2: ("2", 2), 100: ("2", 2)}
