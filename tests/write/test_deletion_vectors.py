@@ -148,3 +148,15 @@ def test_table_indexes_system_table_lists_the_vectors(catalog: Catalog) -> None:
     (dv,) = row["dv_ranges"]
     assert dv["_CARDINALITY"] == 2 and dv["f0"].startswith("data-") and dv["f1"] == 1
     assert row["index_field_name"] is None
+
+
+def test_aggregation_fields_system_table(catalog: Catalog) -> None:
+    catalog.create_table("db.agg", SCHEMA, primary_keys=["id"], options={
+        "bucket": "1", "merge-engine": "aggregation", "fields.n.aggregate-function": "sum",
+        "fields.n.ignore-retract": "true"})
+    rows = {r["field_name"]: r for r in catalog.get_table("db.agg$aggregation_fields").read().to_pylist()}
+    assert rows["id"]["field_type"] == "BIGINT NOT NULL" and rows["id"]["function"] == "[]"
+    assert sorted(rows["n"]["function"][1:-1].split(", ")) == ["sum", "true"]
+    assert sorted(rows["n"]["function_options"][1:-1].split(", ")) == [
+        "fields.n.aggregate-function", "fields.n.ignore-retract"]
+    assert rows["v"]["field_type"] == "STRING" and rows["v"]["comment"] is None

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from paimon_sql.errors import NotFoundError, UnsupportedError
+from paimon_sql.table.system.aggregation_fields import AggregationFieldsTable
 from paimon_sql.table.system.base import SystemTable
 from paimon_sql.table.system.branches import BranchesTable
 from paimon_sql.table.system.buckets import BucketsTable
@@ -39,12 +40,13 @@ SYSTEM_TABLES: dict[str, type[SystemTable]] = {
         BranchesTable,
         ConsumersTable,
         TableIndexesTable,
+        AggregationFieldsTable,
     )
 }
 
 # System tables Apache Paimon has that paimon_sql does not implement (yet).
 PAIMON_ONLY_SYSTEM_TABLES = (
-    "audit_log", "binlog", "ro", "aggregation_fields", "statistics", "file_indexes",
+    "audit_log", "binlog", "ro", "statistics", "file_indexes",
     "file_key_ranges", "row_tracking",
 )
 
@@ -69,6 +71,7 @@ def load_system_table(table: Table, name: str) -> SystemTable:
 
 __all__ = [
     "SYSTEM_TABLES",
+    "AggregationFieldsTable",
     "BranchesTable",
     "BucketsTable",
     "ConsumersTable",
