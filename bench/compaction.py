@@ -8,6 +8,10 @@
    read is timed after the first upsert and after the last (median of 3), with the number of live
    data files; once with writers compacting (the default) and once with ``write-only`` = true (no
    compaction: what paimon_sql did before).
+3. Deletion vectors: ``--compact-rows // 4`` random keys upserted into ``--compact-rows`` rows
+   (bucket 2) with ``deletion-vectors.enabled`` (writers compact level 0 up and write vectors) and
+   without (merge-on-read); the read of each and of the same rows fully compacted, and the upsert
+   times.
 2. Full compaction of a ``--compact-rows`` primary-key table (bucket 1) holding two overlapping
    runs (all keys, then half the keys again) against raw pyarrow doing the same work on the same
    files: read both, concat, stable sort by key and sequence, keep the newest per key, write one
@@ -131,6 +135,29 @@ def full_compaction(root: Path, rows: int) -> dict[str, object]:
             "ratio": round(ours / raw, 2), "files_before": r.files_before, "files_after": r.files_after}
 
 
+def deletion_vectors(root: Path, rows: int, upserts: int) -> dict[str, object]:
+    """Upsert ``upserts`` keys into ``rows`` with deletion vectors (merge-on-write) and without
+    (merge-on-read); read both, and the same rows from one fully compacted file."""
+    schema = pa.schema([("id", pa.int64()), ("v", pa.int64()), ("name", pa.string()), ("amount", pa.float64())])
+    keys = np.sort(np.random.default_rng(3).choice(rows, size=upserts, replace=False))
+    out: dict[str, object] = {"rows": rows, "upserts": upserts}
+    for name, extra in (("dv", {"deletion-vectors.enabled": "true"}), ("mor", {})):
+        cat = Catalog(str(root / f"dv-{name}"))
+        cat.create_database("db", ignore_if_exists=True)
+        cat.create_table("db.t", schema, primary_keys=["id"], options={"bucket": "2", **extra})
+        cat.get_table("db.t").write(_rows(np.arange(rows, dtype=np.int64), 0))
+        start = time.perf_counter()
+        cat.get_table("db.t").write(_rows(keys, 1))
+        out[f"{name}_upsert_s"] = round(time.perf_counter() - start, 3)
+        out[f"{name}_read_s"] = round(_median_read(cat.get_table("db.t")), 4)
+        if name == "mor":
+            cat.get_table("db.t").compact(full=True)
+            out["compacted_read_s"] = round(_median_read(cat.get_table("db.t")), 4)
+    out["dv_read_vs_compacted"] = round(out["dv_read_s"] / out["compacted_read_s"], 2)  # type: ignore[operator]
+    out["dv_write_vs_mor_write"] = round(out["dv_upsert_s"] / out["mor_upsert_s"], 2)  # type: ignore[operator]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=1_000_000)
@@ -149,6 +176,8 @@ def main() -> None:
             print(json.dumps(results["degradation_write_only"]), flush=True)
         results["full_compaction"] = full_compaction(root, args.compact_rows)
         print(json.dumps(results["full_compaction"]), flush=True)
+        results["deletion_vectors"] = deletion_vectors(root, args.compact_rows, args.compact_rows // 4)
+        print(json.dumps(results["deletion_vectors"]), flush=True)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
