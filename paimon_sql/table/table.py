@@ -33,6 +33,7 @@ from paimon_sql.ops import branches as branch_ops
 from paimon_sql.ops import compact as compact_ops
 from paimon_sql.ops import delete as delete_ops
 from paimon_sql.ops import expire as expire_ops
+from paimon_sql.ops import orphans as orphan_ops
 from paimon_sql.ops import rollback as rollback_ops
 from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tags as tag_ops
@@ -468,6 +469,20 @@ class Table:
                     f"(bucket = {self.store.options.bucket})"
                 )
         return table, compact_ops.plan_compaction(table.store, pred, full, match, wanted)
+
+    def remove_orphan_files(
+        self, older_than: str | _dt.datetime | None = None, dry_run: bool = False
+    ) -> orphan_ops.RemoveOrphanFilesResult:
+        """Deletes the table's files no snapshot, tag or changelog of any branch references, modified
+        before ``older_than`` (a local timestamp 'yyyy-MM-dd HH:mm:ss', or a datetime; default one day
+        ago); ``dry_run`` only reports (Paimon's ``remove_orphan_files``)."""
+        cutoff = None
+        if isinstance(older_than, _dt.datetime):
+            when = older_than if older_than.tzinfo is not None else older_than.astimezone()
+            cutoff = int(when.timestamp() * 1000)
+        elif older_than is not None:
+            cutoff = expire_ops.parse_timestamp_ms(older_than, f"remove_orphan_files of table {self.identifier}: older_than")
+        return orphan_ops.remove_orphan_files(self.store, cutoff, dry_run=dry_run)
 
     def copy(self, dynamic_options: Mapping[str, str]) -> Table:
         """This table read and written with ``dynamic_options`` on top of its own (Paimon's dynamic

@@ -119,3 +119,22 @@ def test_compact_runs_as_a_spark_job_one_task_per_bucket(spark: Any, sql: Any, d
     assert _last(sql, t)[1] == "COMPACT"
     assert sql(f"SELECT count(*), count_if(v = 'v2') FROM {t}") == [(60, 60)]
     assert sql(f"SELECT count(*) FROM {t}$files") == [(6,)]
+
+
+def test_remove_orphan_files_call(spark: Any, sql: Any, db: str, spark_warehouse: str) -> None:
+    import os
+    import time
+
+    t = f"{db}.orph"
+    spark.sql(f"CREATE TABLE {t} (id INT, v STRING) TBLPROPERTIES ('primary-key'='id', 'bucket'='1')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a')")
+    folder = os.path.join(spark_warehouse, f"{db}.db", "orph", "bucket-0")
+    with open(os.path.join(folder, "data-orphan-0.parquet"), "wb") as fh:
+        fh.write(b"1234")
+    assert sql(f"CALL sys.remove_orphan_files(table => '{t}')") == [(0, 0)]  # younger than a day
+    future = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time() + 60))
+    rows = spark.sql(f"CALL sys.remove_orphan_files(table => '{t}', older_than => '{future}', dry_run => true)")
+    assert rows.columns == ["deletedFileCount", "deletedFileTotalLenInBytes"] and rows.collect()[0][0] == 1
+    assert sql(f"CALL sys.remove_orphan_files('{t}', '{future}')") == [(1, 4)]
+    assert not os.path.exists(os.path.join(folder, "data-orphan-0.parquet"))
+    assert sql(f"SELECT * FROM {t}") == [(1, "a")]

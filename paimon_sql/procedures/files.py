@@ -1,0 +1,72 @@
+"""``CALL sys.remove_orphan_files(...)``: Paimon's RemoveOrphanFilesProcedure parameters and output
+columns, over ``Table.remove_orphan_files`` (ops/orphans.py); ``db.*`` cleans every table of the
+database."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from paimon_sql.catalog.identifier import Identifier
+from paimon_sql.errors import ValidationError
+from paimon_sql.ops.expire import parse_timestamp_ms
+from paimon_sql.procedures.builtin import table_arg
+from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
+from paimon_sql.table.table import Table
+
+if TYPE_CHECKING:
+    from paimon_sql.catalog.catalog import Catalog
+
+_MODES = ("DISTRIBUTED", "LOCAL")
+
+
+def _remove_orphan_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    name = "remove_orphan_files"
+    table_text = args["table"]
+    if not isinstance(table_text, str) or not table_text.strip():
+        raise ValidationError(f"Procedure {name}: Cannot handle an empty tableId for argument table")
+    mode = (args["mode"] or "DISTRIBUTED").strip().upper()
+    if mode not in _MODES:
+        raise ValidationError(
+            f"Procedure {name}: Unknown mode: {args['mode']}. Only 'DISTRIBUTED' and 'LOCAL' are supported."
+        )
+    if args["parallelism"] is not None and args["parallelism"] < 1:
+        raise ValidationError(f"Procedure {name}: parallelism must be at least 1, got {args['parallelism']}")
+    older_than = args["older_than"]
+    if older_than is not None and not older_than.strip():
+        older_than = None
+    if older_than is not None:
+        parse_timestamp_ms(older_than, f"Procedure {name}: argument 'older_than'")  # checked before any work
+    text = table_text.strip()
+    if text.endswith(".*"):
+        database = text[:-2].strip("`")
+        tables: list[Table] = []
+        for table_name in catalog.list_tables(database):
+            loaded = catalog.get_table(Identifier.parse((database, table_name)))
+            assert isinstance(loaded, Table)
+            tables.append(loaded)
+    else:
+        tables = [table_arg(catalog, name, text)]
+    files = size = 0
+    for table in tables:
+        r = table.remove_orphan_files(older_than, dry_run=bool(args["dry_run"]))
+        files += r.deleted_files
+        size += r.deleted_bytes
+    return [(files, size)]
+
+
+REMOVE_ORPHAN_FILES = register(Procedure(
+    name="remove_orphan_files",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("older_than", "STRING", False),
+        ProcedureParam("dry_run", "BOOLEAN", False, False),
+        ProcedureParam("parallelism", "INT", False),
+        ProcedureParam("mode", "STRING", False),
+    ),
+    output=(("deletedFileCount", "BIGINT"), ("deletedFileTotalLenInBytes", "BIGINT")),
+    description="Deletes the files of table 'table' (or of every table of 'db.*') that no snapshot, tag "
+                "or changelog of any branch references and that were modified before 'older_than' "
+                "('yyyy-MM-dd HH:mm:ss', default one day ago); 'dry_run' only counts. 'mode' (DISTRIBUTED "
+                "or LOCAL) and 'parallelism' are accepted; the files are listed and deleted on the driver.",
+    fn=_remove_orphan_files,
+))
