@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from paimon_sql.procedures import builtin as _builtin  # noqa: F401 - registers the procedures
 from paimon_sql.procedures import compaction as _compaction  # noqa: F401
+from paimon_sql.procedures import consumers as _consumers  # noqa: F401
 from paimon_sql.procedures import files as _files  # noqa: F401
 from paimon_sql.procedures.registry import (
     PARAM_TYPES,

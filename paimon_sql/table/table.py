@@ -31,6 +31,7 @@ from paimon_sql.names import check_name
 from paimon_sql.ops import alter as alter_ops
 from paimon_sql.ops import branches as branch_ops
 from paimon_sql.ops import compact as compact_ops
+from paimon_sql.ops import consumers as consumer_ops
 from paimon_sql.ops import delete as delete_ops
 from paimon_sql.ops import expire as expire_ops
 from paimon_sql.ops import orphans as orphan_ops
@@ -469,6 +470,15 @@ class Table:
                     f"(bucket = {self.store.options.bucket})"
                 )
         return table, compact_ops.plan_compaction(table.store, pred, full, match, wanted)
+
+    def reset_consumer(self, consumer_id: str, next_snapshot_id: int | None = None) -> None:
+        """Sets consumer ``consumer_id``'s next snapshot (Paimon's ``reset_consumer``); None deletes it."""
+        consumer_ops.reset_consumer(self.store, consumer_id, next_snapshot_id)
+
+    def clear_consumers(self, including: str | None = None, excluding: str | None = None) -> list[str]:
+        """Deletes the consumers whose id fully matches ``including`` (default all) and not
+        ``excluding`` (Java regular expressions of Paimon's ``clear_consumers``); returns their ids."""
+        return list(consumer_ops.clear_consumers(self.store, including, excluding).cleared)
 
     def remove_orphan_files(
         self, older_than: str | _dt.datetime | None = None, dry_run: bool = False
