@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import re
 import uuid
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from paimon_sql.errors import AlreadyExistsError, NotFoundError, PaimonError, ValidationError
 from paimon_sql.meta.file_store import FileStore
@@ -243,3 +246,53 @@ def _clean_tag_files(store: FileStore, tagged: Snapshot, all_tagged: list[Snapsh
         return data_deleted, 0
     meta_deleted = sum(fio.delete(f.path) for group in groups for f in group)
     return data_deleted, meta_deleted
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading a tag's own fields (Jackson's forms)
+# ----------------------------------------------------------------------------------------------
+
+_NAIVE_EPOCH = _dt.datetime(1970, 1, 1)
+
+
+def parse_duration_json(value: Any) -> tuple[int, int] | None:
+    """(seconds, nanos) of a stored ``Duration``: decimal seconds, or an ISO-8601 string."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float, Decimal)):
+        try:
+            d = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+        except InvalidOperation:
+            return None
+        secs = int(d.to_integral_value(rounding="ROUND_FLOOR"))
+        nanos = int((d - secs) * 1_000_000_000)
+        return secs, nanos
+    if isinstance(value, str):
+        m = re.fullmatch(r"PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.(\d{1,9}))?S)?", value.strip())
+        if m is None or not any(m.groups()):
+            return None
+        h, mi, s, frac = m.groups()
+        secs = int(h or 0) * 3600 + int(mi or 0) * 60 + int(s or 0)
+        nanos = int(frac.ljust(9, "0")) if frac else 0
+        return secs, nanos
+    return None
+
+
+def parse_local_date_time_millis(value: Any) -> int | None:
+    """Epoch millis (the wall clock read as UTC) of a stored ``LocalDateTime``: Jackson's array
+    form, or an ISO-8601 string."""
+    try:
+        if isinstance(value, list) and len(value) >= 3:
+            parts = [int(x) for x in value] + [0] * (7 - len(value))
+            y, mo, d, h, mi, s, nanos = parts[:7]
+            dt = _dt.datetime(y, mo, d, h, mi, s)
+            return int((dt - _NAIVE_EPOCH).total_seconds()) * 1000 + nanos // 1_000_000
+        if isinstance(value, str):
+            dt = _dt.datetime.fromisoformat(value.strip())
+            if dt.tzinfo is not None:
+                dt = dt.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+            return (int((dt.replace(microsecond=0) - _NAIVE_EPOCH).total_seconds()) * 1000
+                    + dt.microsecond // 1000)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return None

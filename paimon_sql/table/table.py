@@ -37,6 +37,7 @@ from paimon_sql.ops import expire as expire_ops
 from paimon_sql.ops import orphans as orphan_ops
 from paimon_sql.ops import rollback as rollback_ops
 from paimon_sql.ops import tag_changes as tag_change_ops
+from paimon_sql.ops import tag_expire as tag_expire_ops
 from paimon_sql.ops import tags as tag_ops
 from paimon_sql.options import IMMUTABLE, check_implemented, validate_options
 from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns
@@ -470,6 +471,18 @@ class Table:
                     f"(bucket = {self.store.options.bucket})"
                 )
         return table, compact_ops.plan_compaction(table.store, pred, full, match, wanted)
+
+    def expire_tags(self, older_than: str | _dt.datetime | None = None) -> list[str]:
+        """Deletes the tags whose ``time_retained`` has passed, and with ``older_than`` (a local
+        timestamp 'yyyy-MM-dd HH:mm:ss' or a datetime) those created before it (Paimon's
+        ``expire_tags``); returns their names."""
+        when = None
+        if isinstance(older_than, _dt.datetime):
+            when = older_than
+        elif older_than is not None:
+            ms = expire_ops.parse_timestamp_ms(older_than, f"expire_tags of table {self.identifier}: older_than")
+            when = _dt.datetime.fromtimestamp(ms / 1000)
+        return list(tag_expire_ops.expire_tags(self.store, when).expired)
 
     def reset_consumer(self, consumer_id: str, next_snapshot_id: int | None = None) -> None:
         """Sets consumer ``consumer_id``'s next snapshot (Paimon's ``reset_consumer``); None deletes it."""

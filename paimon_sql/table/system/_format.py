@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import re
 from collections.abc import Iterable, Sequence
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import numpy as np
@@ -28,6 +26,7 @@ import pyarrow.compute as pc
 from paimon_sql import types as pt
 from paimon_sql.casting import cast_array
 from paimon_sql.errors import PaimonError
+from paimon_sql.ops.tags import parse_duration_json, parse_local_date_time_millis  # noqa: F401 (re-exported)
 from paimon_sql.types import DataField, DataType, VarCharType, to_arrow_type
 
 STRING = VarCharType()
@@ -230,29 +229,6 @@ def java_map_json(mapping: dict[str, str]) -> str:
 # ----------------------------------------------------------------------------------------------
 
 
-def parse_duration_json(value: Any) -> tuple[int, int] | None:
-    """(seconds, nanos) of a stored ``Duration``: decimal seconds, or an ISO-8601 string."""
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float, Decimal)):
-        try:
-            d = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
-        except InvalidOperation:
-            return None
-        secs = int(d.to_integral_value(rounding="ROUND_FLOOR"))
-        nanos = int((d - secs) * 1_000_000_000)
-        return secs, nanos
-    if isinstance(value, str):
-        m = re.fullmatch(r"PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.(\d{1,9}))?S)?", value.strip())
-        if m is None or not any(m.groups()):
-            return None
-        h, mi, s, frac = m.groups()
-        secs = int(h or 0) * 3600 + int(mi or 0) * 60 + int(s or 0)
-        nanos = int(frac.ljust(9, "0")) if frac else 0
-        return secs, nanos
-    return None
-
-
 def java_duration_string(seconds: int, nanos: int) -> str:
     """``java.time.Duration.toString()`` of a non-negative duration: ``PT48H``, ``PT1M30S``,
     ``PT0.5S``, ``PT0S``."""
@@ -271,26 +247,6 @@ def java_duration_string(seconds: int, nanos: int) -> str:
     if nanos:
         out += "." + f"{nanos:09d}".rstrip("0")
     return out + "S"
-
-
-def parse_local_date_time_millis(value: Any) -> int | None:
-    """Epoch millis (the wall clock read as UTC) of a stored ``LocalDateTime``: Jackson's array
-    form, or an ISO-8601 string."""
-    try:
-        if isinstance(value, list) and len(value) >= 3:
-            parts = [int(x) for x in value] + [0] * (7 - len(value))
-            y, mo, d, h, mi, s, nanos = parts[:7]
-            dt = _dt.datetime(y, mo, d, h, mi, s)
-            return int((dt - _EPOCH).total_seconds()) * 1000 + nanos // 1_000_000
-        if isinstance(value, str):
-            dt = _dt.datetime.fromisoformat(value.strip())
-            if dt.tzinfo is not None:
-                dt = dt.astimezone(_dt.timezone.utc).replace(tzinfo=None)
-            return (int((dt.replace(microsecond=0) - _EPOCH).total_seconds()) * 1000
-                    + dt.microsecond // 1000)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    return None
 
 
 def file_format_of(file_name: str) -> str:
