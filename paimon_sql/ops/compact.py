@@ -15,7 +15,9 @@ from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from paimon_sql.errors import UnsupportedError, WriteConflictError
+import pyarrow as pa
+
+from paimon_sql.errors import UnsupportedError, ValidationError, WriteConflictError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.kinds import FileKind
@@ -23,9 +25,13 @@ from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.predicate import Predicate
 from paimon_sql.scan.planner import live_entries
+from paimon_sql.scan.reader import read_data_file
+from paimon_sql.scan.split import DataSplit
 from paimon_sql.write.append_compact import pack_unaware, pick_bucketed_full, rewrite_append
 from paimon_sql.write.commit import CommitRequest, WriteBase, commit
-from paimon_sql.write.file_writer import FileNamer
+from paimon_sql.write.compact_rewriter import CompactResult, rows_per_file_of, sequence_counter, write_rolling
+from paimon_sql.write.file_writer import FileNamer, append_arrow_schema
+from paimon_sql.write.sort_order import sort_indices
 from paimon_sql.write.table_write import CommitChanges, TableWrite
 
 
@@ -164,14 +170,85 @@ def _compact_append(store: FileStore, base: Snapshot, live: list[ManifestEntry],
                 written += r.written
                 entries += [ManifestEntry(FileKind.DELETE, partition, bucket, total, f) for f in r.before]
                 entries += [ManifestEntry(FileKind.ADD, partition, bucket, total, f) for f in r.after]
-        if not entries:
-            return CompactTableResult(None, n_buckets, 0, 0, 0, 0, 0)
-        snap = commit(store, CommitRequest("COMPACT", tuple(entries), base=WriteBase(base.id, store.schema.id)))
+    except BaseException:
+        for p in written:
+            store.file_io.delete_quietly(p)
+        raise
+    return _commit_rewrite(store, "COMPACT", base, entries, written, n_buckets, compacted)
+
+
+def _commit_rewrite(
+    store: FileStore, kind: str, base: Snapshot, entries: list[ManifestEntry], written: list[str],
+    looked_at: int, compacted: int,
+) -> CompactTableResult:
+    """Commits files rewritten from ``base`` (their DELETE and ADD entries) as one ``kind`` snapshot;
+    on failure the ``written`` files are deleted."""
+    if not entries:
+        return CompactTableResult(None, looked_at, 0, 0, 0, 0, 0)
+    try:
+        snap = commit(store, CommitRequest(kind, tuple(entries), base=WriteBase(base.id, store.schema.id)))
     except BaseException:
         for p in written:
             store.file_io.delete_quietly(p)
         raise
     before = [e.file for e in entries if e.kind == FileKind.DELETE]
     after = [e.file for e in entries if e.kind == FileKind.ADD]
-    return CompactTableResult(snap.id, n_buckets, compacted, len(before), len(after),
+    return CompactTableResult(snap.id, looked_at, compacted, len(before), len(after),
                               sum(f.file_size for f in before), sum(f.file_size for f in after))
+
+
+SORT_STRATEGIES = ("order", "zorder", "hilbert")
+
+
+def sort_compact(
+    store: FileStore, strategy: str, columns: Sequence[str], partition_filter: Predicate | None = None,
+    partition_match: Callable[[bytes], bool] | None = None,
+) -> CompactTableResult:
+    """Paimon's sort compaction of a bucket-unaware append table: every selected partition's rows
+    rewritten in ``strategy`` order of ``columns`` (order, zorder, hilbert) into files of about
+    ``target-file-size``, committed as one OVERWRITE of those partitions (Paimon overwrites them
+    dynamically). A partition is sorted in memory on this process."""
+    name = store.name
+    if store.has_primary_key or store.options.bucket != -1:
+        raise UnsupportedError(
+            f"Sort compaction (order_strategy {strategy!r}) of table {name} only supports unaware-bucket "
+            "append-only tables (bucket = -1, no primary key), as Paimon"
+        )
+    if strategy not in SORT_STRATEGIES:
+        raise ValidationError(f"Sort compaction of table {name}: unknown strategy {strategy!r} {SORT_STRATEGIES}")
+    fields = {f.name: f for f in store.schema.fields}
+    unknown = [c for c in columns if c not in fields]
+    if unknown or not columns:
+        raise ValidationError(f"Sort compaction of table {name}: order_by columns {unknown or list(columns)} "
+                              f"are not columns of the table {list(fields)}")
+    base = store.snapshots.latest()
+    if base is None:
+        return CompactTableResult(None, 0, 0, 0, 0, 0, 0)
+    groups: dict[bytes, list[ManifestEntry]] = defaultdict(list)
+    for e in live_entries(store, base, partition_filter):
+        if partition_match is None or partition_match(e.partition):
+            groups[e.partition].append(e)
+    opts = store.options
+    types = [fields[c].type for c in columns]
+    var_size = int(opts.get("zorder.var-length-contribution") or 8)
+    entries: list[ManifestEntry] = []
+    written: list[str] = []
+    try:
+        for partition, es in sorted(groups.items()):
+            files = sorted((e.file for e in es), key=lambda f: (f.min_sequence_number, f.max_sequence_number))
+            pvals = list(decode_row(partition, store.partition_types)) if store.partition_fields else []
+            split = DataSplit(0, partition, tuple(pvals), 0, es[0].total_buckets, store.bucket_dir(pvals, 0), ())
+            rows = pa.concat_tables([read_data_file(store, split, f, list(store.schema.fields)) for f in files])
+            rows = rows.take(pa.array(sort_indices(rows, columns, types, strategy, var_size)))
+            result = CompactResult(before=files)
+            write_rolling(store, split.bucket_dir, FileNamer(opts.data_file_prefix, opts.file_format),
+                          rows.cast(append_arrow_schema(store)), rows_per_file_of(files, opts.target_file_size(False)),
+                          0, sequence_counter(files[0].min_sequence_number), result)
+            written += result.written
+            entries += [ManifestEntry(FileKind.DELETE, partition, 0, es[0].total_buckets, f) for f in files]
+            entries += [ManifestEntry(FileKind.ADD, partition, 0, es[0].total_buckets, f) for f in result.after]
+    except BaseException:
+        for p in written:
+            store.file_io.delete_quietly(p)
+        raise
+    return _commit_rewrite(store, "OVERWRITE", base, entries, written, len(groups), len(groups))

@@ -80,10 +80,6 @@ def _decode(catalog: Catalog, args: dict[str, Any]) -> tuple[Table, dict[str, An
             f"Procedure compact: the compact strategy only supports 'full' or 'minor', but '{strategy}' is configured"
         )
     order = "none" if _blank(args["order_strategy"]) else str(args["order_strategy"]).strip().lower()
-    if order not in _ORDERS:
-        raise ValidationError(
-            f"Procedure compact: unknown order_strategy {args['order_strategy']!r} (one of {', '.join(_ORDERS)})"
-        )
     order_by = [] if _blank(args["order_by"]) else [c.strip() for c in str(args["order_by"]).split(",")]
     if order == "none" and order_by:
         raise ValidationError('Procedure compact: order_strategy "none" cannot work with order_by columns')
@@ -103,15 +99,19 @@ def _decode(catalog: Catalog, args: dict[str, Any]) -> tuple[Table, dict[str, An
             f"Procedure compact: order_by should not contain partition columns {in_partition} of table "
             f"{table.identifier}, because it is meaningless"
         )
-    if order != "none":
-        if table.schema.primary_keys or table.store.options.bucket != -1:
-            raise UnsupportedError(
-                f"Procedure compact: sort compaction (order_strategy {order!r}) only supports append tables "
-                f"without buckets (bucket = -1); table {table.identifier} is not one"
-            )
-        raise UnsupportedError(f"Procedure compact: sort compaction of table {table.identifier} is not implemented yet")
     if not _blank(args["partition_idle_time"]):
+        if order != "none":
+            raise ValidationError("Procedure compact: sort compact do not support 'partition_idle_time'.")
         raise UnsupportedError("Procedure compact: 'partition_idle_time' is not supported yet")
+    if order not in _ORDERS:
+        raise ValidationError(
+            f"Procedure compact: unknown order_strategy {args['order_strategy']!r} (one of {', '.join(_ORDERS)})"
+        )
+    if order != "none" and (table.schema.primary_keys or table.store.options.bucket != -1):
+        raise UnsupportedError(
+            f"Procedure compact: sort compaction (order_strategy {order!r}) only supports unaware-bucket "
+            f"append-only tables (bucket = -1); table {table.identifier} is not one"
+        )
     specs = None if _blank(partitions) else parse_partitions_arg(name, str(partitions))
     bad = sorted({k for spec in specs or [] for k in spec} - set(table.schema.partition_keys))
     if bad:
@@ -120,14 +120,21 @@ def _decode(catalog: Catalog, args: dict[str, Any]) -> tuple[Table, dict[str, An
             f"(partition keys: {list(table.schema.partition_keys)})"
         )
     buckets = None if _blank(args["buckets"]) else parse_buckets_arg(name, str(args["buckets"]))
-    return table, {"partitions": specs, "where": None if _blank(where) else str(where),
+    where_text = None if _blank(where) else str(where)
+    if order != "none":
+        return table, {"strategy": order, "order_by": order_by, "partitions": specs, "where": where_text,
+                       "options": options}
+    return table, {"partitions": specs, "where": where_text,
                    "full": (strategy or "full").lower() == "full", "buckets": buckets, "options": options}
 
 
 def _compact(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table, kwargs = _decode(catalog, args)
     try:
-        table.compact(**kwargs)
+        if "strategy" in kwargs:
+            table.sort_compact(**kwargs)
+        else:
+            table.compact(**kwargs)
     except ValidationError as e:
         raise ValidationError(f"Procedure compact: {e}") from None
     return [(True,)]
@@ -136,6 +143,8 @@ def _compact(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
 # -- as a job: one task per bucket (a Spark job from the catalog), one commit at the end ----------
 def _plan(catalog: Catalog, args: dict[str, Any]) -> ProcedureJob | list[tuple[Any, ...]]:
     table, kwargs = _decode(catalog, args)
+    if "strategy" in kwargs:  # sort compaction runs here (one sort per partition)
+        return _compact(catalog, args)
     try:
         compacting, plan = table.plan_compaction(**kwargs)
     except ValidationError as e:

@@ -434,6 +434,23 @@ class Table:
             expire_ops.expire_after_commit(self.store)
         return result
 
+    def sort_compact(
+        self,
+        strategy: str,
+        order_by: Sequence[str],
+        partitions: Sequence[Mapping[str, Any]] | None = None,
+        where: str | Predicate | None = None,
+        options: Mapping[str, str] | None = None,
+    ) -> compact_ops.CompactTableResult:
+        """Paimon's sort compaction of a bucket-unaware append table: the selected partitions
+        rewritten in ``strategy`` order ('order', 'zorder', 'hilbert') of ``order_by`` and committed
+        as one OVERWRITE of those partitions."""
+        table, match, pred = self._compaction_scope(partitions, where, options)
+        result = compact_ops.sort_compact(table.store, strategy, list(order_by), pred, match)
+        if result.snapshot_id is not None:
+            expire_ops.expire_after_commit(self.store)
+        return result
+
     def plan_compaction(
         self,
         partitions: Sequence[Mapping[str, Any]] | None = None,
@@ -444,6 +461,22 @@ class Table:
     ) -> tuple[Table, compact_ops.CompactPlan | compact_ops.CompactTableResult]:
         """The table as compaction sees it (``options`` applied) and its plan (see ``compact``); an
         empty or append table is compacted at once and its result returned instead."""
+        table, match, pred = self._compaction_scope(partitions, where, options)
+        wanted = None
+        if buckets is not None:
+            wanted = set(buckets)
+            if self.store.options.bucket <= 0:
+                raise ValidationError(
+                    f"compact of table {self.identifier}: buckets can only be given for fixed-bucket tables "
+                    f"(bucket = {self.store.options.bucket})"
+                )
+        return table, compact_ops.plan_compaction(table.store, pred, full, match, wanted)
+
+    def _compaction_scope(
+        self, partitions: Sequence[Mapping[str, Any]] | None, where: str | Predicate | None,
+        options: Mapping[str, str] | None,
+    ) -> tuple[Table, Callable[[bytes], bool] | None, Predicate | None]:
+        """The table with ``options`` and the partition test and predicate a compaction selects by."""
         expire_ops.check_async_expiry(self.store)
         table = self.copy({**(options or {}), "write-only": "false"})
         if partitions is not None and where is not None:
@@ -462,15 +495,7 @@ class Table:
                     f"compact of table {self.identifier}: Only partition predicate is supported, but the "
                     f"where condition uses {outside} (partition keys: {list(self.schema.partition_keys)})"
                 )
-        wanted = None
-        if buckets is not None:
-            wanted = set(buckets)
-            if self.store.options.bucket <= 0:
-                raise ValidationError(
-                    f"compact of table {self.identifier}: buckets can only be given for fixed-bucket tables "
-                    f"(bucket = {self.store.options.bucket})"
-                )
-        return table, compact_ops.plan_compaction(table.store, pred, full, match, wanted)
+        return table, match, pred
 
     def expire_tags(self, older_than: str | _dt.datetime | None = None) -> list[str]:
         """Deletes the tags whose ``time_retained`` has passed, and with ``older_than`` (a local

@@ -25,7 +25,7 @@ from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.scan.reader import read_data_file
 from paimon_sql.scan.split import DataSplit
-from paimon_sql.write.compact_rewriter import CompactResult, rows_per_file_of, write_rolling
+from paimon_sql.write.compact_rewriter import CompactResult, rows_per_file_of, sequence_counter, write_rolling
 from paimon_sql.write.file_writer import FileNamer, append_arrow_schema
 
 FULL_COMPACT_MIN_FILE = 3
@@ -80,12 +80,6 @@ def rewrite_append(
     table = table.cast(append_arrow_schema(store))
     result = CompactResult(before=list(ordered))
     per_file = rows_per_file_of(ordered, store.options.target_file_size(False))
-    next_seq = [ordered[0].min_sequence_number if ordered else 0]
-
-    def seq_range(chunk: pa.Table) -> tuple[int, int]:  # numbered on, row by row, as Paimon does
-        lo = next_seq[0]
-        next_seq[0] += chunk.num_rows
-        return lo, lo + chunk.num_rows - 1
-
-    write_rolling(store, split.bucket_dir, namer, table, per_file, 0, seq_range, result)
+    first = ordered[0].min_sequence_number if ordered else 0
+    write_rolling(store, split.bucket_dir, namer, table, per_file, 0, sequence_counter(first), result)
     return result

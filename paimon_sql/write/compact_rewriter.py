@@ -173,6 +173,18 @@ def rows_per_file_of(files: Sequence[DataFileMeta], target_size: int) -> int:
     return max(1, int(target_size / (size / rows)))
 
 
+def sequence_counter(first: int) -> Callable[[pa.Table], tuple[int, int]]:
+    """Sequence ranges numbering rows on from ``first``, chunk after chunk (Paimon's append rewriter)."""
+    nxt = [first]
+
+    def seq_range(chunk: pa.Table) -> tuple[int, int]:
+        lo = nxt[0]
+        nxt[0] += chunk.num_rows
+        return lo, lo + chunk.num_rows - 1
+
+    return seq_range
+
+
 def write_rolling(
     store: FileStore, bucket_dir: str, namer: FileNamer, table: pa.Table, rows_per_file: int, level: int,
     seq_range: Callable[[pa.Table], tuple[int, int]], result: CompactResult,

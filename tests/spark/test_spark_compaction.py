@@ -48,7 +48,7 @@ def test_compact_buckets_and_wrong_usage(spark: Any, sql: Any, db: str) -> None:
         ("partitions => 'pt=1', where => 'pt=1'", "partitions and where cannot be used together"),
         ("partitions => 'id=1'", r"Partition keys \['id'\] are invalid"),
         ("where => 'id > 1'", "Only partition predicate is supported"),
-        ("order_strategy => 'zorder', order_by => 'value'", "only supports append tables"),
+        ("order_strategy => 'zorder', order_by => 'value'", "only supports unaware-bucket append"),
         ("order_strategy => 'none', order_by => 'value'", "cannot work with order_by"),
         ("order_strategy => 'order', order_by => 'nope'", "not columns of table"),
         ("buckets => 'x'", "buckets"),
@@ -138,3 +138,27 @@ def test_remove_orphan_files_call(spark: Any, sql: Any, db: str, spark_warehouse
     assert sql(f"CALL sys.remove_orphan_files('{t}', '{future}')") == [(1, 4)]
     assert not os.path.exists(os.path.join(folder, "data-orphan-0.parquet"))
     assert sql(f"SELECT * FROM {t}") == [(1, "a")]
+
+
+def test_sort_compact_through_spark(spark: Any, sql: Any, db: str) -> None:
+    """Paimon's 'sort compact' test: zorder, hilbert and order on (a, b) of a bucket-unaware table."""
+    t = f"{db}.srt"
+    spark.sql(f"CREATE TABLE {t} (a INT, b INT) TBLPROPERTIES ('bucket'='-1')")
+    for a in range(3):
+        for b in range(3):
+            spark.sql(f"INSERT INTO {t} VALUES ({a}, {b})")
+    grid = [(a, b) for a in range(3) for b in range(3)]
+    assert sql(f"CALL sys.compact(table => '{t}', order_strategy => 'zorder', order_by => 'a,b')") == [(True,)]
+    assert sql(f"SELECT * FROM {t}") == [(0, 0), (0, 1), (1, 0), (1, 1), (0, 2), (1, 2), (2, 0), (2, 1), (2, 2)]
+    assert sql(f"CALL sys.compact(table => '{t}', order_strategy => 'hilbert', order_by => 'a,b')") == [(True,)]
+    assert sql(f"SELECT * FROM {t}") == [(0, 0), (0, 1), (1, 1), (1, 0), (2, 0), (2, 1), (2, 2), (1, 2), (0, 2)]
+    assert sql(f"CALL sys.compact(table => '{t}', order_strategy => 'order', order_by => 'a,b')") == [(True,)]
+    assert sql(f"SELECT * FROM {t}") == grid
+    p = f"{db}.srtp"
+    spark.sql(f"CREATE TABLE {p} (id INT, v STRING, pt STRING) PARTITIONED BY (pt) TBLPROPERTIES ('bucket'='-1')")
+    spark.sql(f"INSERT INTO {p} VALUES (1, 'a', 'p1')")
+    with pytest.raises(Exception, match="order_by should not contain partition"):
+        spark.sql(f"CALL sys.compact(table => '{p}', order_strategy => 'sort', order_by => 'pt')").collect()
+    with pytest.raises(Exception, match="sort compact do not support 'partition_idle_time'"):
+        spark.sql(f"CALL sys.compact(table => '{p}', order_strategy => 'sort', order_by => 'id', "
+                  "partition_idle_time => '5s')").collect()
