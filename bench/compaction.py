@@ -12,6 +12,8 @@
    (bucket 2) with ``deletion-vectors.enabled`` (writers compact level 0 up and write vectors) and
    without (merge-on-read); the read of each and of the same rows fully compacted, and the upsert
    times.
+4. Merge engines: W1's shape (write ``--compact-rows``, upsert a quarter, read) on deduplicate,
+   aggregation (sum, max, last_non_null_value) and partial-update (two sequence groups).
 2. Full compaction of a ``--compact-rows`` primary-key table (bucket 1) holding two overlapping
    runs (all keys, then half the keys again) against raw pyarrow doing the same work on the same
    files: read both, concat, stable sort by key and sequence, keep the newest per key, write one
@@ -158,6 +160,51 @@ def deletion_vectors(root: Path, rows: int, upserts: int) -> dict[str, object]:
     return out
 
 
+def engines(root: Path, rows: int) -> dict[str, object]:
+    """W1-shaped work (write ``rows``, upsert rows/4 — half existing ids, half new — read all) on
+    the deduplicate, aggregation (sum, max, last_non_null_value) and partial-update (two sequence
+    groups) engines, bucket 4; the times and their ratio to deduplicate."""
+    schema = pa.schema([("id", pa.int64()), ("k", pa.string()), ("v", pa.float64()), ("ts", pa.int64()),
+                        ("s1", pa.int64()), ("s2", pa.int64())])
+    rng = np.random.default_rng(5)
+
+    def batch(ids: np.ndarray, version: int) -> pa.Table:
+        n = len(ids)
+        return pa.table({"id": ids, "k": np.char.add("k", (ids % 1000).astype(str)), "v": rng.random(n),
+                         "ts": np.full(n, version, dtype=np.int64), "s1": np.full(n, version, dtype=np.int64),
+                         "s2": np.full(n, version, dtype=np.int64)}, schema=schema)
+
+    first = batch(np.arange(rows, dtype=np.int64), 1)
+    quarter = rows // 4
+    upsert_ids = np.concatenate([rng.choice(rows, quarter // 2, replace=False), np.arange(rows, rows + quarter // 2)])
+    second = batch(np.sort(upsert_ids).astype(np.int64), 2)
+    variants = {
+        "deduplicate": {},
+        "aggregation": {"merge-engine": "aggregation", "fields.v.aggregate-function": "sum",
+                        "fields.ts.aggregate-function": "max", "fields.k.aggregate-function": "last_non_null_value"},
+        "partial-update": {"merge-engine": "partial-update", "fields.s1.sequence-group": "k,v",
+                           "fields.s2.sequence-group": "ts"},
+    }
+    out: dict[str, object] = {"rows": rows}
+    for name, extra in variants.items():
+        cat = Catalog(str(root / f"eng-{name}"))
+        cat.create_database("db", ignore_if_exists=True)
+        cat.create_table("db.t", schema, primary_keys=["id"], options={"bucket": "4", **extra})
+        start = time.perf_counter()
+        cat.get_table("db.t").write(first)
+        w = time.perf_counter() - start
+        start = time.perf_counter()
+        cat.get_table("db.t").write(second)
+        u = time.perf_counter() - start
+        r = _median_read(cat.get_table("db.t"))
+        out[name] = {"write_s": round(w, 3), "upsert_s": round(u, 3), "read_s": round(r, 3),
+                     "total_s": round(w + u + r, 3)}
+    base = out["deduplicate"]["total_s"]  # type: ignore[index]
+    for name in ("aggregation", "partial-update"):
+        out[f"{name}_vs_deduplicate"] = round(out[name]["total_s"] / base, 2)  # type: ignore[index]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=1_000_000)
@@ -178,6 +225,8 @@ def main() -> None:
         print(json.dumps(results["full_compaction"]), flush=True)
         results["deletion_vectors"] = deletion_vectors(root, args.compact_rows, args.compact_rows // 4)
         print(json.dumps(results["deletion_vectors"]), flush=True)
+        results["engines"] = engines(root, args.compact_rows)
+        print(json.dumps(results["engines"]), flush=True)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

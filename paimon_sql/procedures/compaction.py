@@ -209,3 +209,32 @@ COMPACT = register(Procedure(
                 "('0,2-4'); 'options' ('k=v,...') apply to this call. One COMPACT snapshot.",
     fn=_compact,
 ))
+
+
+def _rescale(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    name = "rescale"
+    partitions, where = args["partitions"], args["where"]
+    if not _blank(partitions) and not _blank(where):
+        raise ValidationError("Procedure rescale: partitions and where cannot be used together")
+    table = table_arg(catalog, name, args["table"])
+    specs = None if _blank(partitions) else parse_partitions_arg(name, str(partitions))
+    try:
+        table.rescale(args["bucket_num"], partitions=specs, where=None if _blank(where) else str(where))
+    except ValidationError as e:
+        raise ValidationError(f"Procedure rescale: {e}") from None
+    return [(True,)]
+
+
+RESCALE = register(Procedure(
+    name="rescale",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("bucket_num", "INT", False),
+        ProcedureParam("partitions", "STRING", False),
+        ProcedureParam("where", "STRING", False),
+    ),
+    output=(("result", "BOOLEAN"),),
+    description="Rewrites the partitions of table 'table' ('partitions' 'k=v;...' or 'where', default all) "
+                "with 'bucket_num' buckets (default: the table's bucket option) as one OVERWRITE.",
+    fn=_rescale,
+))

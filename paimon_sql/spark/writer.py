@@ -170,7 +170,7 @@ class PaimonWriter(DataSourceArrowWriter):
         fio = store.file_io
         base = store.snapshots.snapshot(self.base_snapshot) if self.base_snapshot is not None else None
         attempt = str(uuid.uuid4())
-        tw = _AttemptTableWrite(store, base, attempt)
+        tw = _AttemptTableWrite(store, base, attempt, ignore_previous_files=self.overwrite is not False)
         marker = join(self.staging_dir, f"{attempt}.json")
         tombstone = join(self.staging_dir, FINISHED)
         recorded = -1
@@ -334,8 +334,8 @@ class _AttemptTableWrite(TableWrite):
     """A TableWrite whose data files are all named ``<prefix><attempt uuid>-<n>.<format>`` (one
     uuid per task attempt instead of one per bucket), so that files of a dead attempt can be found."""
 
-    def __init__(self, store: FileStore, base: Any, attempt: str) -> None:
-        super().__init__(store, base)
+    def __init__(self, store: FileStore, base: Any, attempt: str, ignore_previous_files: bool = False) -> None:
+        super().__init__(store, base, ignore_previous_files)
         self.attempt = attempt
 
     def _namer(self, partition: bytes, bucket: int) -> FileNamer:

@@ -35,6 +35,7 @@ from paimon_sql.ops import consumers as consumer_ops
 from paimon_sql.ops import delete as delete_ops
 from paimon_sql.ops import expire as expire_ops
 from paimon_sql.ops import orphans as orphan_ops
+from paimon_sql.ops import rescale as rescale_ops
 from paimon_sql.ops import rollback as rollback_ops
 from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tag_expire as tag_expire_ops
@@ -204,7 +205,7 @@ class Table:
         table = self
         redo = 0
         while True:
-            writer = table.new_write()
+            writer = table.new_write(overwrite=overwrite is not False and overwrite is not None)
             try:
                 writer.write(data)
                 changes = writer.prepare_commit()
@@ -231,9 +232,11 @@ class Table:
             return sid
 
     # -- distributed writes: many TableWrites (one per task), one commit on the driver ------------
-    def new_write(self) -> TableWrite:
-        """A writer for one task; its ``prepare_commit()`` result is picklable."""
-        return TableWrite(self.store, self.store.snapshots.latest())
+    def new_write(self, overwrite: bool = False) -> TableWrite:
+        """A writer for one task; its ``prepare_commit()`` result is picklable. ``overwrite``: the
+        write replaces what it writes into (Paimon's ignore-previous-files: the base's files are not
+        restored into the writer's levels, and a partition may change its bucket count)."""
+        return TableWrite(self.store, self.store.snapshots.latest(), ignore_previous_files=overwrite)
 
     def commit_changes(self, changes: Sequence[CommitChanges], overwrite: Overwrite = False) -> int | None:
         """Commits what several writers prepared as ONE snapshot and returns its id (None when nothing
@@ -281,7 +284,6 @@ class Table:
         if compact:  # a COMPACT snapshot after the APPEND one; the write's id stays the APPEND one
             commit_write_compaction(
                 self.store, compact, [e for c in changes for e in c.compact_index_entries], base, entries,
-                overwrite=overwrite is not False and overwrite is not None,
             )
         expire_ops.expire_after_commit(self.store)
         return snap.id
@@ -450,6 +452,18 @@ class Table:
         if result.snapshot_id is not None:
             expire_ops.expire_after_commit(self.store)
         return result
+
+    def rescale(
+        self, bucket_num: int | None = None, partitions: Sequence[Mapping[str, Any]] | None = None,
+        where: str | Predicate | None = None,
+    ) -> int | None:
+        """Paimon's ``rescale``: rewrites the selected partitions (all by default) with ``bucket_num``
+        buckets (default: the table's ``bucket``) as one OVERWRITE; returns its snapshot id."""
+        _, match, pred = self._compaction_scope(partitions, where, None)
+        sid = rescale_ops.rescale(self.store, bucket_num, pred, match)
+        if sid is not None:
+            expire_ops.expire_after_commit(self.store)
+        return sid
 
     def plan_compaction(
         self,

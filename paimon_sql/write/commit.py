@@ -165,20 +165,19 @@ def check_against_base(store: FileStore, req: CommitRequest, latest: Snapshot | 
 
 def commit_write_compaction(
     store: FileStore, compact: list[ManifestEntry], index_entries: list[IndexManifestEntry],
-    base: WriteBase | None, committed: list[ManifestEntry], overwrite: bool = False,
+    base: WriteBase | None, committed: list[ManifestEntry],
 ) -> int | None:
     """Commits what a write's compaction changed as a COMPACT snapshot after the write's own
     snapshot (``committed``: its entries), as Paimon does, and returns its id. The data is committed
     already: when the compaction cannot land (a concurrent commit changed a bucket it compacted, an
-    overwrite replaced the files it read, two writers compacted one bucket), its files are deleted,
-    the table stays uncompacted, a warning says why and None is returned."""
+    overwrite replaced files it read, two writers compacted one bucket), its files are deleted,
+    the table stays uncompacted, a warning says why and None is returned. (An overwriting write
+    compacts only its own files: see TableWrite's ``ignore_previous_files``.)"""
     own = {e.file.file_name for e in committed}
     removed = {e.file.file_name for e in compact if e.kind == FileKind.DELETE}
     outputs = [e for e in compact if e.kind == FileKind.ADD and e.file.file_name not in own | removed]
     deleted = [e.identifier for e in compact if e.kind == FileKind.DELETE]
-    if overwrite:
-        reason = "the write overwrote the files it compacted"
-    elif len(deleted) != len(set(deleted)):
+    if len(deleted) != len(set(deleted)):
         reason = "several writers compacted the same bucket"
     else:
         try:

@@ -107,9 +107,14 @@ def conform(store: FileStore, data: pa.Table) -> pa.Table:
 
 
 class TableWrite:
-    def __init__(self, store: FileStore, base: Snapshot | None) -> None:
+    def __init__(self, store: FileStore, base: Snapshot | None, ignore_previous_files: bool = False) -> None:
         self.store = store
         self.base = base
+        # an overwriting write: the base's files are not restored into the buckets' levels (they
+        # will be deleted) and a partition may be written with another bucket count
+        self.ignore_previous_files = ignore_previous_files
+        # fixed-bucket tables: each partition's bucket count in the base (writes must keep it)
+        self._partition_buckets: dict[bytes, int] = {}
         opts = store.options
         self.has_pk = store.has_primary_key
         self.num_buckets = opts.bucket
@@ -304,6 +309,8 @@ class TableWrite:
         pcols = [table.column(n).take(pa.array(first_rows)).combine_chunks() for n in part_names]
         partitions = encode_rows(pcols, store.partition_types) if part_names else [empty_row()] * num_parts
         pvalues = [[c[i].as_py() for c in pcols] for i in range(num_parts)]
+        if self.num_buckets > 0 and not self.ignore_previous_files:
+            self._check_bucket_count(partitions)
         buckets = self._assign_buckets(table, pids, partitions)
         width = int(buckets.max()) + 1 if len(buckets) else 1
         group = pids * width + buckets
@@ -344,6 +351,21 @@ class TableWrite:
         if waiting:  # Paimon's writer waits for compaction when a bucket reaches the stop trigger
             with ThreadPoolExecutor(max_workers=_WRITE_THREADS) as pool:
                 list(pool.map(lambda bw: bw.compact_while_waiting(), waiting))
+
+    def _check_bucket_count(self, partitions: list[bytes]) -> None:
+        """A partition keeps the bucket count it was written with (Paimon refuses to mix them):
+        after ``bucket`` changed, overwrite or rescale the partition first."""
+        self._load_base()
+        for partition in partitions:
+            previous = self._partition_buckets.get(partition)
+            if previous is not None and previous != self.num_buckets:
+                values = decode_row(partition, self.store.partition_types) if self.store.partition_fields else []
+                raise ValidationError(
+                    f"Try to write {'partition ' + str(values) if values else 'table'} of {self.store.name} "
+                    f"with a new bucket num {self.num_buckets}, but the previous bucket num is {previous}. "
+                    "Overwrite the partition (INSERT OVERWRITE) or CALL sys.rescale to change its bucket "
+                    "number first"
+                )
 
     def _assign_buckets(self, table: pa.Table, pids: np.ndarray, partitions: list[bytes]) -> np.ndarray:
         if self.num_buckets > 0 or not self.has_pk:
@@ -426,7 +448,9 @@ class TableWrite:
         for e in self.store.manifests.live_entries(self.base):
             k = (e.partition, e.bucket)
             self._next_seq[k] = max(self._next_seq[k], e.file.max_sequence_number + 1)
-            if self.has_pk:
+            if e.total_buckets > 0:
+                self._partition_buckets[e.partition] = e.total_buckets
+            if self.has_pk and not self.ignore_previous_files:
                 self._restored[k].append(e.file)
 
     def _namer(self, partition: bytes, bucket: int) -> FileNamer:
