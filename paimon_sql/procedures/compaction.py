@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import base64
+import logging
 import pickle
+import re
 from typing import TYPE_CHECKING, Any
 
-from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.errors import PaimonError, UnsupportedError, ValidationError
 from paimon_sql.meta.store_ref import StoreRef
 from paimon_sql.ops.compact import CompactTableResult, commit_compaction, compact_buckets
 from paimon_sql.ops.expire import expire_after_commit
@@ -19,6 +21,7 @@ from paimon_sql.write.table_write import CommitChanges
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
 
+_LOG = logging.getLogger(__name__)
 _STRATEGIES = ("full", "minor")
 _ORDERS = ("order", "zorder", "hilbert", "none")
 
@@ -237,4 +240,51 @@ RESCALE = register(Procedure(
     description="Rewrites the partitions of table 'table' ('partitions' 'k=v;...' or 'where', default all) "
                 "with 'bucket_num' buckets (default: the table's bucket option) as one OVERWRITE.",
     fn=_rescale,
+))
+
+
+def _compact_database(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Paimon's CompactDatabaseProcedure: ``compact`` on every table ``db.t`` of the databases fully
+    matching ``including_databases`` whose full name fully matches ``including_tables`` and not
+    ``excluding_tables``; a table that fails is counted, the others go on."""
+    name = "compact_database"
+    try:
+        databases = re.compile(args["including_databases"] if args["including_databases"] is not None else ".*")
+        including = re.compile(args["including_tables"] if args["including_tables"] is not None else ".*")
+        excluding = None if _blank(args["excluding_tables"]) else re.compile(str(args["excluding_tables"]))
+    except re.error as e:
+        raise ValidationError(f"Procedure {name}: invalid regular expression: {e}") from None
+    options = parse_options_arg(name, args["options"])
+    succeeded = failed = 0
+    for database in catalog.list_databases():
+        if not databases.fullmatch(database):
+            continue
+        for table_name in catalog.list_tables(database):
+            full = f"{database}.{table_name}"
+            if not including.fullmatch(full) or (excluding is not None and excluding.fullmatch(full)):
+                continue
+            try:
+                table = catalog.get_table(full)
+                assert isinstance(table, Table)
+                table.compact(options=options)
+                succeeded += 1
+            except PaimonError as e:
+                _LOG.error("compact_database: compacting table %s failed: %s", full, e)
+                failed += 1
+    return [(f"Compact database finished. Success: {succeeded}, Failed: {failed}",)]
+
+
+COMPACT_DATABASE = register(Procedure(
+    name="compact_database",
+    params=(
+        ProcedureParam("including_databases", "STRING", False),
+        ProcedureParam("including_tables", "STRING", False),
+        ProcedureParam("excluding_tables", "STRING", False),
+        ProcedureParam("options", "STRING", False),
+    ),
+    output=(("result", "STRING"),),
+    description="Compacts every table of the databases matching 'including_databases' (regex, default all) "
+                "whose 'db.table' matches 'including_tables' and not 'excluding_tables'; 'options' "
+                "('k=v,...') apply to each.",
+    fn=_compact_database,
 ))

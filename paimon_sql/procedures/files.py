@@ -70,3 +70,18 @@ REMOVE_ORPHAN_FILES = register(Procedure(
                 "or LOCAL) and 'parallelism' are accepted; the files are listed and deleted on the driver.",
     fn=_remove_orphan_files,
 ))
+
+
+def _purge_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table_arg(catalog, "purge_files", args["table"]).purge_files()
+    return [("Success",)]
+
+
+PURGE_FILES = register(Procedure(
+    name="purge_files",
+    params=(ProcedureParam("table", "STRING", True),),
+    output=(("result", "STRING"),),
+    description="Purges table 'table': drops its branches, tags and consumers, truncates it and expires every "
+                "snapshot but the latest (empty) one, with their files.",
+    fn=_purge_files,
+))

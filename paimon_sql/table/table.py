@@ -20,7 +20,7 @@ from paimon_sql.errors import (
 )
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.partition_path import normalize_value_string, partition_value_string
-from paimon_sql.fs.file_io import FileIO
+from paimon_sql.fs.file_io import FileIO, join
 from paimon_sql.meta.file_store import MAIN_BRANCH, FileStore, branch_identifier
 from paimon_sql.meta.kinds import FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
@@ -531,6 +531,22 @@ class Table:
         """Deletes the consumers whose id fully matches ``including`` (default all) and not
         ``excluding`` (Java regular expressions of Paimon's ``clear_consumers``); returns their ids."""
         return list(consumer_ops.clear_consumers(self.store, including, excluding).cleared)
+
+    def purge_files(self) -> None:
+        """Paimon's ``purge_files``: drops every branch, tag and consumer, truncates the table, removes
+        the changelogs and expires every snapshot but the (empty) latest one, with their files."""
+        if self.store.branch != MAIN_BRANCH:
+            raise ValidationError(f"purge_files of table {self.identifier}: purge the main branch, not a branch")
+        names = self.branches()
+        if names:
+            self.delete_branch(names)
+        for tag in self.store.tags.tag_names():
+            self.delete_tag(tag)
+        self.clear_consumers()
+        self.truncate()
+        self.file_io.delete_dir(join(self.store.meta_path, "changelog"))
+        expire_ops.expire_snapshots(self.store, retain_max=1, retain_min=1, older_than=_dt.datetime.now()
+                                    + _dt.timedelta(days=1), max_deletes=2**31 - 1)
 
     def remove_orphan_files(
         self, older_than: str | _dt.datetime | None = None, dry_run: bool = False
