@@ -65,8 +65,8 @@ class CommitChanges:
     # what the writers' compaction removed (DELETE) and added (ADD): committed as a COMPACT snapshot
     # after the one adding ``entries``
     compact_entries: list[ManifestEntry] = field(default_factory=list)
-    # the compacted buckets' new DELETION_VECTORS index files (they replace the bucket's index; a
-    # bucket left without deletion vectors has an index file without vectors), with the COMPACT commit
+    # the compacted buckets' new DELETION_VECTORS index files, committed with the COMPACT snapshot
+    # (each replaces its bucket's index; a DELETE entry removes it when no vector is left)
     compact_index_entries: list[IndexManifestEntry] = field(default_factory=list)
     # new HASH index files; they replace the index of the same (partition, bucket)
     index_entries: list[IndexManifestEntry] = field(default_factory=list)
@@ -196,7 +196,10 @@ class TableWrite:
         """Compacts the given buckets of the base snapshot (default: every bucket) and returns the
         changes to commit (only compaction entries)."""
         if not self.has_pk:
-            raise UnsupportedError(f"Compacting append table {self.store.name} is not supported yet")
+            raise UnsupportedError(
+                f"TableWrite.compact of table {self.store.name}: append tables compact through "
+                "Table.compact (ops/compact.py)"
+            )
         self._load_base()
         wanted = list(self._restored) if buckets is None else [b for b in buckets if b in self._restored]
         writers = [self._bucket_writer(p, b) for p, b in sorted(wanted)]
