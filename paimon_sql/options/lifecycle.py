@@ -90,6 +90,14 @@ CONSUMER_EXPIRATION_TIME: Option[int | None] = Option(
 )
 
 # Paimon options kept (their values checked) but not interpreted.
+TAG_DEFAULT_TIME_RETAINED: Option[int | None] = Option(
+    "tag.default-time-retained",
+    DURATION,
+    None,
+    "Retention of a tag created without one through Table.create_tag (Paimon's Table.createTag); "
+    "expire_tags deletes tags whose retention passed.",
+)
+
 _KEPT: tuple[Option[Any], ...] = (
     kept("partition.expiration-strategy", STRING, "values-time"),
     kept("partition.expiration-time", DURATION),
@@ -119,7 +127,6 @@ _KEPT: tuple[Option[Any], ...] = (
     kept("tag.period-formatter", enum(("with_dashes", "without_dashes", "without_dashes_and_spaces")), "with_dashes"),
     kept("tag.creation-period-duration", DURATION),
     kept("tag.num-retained-max", INT),
-    kept("tag.default-time-retained", DURATION),
     kept("tag.time-expire-enabled", BOOL, "true"),
     kept("tag.automatic-completion", BOOL, "false"),
     kept("tag.batch.customized-name", STRING),

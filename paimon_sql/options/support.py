@@ -20,7 +20,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "partition.expiration-time", "partition.expiration-check-interval",
         "partition.expiration-strategy", "partition.expiration-max-num", "partition.expiration-batch-size",
         "tag.automatic-creation", "tag.creation-period", "tag.creation-delay", "tag.period-formatter",
-        "tag.num-retained-max", "tag.default-time-retained", "tag.automatic-completion",
+        "tag.num-retained-max", "tag.automatic-completion",
         "tag.batch.customized-name", "tag.callbacks", "tag.create-success-file", "tag.creation-period-duration",
         "tag.time-expire-enabled", "record-level.expire-time", "record-level.time-field",
     ], _LIFECYCLE),

@@ -41,6 +41,7 @@ from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tag_expire as tag_expire_ops
 from paimon_sql.ops import tags as tag_ops
 from paimon_sql.options import IMMUTABLE, check_implemented, validate_options
+from paimon_sql.options.lifecycle import TAG_DEFAULT_TIME_RETAINED
 from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns
 from paimon_sql.scan.planner import live_entries, plan
 from paimon_sql.scan.reader import output_schema, read_splits_parallel
@@ -595,7 +596,7 @@ class Table:
         (as Paimon's ``Table.createTag``)."""
         ms = tag_change_ops.parse_time_retained(time_retained, f"create_tag of table {self.identifier}")
         if ms is None:
-            ms = self.store.options.get("tag.default-time-retained")
+            ms = self.store.options.get(TAG_DEFAULT_TIME_RETAINED)
         return tag_ops.create_tag(self.store, tag, snapshot_id, ms)
 
     def delete_tag(self, tag: str) -> tag_ops.DeleteTagResult:

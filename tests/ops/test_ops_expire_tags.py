@@ -70,3 +70,18 @@ def test_expired_tag_takes_its_files_and_bad_input(catalog: Catalog) -> None:
     assert catalog.get_table("db.t").read().column("id").to_pylist() == [2, 3]
     with pytest.raises(ValidationError, match="older_than"):
         call_procedure(catalog, "expire_tags", {"table": "db.t", "older_than": "soon"})
+
+
+def test_default_time_retained_applies_to_tags_created_without_one(catalog: Catalog) -> None:
+    """``tag.default-time-retained`` is the retention of ``Table.create_tag`` without one (Paimon's
+    ``Table.createTag(name, snapshot)``); the procedure with a null ``time_retained`` keeps none,
+    as Paimon's CreateTagProcedure passes its null on."""
+    t = catalog.create_table("db.t", pa.schema([("id", pa.int64())]),
+                             options={"write-only": "true", "tag.default-time-retained": "1 h"})
+    t.write(pa.table({"id": [1]}))
+    t.create_tag("api")
+    call_procedure(catalog, "create_tag", {"table": "db.t", "tag": "proc"})
+    rows = {r["tag_name"]: r["time_retained"] for r in catalog.get_table("db.t$tags").read().to_pylist()}
+    assert rows == {"api": "PT1H", "proc": None}
+    later = _dt.datetime.now() + _dt.timedelta(hours=2)
+    assert expire_tags(t.store, now=later).expired == ("api",)
