@@ -5,7 +5,7 @@ and the drop-delete rule of ``MergeTreeCompactManager``. Pure functions of the r
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from paimon_sql.lsm.levels import Levels, LevelSortedRun
@@ -161,11 +161,17 @@ def create_unit(runs: Sequence[LevelSortedRun], max_level: int, count: int) -> C
     return CompactUnit.from_level_runs(output, runs[:count])
 
 
-def pick_full_compaction(num_levels: int, runs: Sequence[LevelSortedRun]) -> CompactUnit | None:
-    """Everything into the highest level; nothing when the bucket is one run there already."""
+def pick_full_compaction(
+    num_levels: int, runs: Sequence[LevelSortedRun], with_deletion_vector: Collection[str] = (),
+) -> CompactUnit | None:
+    """Everything into the highest level. When the bucket is one run there already: nothing, or
+    (Paimon's rule) the files of it that have a deletion vector, each rewritten on its own."""
     max_level = num_levels - 1
-    if not runs or (len(runs) == 1 and runs[0].level == max_level):
+    if not runs:
         return None
+    if len(runs) == 1 and runs[0].level == max_level:
+        files = tuple(f for f in runs[0].run.files if f.file_name in with_deletion_vector)
+        return CompactUnit(max_level, files, file_rewrite=True) if files else None
     return CompactUnit.from_level_runs(max_level, runs)
 
 

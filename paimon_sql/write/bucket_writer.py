@@ -23,7 +23,7 @@ from paimon_sql.lsm.compact_strategy import (
     drop_delete,
     pick_full_compaction,
 )
-from paimon_sql.lsm.levels import KeyComparator, Levels
+from paimon_sql.lsm.levels import KeyComparator, Levels, SortedRun
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.snapshot import Snapshot
@@ -41,13 +41,17 @@ class BucketIncrement:
     compact_after: list[DataFileMeta] = field(default_factory=list)
 
 
-def universal_compaction(store: FileStore) -> UniversalCompaction:
+def universal_compaction(store: FileStore, restored: Sequence[DataFileMeta] = ()) -> UniversalCompaction:
     opts = store.options
     interval = opts.compaction_optimization_interval_ms
     total, incremental = opts.compaction_total_size_threshold, opts.compaction_incremental_size_threshold
     early = None
     if interval is not None or total is not None or incremental is not None:
         early = EarlyFullCompaction(interval, total, incremental)
+        # Paimon's estimateLastFullCompactionTime: the newest file at the highest level
+        top = opts.num_levels - 1
+        times = [f.creation_time_ms for f in restored if f.level == top and f.creation_time_ms is not None]
+        early.last_full_compaction = max(times) if times else None
     return UniversalCompaction(
         opts.compaction_max_size_amplification_percent,
         opts.compaction_size_ratio,
@@ -68,7 +72,7 @@ class BucketWriter:
         # deletion-vector tables (merge-on-write): the bucket's vectors, extended by compaction
         self.dvs = BucketDeletionVectors(store, partition, bucket, base) if opts.deletion_vectors_enabled else None
         self.rewriter = CompactRewriter(store, partition, partition_values, bucket, total_buckets, namer, self.dvs)
-        universal = universal_compaction(store)
+        universal = universal_compaction(store, restored)
         # first-row and deletion-vector tables: batch reads skip level 0 and a key lives in one file
         # above it, so level-0 files move up at once and are looked up against older levels
         self.lookup = self.rewriter.engine.skips_level0 or self.dvs is not None
@@ -98,7 +102,8 @@ class BucketWriter:
         runs = self.levels.level_sorted_runs()
         unit: CompactUnit | None
         if full:
-            unit = pick_full_compaction(self.levels.number_of_levels(), runs)
+            with_dv = set(self.dvs.vectors) if self.dvs is not None else set()
+            unit = pick_full_compaction(self.levels.number_of_levels(), runs, with_dv)
         else:
             unit = self.strategy.pick(self.levels.number_of_levels(), runs)
             if unit is not None and (not unit.files or (len(unit.files) == 1 and unit.files[0].level == unit.output_level)):
@@ -112,8 +117,11 @@ class BucketWriter:
             picked = {f.file_name for f in unit.files}
             lookup = [f for f in self.levels.all_files() if f.level > 0 and f.file_name not in picked]
         result = CompactResult()
+        # file_rewrite: each file rewritten on its own (its deletion vector applied)
+        steps = [Rewrite(((SortedRun((f,)),),)) for f in unit.files] if unit.file_rewrite else \
+            plan_unit(unit, dropping, self.key_cmp, self.min_file_size, self.levels.max_level)
         try:
-            for step in plan_unit(unit, dropping, self.key_cmp, self.min_file_size, self.levels.max_level):
+            for step in steps:
                 if isinstance(step, Upgrade) and not (self.lookup and step.file.level == 0):
                     result.merge(self.rewriter.upgrade(step.output_level, step.file))
                 elif isinstance(step, Upgrade):  # a level-0 file must be looked up: rewritten

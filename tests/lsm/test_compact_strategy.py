@@ -178,6 +178,10 @@ def test_full_compaction() -> None:
     assert pick_full_compaction(3, [level(2, 5)]) is None  # one run at the highest level already
     unit = pick_full_compaction(3, [level(0, 1), level(2, 5)])
     assert unit is not None and unit.output_level == 2 and sizes_of(unit) == [1, 5]
+    # one run at the highest level: its files with a deletion vector are rewritten one by one
+    top = level(2, 7)
+    unit = pick_full_compaction(3, [top], {top.run.files[0].file_name})
+    assert unit is not None and unit.file_rewrite and sizes_of(unit) == [7]
 
 
 def test_interval_partition() -> None:

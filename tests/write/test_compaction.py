@@ -265,15 +265,35 @@ def test_first_row_tables_are_writable_and_keep_the_first_row(catalog: Catalog) 
         t.delete("id = 1")
 
 
-def test_optimization_interval_compacts_fully_once_per_writer(catalog: Catalog) -> None:
-    """A new writer has made no full compaction yet: with compaction.optimization-interval its first
-    pick is a full one (Paimon's EarlyFullCompaction), so every batch write leaves one run."""
+def test_optimization_interval_counts_from_the_last_full_compaction(catalog: Catalog) -> None:
+    """With compaction.optimization-interval a writer compacts fully when the newest file of the
+    highest level (Paimon's estimate of the last full compaction) is older than the interval, or
+    when there is none: the first write with two runs compacts fully, later ones within the
+    interval do not, and once the interval passed the next write does again."""
     catalog.create_table("db.t", SCHEMA, primary_keys=["id"],
                          options={"bucket": "1", "compaction.optimization-interval": "1 h"})
-    for i in range(3):
+    for i in range(2):
         catalog.get_table("db.t").write(pa.table({"id": [i, 100], "v": [str(i)] * 2, "n": [i] * 2}))
-        t = catalog.get_table("db.t")
-        live = _live(t)
-        # one run alone is never compacted (the first write's level-0 file stays)
-        assert len(live) == 1 and live[0].file.level == (0 if i == 0 else t.store.options.num_levels - 1)
-    assert _rows(t) == {0: ("0", 0), 1: ("1", 1), 2: ("2", 2), 100: ("2", 2)}
+    t = catalog.get_table("db.t")
+    top = t.store.options.num_levels - 1
+    assert [e.file.level for e in _live(t)] == [top]  # one run alone is never compacted; two are
+    catalog.get_table("db.t").write(pa.table({"id": [2], "v": ["2"], "n": [2]}))
+    assert sorted(e.file.level for e in _live(catalog.get_table("db.t"))) == [0, top]  # within the interval
+    # an hour later (the top file's creation time moved back), the next write compacts fully
+    from paimon_sql.write import bucket_writer
+
+    real = bucket_writer.universal_compaction
+
+    def an_hour_later(store: Any, restored: Any = ()) -> Any:
+        u = real(store, restored)
+        assert u.early_full is not None and u.early_full.last_full_compaction is not None
+        u.early_full.last_full_compaction -= 2 * 3600 * 1000
+        return u
+
+    bucket_writer.universal_compaction = an_hour_later  # type: ignore[assignment]
+    try:
+        catalog.get_table("db.t").write(pa.table({"id": [3], "v": ["3"], "n": [3]}))
+    finally:
+        bucket_writer.universal_compaction = real
+    assert [e.file.level for e in _live(catalog.get_table("db.t"))] == [top]
+    assert _rows(catalog.get_table("db.t")) == {0: ("0", 0), 1: ("1", 1), 2: ("2", 2), 3: ("3", 3), 100: ("1", 1)}

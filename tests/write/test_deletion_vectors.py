@@ -160,3 +160,20 @@ def test_aggregation_fields_system_table(catalog: Catalog) -> None:
     assert sorted(rows["n"]["function_options"][1:-1].split(", ")) == [
         "fields.n.aggregate-function", "fields.n.ignore-retract"]
     assert rows["v"]["field_type"] == "STRING" and rows["v"]["comment"] is None
+
+
+def test_full_compaction_rewrites_a_top_level_file_with_a_vector(catalog: Catalog) -> None:
+    """Paimon's pickFullCompaction: a bucket that is one run at the highest level still rewrites
+    the files that have a deletion vector (each on its own), so the deleted rows leave the disk."""
+    catalog.create_table("db.t", SCHEMA, primary_keys=["id"], options={"bucket": "1", "deletion-vectors.enabled": "true"})
+    catalog.get_table("db.t").write(pa.table({"id": list(range(50)), "v": ["a"] * 50, "n": [1] * 50}))
+    catalog.get_table("db.t").compact()
+    catalog.get_table("db.t").delete("id < 5")
+    t = catalog.get_table("db.t")
+    assert len(_dv_entries(t)) == 1 and len(list(t.store.manifests.live_entries(t.latest_snapshot()))) == 1
+    r = t.compact()
+    t = catalog.get_table("db.t")
+    assert r.snapshot_id is not None and _dv_entries(t) == []
+    (live,) = t.store.manifests.live_entries(t.latest_snapshot())
+    assert live.file.row_count == 45 and t.read().num_rows == 45
+    assert catalog.get_table("db.t").compact().snapshot_id is None  # nothing left to do
