@@ -14,6 +14,7 @@ from paimon_sql.lsm.compact_plan import Rewrite, Upgrade, plan_unit
 from paimon_sql.lsm.compact_strategy import (
     CompactUnit,
     EarlyFullCompaction,
+    ForceUpLevel0Compaction,
     UniversalCompaction,
     create_unit,
     drop_delete,
@@ -173,6 +174,24 @@ def test_force_pick_level0() -> None:
     assert sizes_of(unit) == [1] and unit is not None and unit.output_level == 1
 
 
+def test_force_up_level0_compaction() -> None:
+    """Paimon's ForceUpLevel0CompactionTest (testForceCompaction0, ...ConsidersLevel2)."""
+    c = ForceUpLevel0Compaction(uc(200, 1, 5))
+    out = c.pick(3, [level(0, 1), level(0, 1)])
+    assert out is not None and out.output_level == 2
+    out = c.pick(3, [level(0, 1), level(1, 10)])
+    assert out is not None and out.output_level == 2
+    out = c.pick(3, [level(0, 1), level(0, 5), level(2, 10)])
+    assert out is not None and out.output_level == 1
+    assert c.pick(3, [level(2, 10)]) is None
+    out = c.pick(3, [level(0, 1), level(0, 5), level(0, 10), level(0, 20)])
+    assert out is not None and out.output_level == 2
+    out = c.pick(3, [level(0, 1), level(1, 99), level(2, 100)])
+    assert out is not None and len(out.files) == 3 and out.output_level == 2
+    out = c.pick(3, [level(0, 1), level(1, 99), level(2, 102)])
+    assert out is not None and len(out.files) == 2 and out.output_level == 1
+
+
 def test_full_compaction() -> None:
     assert pick_full_compaction(3, []) is None
     assert pick_full_compaction(3, [level(2, 5)]) is None  # one run at the highest level already
@@ -194,6 +213,40 @@ def test_interval_partition() -> None:
     # files that chain without overlap form one run of one section each
     fs = [file(1, 0, 9), file(1, 10, 19), file(1, 20, 29)]
     assert [len(s) for s in interval_partition(fs, CMP)] == [1, 1, 1]
+
+
+def _partition_shape(spec: str) -> list[list[tuple[tuple[int, int], ...]]]:
+    fs = [file(1, int(a), int(b)) for a, b in (iv.strip(" []").split(",") for iv in spec.split("],"))]
+    out = []
+    for section in interval_partition(fs, CMP):
+        runs = [tuple((CMP.key(f.min_key)[0][1], CMP.key(f.max_key)[0][1]) for f in r.files) for r in section]
+        out.append(sorted(runs))
+    return out
+
+
+def test_interval_partition_paimon_cases() -> None:
+    """Paimon's IntervalPartitionTest: same min key, same max key, section partitioning."""
+    assert _partition_shape("[100, 200], [100, 400], [100, 300], [100, 500]") == [
+        [((100, 200),), ((100, 300),), ((100, 400),), ((100, 500),)]]
+    assert _partition_shape("[100, 500], [300, 500], [200, 500], [400, 500]") == [
+        [((100, 500),), ((200, 500),), ((300, 500),), ((400, 500),)]]
+    assert _partition_shape("[0, 9], [5, 7], [9, 15], [16, 22], [16, 28], [24, 32]") == [
+        [((0, 9),), ((5, 7), (9, 15))], [((16, 22), (24, 32)), ((16, 28),)]]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 999), min_size=2, max_size=20, unique=True), min_size=1, max_size=10))
+def test_interval_partition_never_needs_more_runs_than_given(runs: list[list[int]]) -> None:
+    """Paimon's randomTest: disjoint intervals from each of N sorted runs partition into sections
+    of at most N runs, each a valid sorted run."""
+    fs = []
+    for points in runs:
+        pts = sorted(points)[: len(points) // 2 * 2]
+        fs += [file(1, pts[j], pts[j + 1]) for j in range(0, len(pts), 2)]
+    for section in interval_partition(fs, CMP):
+        assert len(section) <= len(runs)
+        for r in section:
+            SortedRun.from_unsorted(r.files, CMP)  # raises if the run's files overlap
 
 
 def test_key_comparator_orders_like_java() -> None:
