@@ -132,7 +132,11 @@ def _decode(catalog: Catalog, args: dict[str, Any]) -> tuple[Table, dict[str, An
 
 
 def _compact(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table, kwargs = _decode(catalog, args)
+    return _run_here(*_decode(catalog, args))
+
+
+def _run_here(table: Table, kwargs: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """The compaction in this process (sort compaction when ``kwargs`` name a strategy)."""
     try:
         if "strategy" in kwargs:
             table.sort_compact(**kwargs)
@@ -147,7 +151,7 @@ def _compact(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
 def _plan(catalog: Catalog, args: dict[str, Any]) -> ProcedureJob | list[tuple[Any, ...]]:
     table, kwargs = _decode(catalog, args)
     if "strategy" in kwargs:  # sort compaction runs here (one sort per partition)
-        return _compact(catalog, args)
+        return _run_here(table, kwargs)
     try:
         compacting, plan = table.plan_compaction(**kwargs)
     except ValidationError as e:

@@ -140,8 +140,9 @@ class BucketWriter:
 
     def compact_while_waiting(self) -> None:
         """Compacts until the bucket is back under the stop trigger (or nothing can be picked)."""
-        while self.should_wait and self.compact():
-            pass
+        compacted = True
+        while compacted and self.should_wait:
+            compacted = self.compact()
 
     def _record(self, result: CompactResult) -> None:
         """Paimon's MergeTreeWriter.updateCompactResult: a file this write's compaction produced and a

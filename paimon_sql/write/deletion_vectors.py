@@ -10,7 +10,6 @@ import uuid
 from collections.abc import Iterable
 
 import numpy as np
-import pyarrow as pa
 
 from paimon_sql.format import deletion_vector
 from paimon_sql.fs.file_io import join
@@ -93,6 +92,3 @@ class BucketDeletionVectors:
         meta = IndexFileMeta(INDEX_TYPE_DELETION_VECTORS, name, len(out), len(ranges), ranges)
         return IndexManifestEntry(FileKind.ADD, self.partition, self.bucket, meta), path
 
-
-def positions_column(num_rows: int) -> pa.Array:
-    return pa.array(np.arange(num_rows, dtype=np.int64))
