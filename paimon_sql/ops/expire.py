@@ -53,6 +53,8 @@ from paimon_sql.errors import CorruptFileError, NotFoundError, PaimonError, Unsu
 from paimon_sql.fs.file_io import FileIO, join
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.ops import partitions as partition_ops
+from paimon_sql.ops import tag_auto as tag_auto_ops
 from paimon_sql.ops.file_refs import FileKey, FileRef, FileRefs, FileToDelete, tagged_snapshots
 from paimon_sql.options.lifecycle import SNAPSHOT_EXPIRE_EXECUTION_MODE
 
@@ -409,10 +411,15 @@ def _state(store: FileStore) -> _AsyncExpiry:
     return state
 
 
-def _run_after_commit(store: FileStore) -> None:
-    """Paimon's post-commit sequence (consumers, then snapshots); a failure is kept for the next
-    commit to raise (``TableCommitImpl.expireError``), in sync mode too: the commit itself landed."""
+def _run_after_commit(store: FileStore, batch_write: bool) -> None:
+    """Paimon's post-commit maintenance (``TableCommitImpl.maintain``) in its order: automatic tags
+    and tag retention, partitions, consumers, then snapshots (so a new tag protects its snapshot
+    before snapshots expire); ``batch_write`` adds batch-mode tags after it. A failure is kept for
+    the next commit to raise (``TableCommitImpl.maintainError``), in sync mode too: the commit itself
+    landed."""
     try:
+        tag_auto_ops.run_tag_auto_manager(store, batch_write)
+        partition_ops.expire_partitions_after_commit(store)
         expire_consumers(store)
         expire_snapshots(store)
     except Exception as e:  # noqa: BLE001 - surfaced by the next commit
@@ -439,8 +446,9 @@ def check_async_expiry(store: FileStore) -> None:
         ) from err
 
 
-def expire_after_commit(store: FileStore) -> None:
-    """Automatic expiry after a commit: nothing with ``write-only``; in this thread with
+def expire_after_commit(store: FileStore, batch_write: bool = False) -> None:
+    """Automatic maintenance after a commit (``batch_write``: the commit of a batch write, which
+    also creates ``tag.automatic-creation`` = batch tags): nothing with ``write-only``; in this thread with
     ``snapshot.expire.execution-mode = sync`` (the default), else on the table's background thread
     (one per table and branch in this process, runs in order). Either way a failure is raised by
     the next commit of the table in this process (``check_async_expiry``)."""
@@ -448,9 +456,9 @@ def expire_after_commit(store: FileStore) -> None:
     if o.write_only:
         return
     if o.get(SNAPSHOT_EXPIRE_EXECUTION_MODE) != "async":
-        _run_after_commit(store)
+        _run_after_commit(store, batch_write)
         return
-    _state(store).ensure_pool().submit(_run_after_commit, store)
+    _state(store).ensure_pool().submit(_run_after_commit, store, batch_write)
 
 
 def wait_async_expiry(store: FileStore, timeout_s: float = 60.0) -> None:

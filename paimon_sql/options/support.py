@@ -17,12 +17,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
     **dict.fromkeys([
         "snapshot.clean-empty-directories",
         "changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained",
-        "partition.expiration-time", "partition.expiration-check-interval",
-        "partition.expiration-strategy", "partition.expiration-max-num", "partition.expiration-batch-size",
-        "tag.automatic-creation", "tag.creation-period", "tag.creation-delay", "tag.period-formatter",
-        "tag.num-retained-max", "tag.automatic-completion",
-        "tag.batch.customized-name", "tag.callbacks", "tag.create-success-file", "tag.creation-period-duration",
-        "tag.time-expire-enabled", "record-level.expire-time", "record-level.time-field",
+        "tag.callbacks", "tag.create-success-file", "record-level.expire-time", "record-level.time-field",
     ], _LIFECYCLE),
     **dict.fromkeys([
         "compaction.force-up-level-0",
@@ -58,7 +53,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "file.format.per.level", "file.compression.per.level", "metadata.stats-mode.per.level",
         "file.suffix.include.compression", "index-file-in-data-file-dir", "add-column-before-partition",
         "commit.callbacks", "commit.discard-duplicate-files", "commit.force-create-snapshot",
-        "commit.strict-mode.last-safe-snapshot", "snapshot.ignore-empty-commit", "partition.mark-done-action",
+        "commit.strict-mode.last-safe-snapshot", "snapshot.ignore-empty-commit",
         "metastore.partitioned-table", "metastore.tag-to-partition", "sequence.snapshot-ordering",
         "write.sequence-number-init-mode", "upsert-key", "primary-key.nullable", "postpone.batch-write-fixed-bucket",
         "postpone.default-bucket-num", "target-file-row-num", "visibility-callback.enabled", "query-auth.enabled",

@@ -12,6 +12,12 @@ from paimon_sql.names import check_name
 from paimon_sql.options.core_options import CoreOptions, invalid_message, where_suffix
 from paimon_sql.options.formats import FILE_FORMAT, FILE_FORMATS
 from paimon_sql.options.layout import TYPE
+from paimon_sql.options.lifecycle import (
+    TAG_AUTOMATIC_CREATION,
+    TAG_CREATION_DELAY,
+    TAG_CREATION_PERIOD,
+    TAG_CREATION_PERIOD_DURATION,
+)
 from paimon_sql.options.merge import PK_CLUSTERING_OVERRIDE
 from paimon_sql.options.registry import OPTIONS, option_def
 from paimon_sql.options.support import NOT_IMPLEMENTED
@@ -174,6 +180,14 @@ def _cross_checks(o: CoreOptions, where: str, primary_keys: Sequence[str] | None
             f"Option 'changelog.num-retained.min' = {o.changelog_num_retained_min}{of} must not be "
             f"larger than 'changelog.num-retained.max' = {o.changelog_num_retained_max}"
         )
+    if o.get(TAG_AUTOMATIC_CREATION) in ("process-time", "watermark"):
+        period_ms = o.get(TAG_CREATION_PERIOD_DURATION) or {
+            "daily": 86_400_000, "hourly": 3_600_000, "two-hours": 7_200_000}[o.get(TAG_CREATION_PERIOD)]
+        if o.get(TAG_CREATION_DELAY) >= period_ms:
+            errors.append(
+                f"Option 'tag.creation-delay' = {o.get(TAG_CREATION_DELAY)} ms{of} must be shorter than one "
+                f"automatic tag period ({period_ms} ms)"
+            )
     producer = o.changelog_producer
     if o.merge_engine == "first-row" and producer not in ("none", "lookup"):
         errors.append(

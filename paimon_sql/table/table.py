@@ -18,8 +18,6 @@ from paimon_sql.errors import (
     ValidationError,
     WriteConflictError,
 )
-from paimon_sql.format.binary_row import decode_row
-from paimon_sql.format.partition_path import normalize_value_string, partition_value_string
 from paimon_sql.fs.file_io import FileIO, join
 from paimon_sql.meta.file_store import MAIN_BRANCH, FileStore, branch_identifier
 from paimon_sql.meta.kinds import FileKind
@@ -35,13 +33,15 @@ from paimon_sql.ops import consumers as consumer_ops
 from paimon_sql.ops import delete as delete_ops
 from paimon_sql.ops import expire as expire_ops
 from paimon_sql.ops import orphans as orphan_ops
+from paimon_sql.ops import partitions as partition_ops
 from paimon_sql.ops import rescale as rescale_ops
 from paimon_sql.ops import rollback as rollback_ops
+from paimon_sql.ops import tag_auto as tag_auto_ops
 from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tag_expire as tag_expire_ops
 from paimon_sql.ops import tags as tag_ops
 from paimon_sql.options import IMMUTABLE, check_implemented, validate_options
-from paimon_sql.options.lifecycle import TAG_DEFAULT_TIME_RETAINED
+from paimon_sql.options.lifecycle import TAG_DEFAULT_TIME_RETAINED, TAG_TIME_EXPIRE_ENABLED
 from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns
 from paimon_sql.scan.planner import live_entries, plan
 from paimon_sql.scan.reader import output_schema, read_splits_parallel
@@ -286,7 +286,7 @@ class Table:
             commit_write_compaction(
                 self.store, compact, [e for c in changes for e in c.compact_index_entries], base, entries,
             )
-        expire_ops.expire_after_commit(self.store)
+        expire_ops.expire_after_commit(self.store, batch_write=True)
         return snap.id
 
     def _check_changes(self, changes: Sequence[CommitChanges]) -> WriteBase | None:
@@ -353,7 +353,7 @@ class Table:
     def _check_rows_in_spec(self, entries: list[ManifestEntry], spec: dict[str, str]) -> None:
         if not spec:
             return
-        matches = _spec_matcher(self.store, spec)
+        matches = partition_ops.spec_matcher(self.store, [spec])
         for e in entries:
             if not matches(e.partition):
                 raise ValidationError(
@@ -372,7 +372,7 @@ class Table:
         expire_ops.check_async_expiry(self.store)
         sid = delete_ops.delete_where(self.store, predicate)
         if sid is not None:
-            expire_ops.expire_after_commit(self.store)
+            expire_ops.expire_after_commit(self.store, batch_write=True)
         return sid
 
     def truncate(self) -> int:
@@ -499,8 +499,7 @@ class Table:
         match = None
         if partitions is not None:
             specs = [self._partition_spec(dict(p)) for p in partitions]
-            matchers = [_spec_matcher(self.store, s) for s in specs]
-            match = lambda part: any(m(part) for m in matchers)  # noqa: E731
+            match = partition_ops.spec_matcher(self.store, specs)
         pred = None
         if where is not None:
             pred = parse_predicate(where, list(self.schema.fields)) if isinstance(where, str) else where
@@ -523,6 +522,15 @@ class Table:
             ms = expire_ops.parse_timestamp_ms(older_than, f"expire_tags of table {self.identifier}: older_than")
             when = _dt.datetime.fromtimestamp(ms / 1000)
         return list(tag_expire_ops.expire_tags(self.store, when).expired)
+
+    def trigger_tag_automatic_creation(self) -> tag_auto_ops.AutoTagResult:
+        """Paimon's ``trigger_tag_automatic_creation``: creates the ``tag.automatic-creation``
+        (process-time / watermark) tags the snapshots call for, deletes automatic tags beyond
+        ``tag.num-retained-max``, then (``tag.time-expire-enabled``) tags whose retention passed."""
+        result = tag_auto_ops.create_auto_tags(self.store)
+        if self.store.options.get(TAG_TIME_EXPIRE_ENABLED):
+            tag_expire_ops.expire_tags(self.store)
+        return result
 
     def reset_consumer(self, consumer_id: str, next_snapshot_id: int | None = None) -> None:
         """Sets consumer ``consumer_id``'s next snapshot (Paimon's ``reset_consumer``); None deletes it."""
@@ -562,6 +570,58 @@ class Table:
         elif older_than is not None:
             cutoff = expire_ops.parse_timestamp_ms(older_than, f"remove_orphan_files of table {self.identifier}: older_than")
         return orphan_ops.remove_orphan_files(self.store, cutoff, dry_run=dry_run)
+
+    # -- partitions ---------------------------------------------------------------------------
+    def partitions(self) -> list[partition_ops.PartitionInfo]:
+        """The partitions with files in the latest snapshot (``SHOW PARTITIONS``), sorted by their
+        folder text, with their row, byte and file counts and newest file time."""
+        return partition_ops.list_partitions(self.store)
+
+    def drop_partitions(
+        self, partitions: Sequence[Mapping[str, Any]], dry_run: bool = False
+    ) -> partition_ops.DropPartitionsResult:
+        """Drops every partition matching one of ``partitions`` (specs column -> value, None for
+        null; a spec may give only some columns, e.g. ``{"dt": "2024-01-01"}`` drops every hour of
+        that day) in one OVERWRITE commit (``ALTER TABLE t DROP PARTITION``)."""
+        expire_ops.check_async_expiry(self.store)
+        result = partition_ops.drop_partitions(self.store, partitions, dry_run=dry_run)
+        if result.snapshot_id is not None:
+            expire_ops.expire_after_commit(self.store)
+        return result
+
+    def expire_partitions(
+        self,
+        expiration_time: str | None = None,
+        timestamp_formatter: str | None = None,
+        timestamp_pattern: str | None = None,
+        expire_strategy: str | None = None,
+        max_expires: int | None = None,
+        options: Mapping[str, str] | None = None,
+        dry_run: bool = False,
+    ) -> partition_ops.ExpirePartitionsResult:
+        """Drops the partitions older than ``expiration_time`` (Paimon's ``expire_partitions``; each
+        argument overrides its table option: ``partition.expiration-time``,
+        ``partition.timestamp-formatter``, ``partition.timestamp-pattern``,
+        ``partition.expiration-strategy``, ``partition.expiration-max-num``; ``options`` sets others).
+        ``dry_run`` drops nothing and reports what would go."""
+        if max_expires is not None and (isinstance(max_expires, bool) or not isinstance(max_expires, int)):
+            raise ValidationError(f"expire_partitions of table {self.identifier}: max_expires must be an integer, got {max_expires!r}")
+        dynamic = dict(options or {})
+        for key, value in (("partition.expiration-strategy", expire_strategy),
+                           ("partition.timestamp-formatter", timestamp_formatter),
+                           ("partition.timestamp-pattern", timestamp_pattern),
+                           ("partition.expiration-time", expiration_time),
+                           ("partition.expiration-max-num", None if max_expires is None else str(max_expires))):
+            if value is not None and value != "":
+                dynamic[key] = value
+        table = self.copy(dynamic) if dynamic else self
+        expire_ops.check_async_expiry(table.store)
+        return partition_ops.expire_partitions(table.store, dry_run=dry_run)
+
+    def mark_partition_done(self, partitions: Sequence[Mapping[str, Any]]) -> list[str]:
+        """Marks each partition (a full spec) done with the table's ``partition.mark-done-action``
+        (``success-file``: ``<partition>/_SUCCESS``); returns the partition paths."""
+        return partition_ops.mark_partitions_done(self.store, partitions)
 
     def copy(self, dynamic_options: Mapping[str, str]) -> Table:
         """This table read and written with ``dynamic_options`` on top of its own (Paimon's dynamic
@@ -727,36 +787,12 @@ def _project(store: FileStore, columns: Sequence[str] | None) -> list[DataField]
         raise ValidationError(f"Cannot read table {store.name}: {e}") from None
 
 
-def _spec_matcher(store: FileStore, spec: dict[str, str]) -> Callable[[bytes], bool]:
-    """Whether a partition (BinaryRow) lies in ``spec`` (column -> value text); FLOAT, DOUBLE and
-    DECIMAL values compare by value (``PARTITION (pt = 12.3)`` on a FLOAT column)."""
-    names = [f.name for f in store.partition_fields]
-    types = store.partition_types
-    default = store.options.partition_default_name
-    wanted = {
-        n: (spec[n] if spec[n] == default else normalize_value_string(spec[n], t))
-        for n, t in zip(names, types) if n in spec
-    }
-    cache: dict[bytes, bool] = {}
-
-    def matches(partition: bytes) -> bool:
-        if partition not in cache:
-            values = decode_row(partition, types)
-            cache[partition] = all(
-                partition_value_string(v, t, default, False) == wanted[n]
-                for n, v, t in zip(names, values, types) if n in wanted
-            )
-        return cache[partition]
-
-    return matches
-
-
 def _overwrite_deletes(spec: dict[str, str]) -> DeletesFor:
     def deletes_for(store: FileStore, base: Snapshot | None) -> list[ManifestEntry]:
         if base is None:
             return []
         live = store.manifests.live_entries(base)
-        matches = _spec_matcher(store, spec) if spec else (lambda p: True)
+        matches = partition_ops.spec_matcher(store, [spec]) if spec else (lambda p: True)
         return [dataclasses.replace(e, kind=FileKind.DELETE) for e in live if matches(e.partition)]
 
     return deletes_for

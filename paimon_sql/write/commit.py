@@ -96,11 +96,14 @@ def build_snapshot(
     written.append(ms.path(delta_list))
 
     index_manifest = base.index_manifest if base is not None else None
-    if req.index_entries:
-        prev = ms.index_entries(base) if base is not None else []
+    # an overwrite drops the index files of the partitions it empties (as Paimon's overwrite does)
+    overwritten = {e.partition for e in entries if e.kind == FileKind.DELETE} if req.kind == "OVERWRITE" else set()
+    prev = ms.index_entries(base) if base is not None and (req.index_entries or overwritten) else []
+    if req.index_entries or any(e.partition in overwritten for e in prev):
         # an entry replaces the bucket's index of its type; a DELETE entry only removes it
         replaced = {(e.partition, e.bucket, e.index_file.index_type) for e in req.index_entries}
-        kept = [e for e in prev if (e.partition, e.bucket, e.index_file.index_type) not in replaced]
+        kept = [e for e in prev if (e.partition, e.bucket, e.index_file.index_type) not in replaced
+                and e.partition not in overwritten]
         added = [e for e in req.index_entries if e.kind == FileKind.ADD]
         index_manifest = ms.write_index_manifest(kept + added)
         written.append(ms.path(index_manifest))

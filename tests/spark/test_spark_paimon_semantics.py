@@ -88,7 +88,7 @@ def test_dynamic_options(spark: Any, sql: Any, db: str, conf: Any) -> None:
 @pytest.mark.parametrize("key,value,match", [
     ("spark.paimon.bucket", "3", "'bucket' cannot be changed by a dynamic"),
     ("spark.paimon.merge-engine", "first-row", "'merge-engine' cannot be changed"),
-    ("spark.paimon.tag.automatic-creation", "process-time", "'tag.automatic-creation'.*not supported"),
+    ("spark.paimon.tag.create-success-file", "true", "'tag.create-success-file'.*not supported"),
     ("spark.paimon.write.hive-style-dynamic-partition.enabled", "true", "write.hive-style-dynamic-partition"),
     ("spark.paimon.read.allow.fullScan", "false", "read.allow.fullScan"),
     ("spark.paimon.write-buffer-size", "0", "write-buffer-size"),

@@ -145,7 +145,7 @@ def test_float_keys_compare_like_java(catalog: Catalog) -> None:
 def test_options_that_are_not_applied_are_refused(catalog: Catalog) -> None:
     """An option paimon_sql does not apply is refused at CREATE and ALTER unless it keeps its default;
     a table that already carries one (written by Paimon) still reads and alters."""
-    for key, value in [("tag.automatic-creation", "process-time"), ("changelog.num-retained.max", "50"),
+    for key, value in [("tag.create-success-file", "true"), ("changelog.num-retained.max", "50"),
                        ("changelog-producer", "input"), ("dynamic-bucket.assigner-parallelism", "2"),
                        ("vector-field", "v"), ("blob-field", "v"), ("deletion-vectors.bitmap64", "true"),
                        ("full-compaction.delta-commits", "3"), ("incremental-between", "1,2")]:
@@ -153,8 +153,8 @@ def test_options_that_are_not_applied_are_refused(catalog: Catalog) -> None:
             catalog.create_table("db.u", SCHEMA, primary_keys=["id"], options={key: value})
     t = catalog.create_table("db.u", SCHEMA, primary_keys=["id"],
                              options={"changelog-producer": "none", "deletion-vectors.enabled": "false"})
-    with pytest.raises(UnsupportedError, match="tag.automatic-creation"):
-        t.alter(set_options={"tag.automatic-creation": "batch"})
+    with pytest.raises(UnsupportedError, match="record-level.expire-time"):
+        t.alter(set_options={"record-level.expire-time": "1 d"})
     # as if Paimon had written it: the table reads, and other options still change
     schema_file = Path(t.path) / "schema" / "schema-0"
     schema_file.write_text(schema_file.read_text().replace('"changelog-producer" : "none"',

@@ -8,6 +8,7 @@ of its area:
 - ``tables``: loading a table and the DDL (create, alter, drop, rename);
 - ``scan``: read planning (native parquet reads, ``count(*)`` from the manifests);
 - ``write``: DELETE FROM and TRUNCATE;
+- ``partitions``: SHOW PARTITIONS, DROP PARTITION, TRUNCATE ... PARTITION;
 - ``procedures``: listing, describing and calling stored procedures;
 - ``statements``: the parser extension's statement rewrite;
 - ``registry``: the registry itself, ``bridge_info`` and :func:`dispatch` (used by the bridge,
@@ -23,7 +24,15 @@ Data source options a loaded table carries (the contract with ``paimon_sql.spark
 from __future__ import annotations
 
 # the area modules register their calls when imported
-from paimon_sql.spark.handlers import catalog, procedures, scan, statements, tables, write  # noqa: F401
+from paimon_sql.spark.handlers import (  # noqa: F401
+    catalog,
+    partitions,
+    procedures,
+    scan,
+    statements,
+    tables,
+    write,
+)
 from paimon_sql.spark.handlers.common import PROVIDER
 from paimon_sql.spark.handlers.procedures import sql_literal
 from paimon_sql.spark.handlers.registry import (

@@ -9,8 +9,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsAtomicPartitionManagement;
 import org.apache.spark.sql.connector.catalog.SupportsDeleteV2;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TruncatableTable;
@@ -22,6 +25,7 @@ import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -29,9 +33,12 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * A Paimon table in Spark. Its scans and writes run in the Python data source ({@code paimon_sql},
  * Spark's PythonDataSourceV2); this class adds what the Python source lacks for catalog tables:
  * the table's identity (warehouse, table, time travel) merged into every scan/write's options,
- * column pruning, partition overwrite modes and the write distribution of primary-key tables.
+ * column pruning, partition overwrite modes and the write distribution of primary-key tables; and
+ * partition management ({@code SHOW PARTITIONS}, {@code ALTER TABLE ... DROP PARTITION},
+ * {@code TRUNCATE TABLE ... PARTITION}) through the Python bridge.
  */
-public class PaimonTable implements SupportsRead, SupportsWrite, SupportsDeleteV2, TruncatableTable {
+public class PaimonTable
+    implements SupportsRead, SupportsWrite, SupportsDeleteV2, TruncatableTable, SupportsAtomicPartitionManagement {
   private final PaimonCatalog catalog;
   private final Identifier ident;
   private final StructType schema;
@@ -178,6 +185,140 @@ public class PaimonTable implements SupportsRead, SupportsWrite, SupportsDeleteV
     p.put("table", dataSourceOptions.get("table"));
     PaimonCatalog.call("truncate_table", p);
     return true;
+  }
+
+  // ---------------------------------------------------------------- partitions
+
+  @Override
+  public StructType partitionSchema() {
+    List<StructField> fields = new ArrayList<>();
+    for (String key : partitionKeys) {
+      fields.add(schema.apply(key));
+    }
+    return new StructType(fields.toArray(new StructField[0]));
+  }
+
+  private Map<String, Object> partitionRequest() {
+    Map<String, Object> p = catalog.ctx();
+    p.put("table", dataSourceOptions.get("table"));
+    return p;
+  }
+
+  /** Partition identifiers as lists of JSON-able values (see {@link Values}). */
+  private List<List<Object>> partitionValues(InternalRow[] idents) {
+    StructType ps = partitionSchema();
+    List<List<Object>> out = new ArrayList<>();
+    for (InternalRow row : idents) {
+      if (row.numFields() > ps.size()) {
+        throw new IllegalArgumentException("Partition values length " + row.numFields()
+            + " exceeds partition keys " + partitionKeys + " of " + name());
+      }
+      List<Object> values = new ArrayList<>();
+      for (int i = 0; i < row.numFields(); i++) {
+        values.add(Values.arg(row, i, ps.fields()[i].dataType()));
+      }
+      out.add(values);
+    }
+    return out;
+  }
+
+  /** Every partition of the latest snapshot with its statistics, from the Python bridge. */
+  @SuppressWarnings("unchecked")
+  private List<Map<String, Object>> partitionEntries() {
+    Object parts = PaimonCatalog.call("list_partitions", partitionRequest()).get("partitions");
+    return parts instanceof List<?> l ? (List<Map<String, Object>>) l : Collections.emptyList();
+  }
+
+  private InternalRow toRow(List<?> values) {
+    StructType ps = partitionSchema();
+    Object[] out = new Object[ps.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = Values.toCatalyst(values.get(i), ps.fields()[i].dataType());
+    }
+    return new GenericInternalRow(out);
+  }
+
+  @Override
+  public InternalRow[] listPartitionIdentifiers(String[] names, InternalRow ident) {
+    StructType ps = partitionSchema();
+    if (names.length != ident.numFields()) {
+      throw new IllegalArgumentException("Number of partition names (" + names.length
+          + ") must be equal to the number of partition values (" + ident.numFields() + ")");
+    }
+    int[] idx = new int[names.length];
+    for (int i = 0; i < names.length; i++) {
+      idx[i] = java.util.Arrays.asList(ps.fieldNames()).indexOf(names[i]);
+      if (idx[i] < 0) {
+        throw new IllegalArgumentException("Partition column " + names[i] + " is not one of "
+            + partitionKeys + " of " + name());
+      }
+    }
+    List<InternalRow> out = new ArrayList<>();
+    for (Map<String, Object> entry : partitionEntries()) {
+      InternalRow row = toRow((List<?>) entry.get("values"));
+      boolean match = true;
+      for (int i = 0; i < names.length && match; i++) {
+        DataType t = ps.fields()[idx[i]].dataType();
+        match = java.util.Objects.equals(row.get(idx[i], t), ident.isNullAt(i) ? null : ident.get(i, t));
+      }
+      if (match) {
+        out.add(row);
+      }
+    }
+    return out.toArray(new InternalRow[0]);
+  }
+
+  @Override
+  public Map<String, String> loadPartitionMetadata(InternalRow ident) {
+    StructType ps = partitionSchema();
+    for (InternalRow row : listPartitionIdentifiers(ps.fieldNames(), ident)) {
+      for (Map<String, Object> entry : partitionEntries()) {
+        if (toRow((List<?>) entry.get("values")).equals(row)) {
+          Map<String, String> m = new LinkedHashMap<>();
+          for (String k : new String[] {"recordCount", "fileSizeInBytes", "fileCount", "lastFileCreationTime"}) {
+            m.put(k, String.valueOf(entry.get(k)));
+          }
+          return m;
+        }
+      }
+    }
+    return Collections.emptyMap();
+  }
+
+  /** One OVERWRITE commit deleting the files of every partition given (a prefix of the partition
+   *  columns selects every partition under it). */
+  @Override
+  public boolean dropPartitions(InternalRow[] idents) {
+    if (readOnly) {
+      throw new UnsupportedOperationException("Table " + name() + " is read-only");
+    }
+    Map<String, Object> p = partitionRequest();
+    p.put("partitions", partitionValues(idents));
+    PaimonCatalog.call("drop_partitions", p);
+    return true;
+  }
+
+  @Override
+  public boolean truncatePartitions(InternalRow[] idents) {
+    return dropPartitions(idents);
+  }
+
+  @Override
+  public boolean truncatePartition(InternalRow ident) {
+    return dropPartitions(new InternalRow[] {ident});
+  }
+
+  /** A Paimon partition exists while it has files; there is no metastore to add an empty one to. */
+  @Override
+  public void createPartitions(InternalRow[] idents, Map<String, String>[] properties) {
+    throw new UnsupportedOperationException("Cannot add partitions to " + name()
+        + ": a Paimon table's partitions exist while they hold data (write rows into them instead)");
+  }
+
+  @Override
+  public void replacePartitionMetadata(InternalRow ident, Map<String, String> properties) {
+    throw new UnsupportedOperationException("Cannot alter partition properties of " + name()
+        + ": Paimon partitions have no properties of their own");
   }
 
   /**

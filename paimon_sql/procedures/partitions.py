@@ -1,0 +1,75 @@
+"""``CALL sys.expire_partitions(...)`` and ``CALL sys.mark_partition_done(...)``: Paimon's Spark
+procedures (parameters, positional order, output columns and texts) over ``Table.expire_partitions``
+and ``Table.mark_partition_done`` (ops/partitions.py). ``expire_partitions`` also takes ``dry_run``
+(after Paimon's parameters): it reports what would expire and drops nothing."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from paimon_sql.procedures.builtin import parse_options_arg, table_arg
+from paimon_sql.procedures.compaction import parse_partitions_arg
+from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
+
+if TYPE_CHECKING:
+    from paimon_sql.catalog.catalog import Catalog
+
+NO_EXPIRED = "No expired partitions."
+
+
+def _expire_partitions(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    name = "expire_partitions"
+    table = table_arg(catalog, name, args["table"])
+    options = parse_options_arg(name, args["options"]) if args["options"] else None
+    result = table.expire_partitions(
+        expiration_time=args["expiration_time"],
+        timestamp_formatter=args["timestamp_formatter"],
+        timestamp_pattern=args["timestamp_pattern"],
+        expire_strategy=args["expire_strategy"],
+        max_expires=args["max_expires"],
+        options=options,
+        dry_run=bool(args["dry_run"]),
+    )
+    texts = result.texts()
+    return [(t,) for t in texts] if texts else [(NO_EXPIRED,)]
+
+
+EXPIRE_PARTITIONS = register(Procedure(
+    name="expire_partitions",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("expiration_time", "STRING", False),
+        ProcedureParam("timestamp_formatter", "STRING", False),
+        ProcedureParam("timestamp_pattern", "STRING", False),
+        ProcedureParam("expire_strategy", "STRING", False),
+        ProcedureParam("max_expires", "INT", False),
+        ProcedureParam("options", "STRING", False),
+        ProcedureParam("dry_run", "BOOLEAN", False, False),
+    ),
+    output=(("expired_partitions", "STRING"),),
+    description="Drops the partitions of table 'table' older than 'expiration_time' (default: the table's "
+                "'partition.expiration-time'), read from their values ('values-time': 'timestamp_pattern' "
+                "and 'timestamp_formatter') or from their newest file ('update-time'), at most 'max_expires' "
+                "of them; 'options' sets other table options for the call; 'dry_run' only reports.",
+    fn=_expire_partitions,
+))
+
+
+def _mark_partition_done(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    name = "mark_partition_done"
+    table = table_arg(catalog, name, args["table"])
+    table.mark_partition_done(parse_partitions_arg(name, args["partitions"]))
+    return [(True,)]
+
+
+MARK_PARTITION_DONE = register(Procedure(
+    name="mark_partition_done",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("partitions", "STRING", True),
+    ),
+    output=(("result", "BOOLEAN"),),
+    description="Marks the partitions 'partitions' ('k=v,k2=v2;k=v3,...', full specs) of table 'table' done "
+                "with its 'partition.mark-done-action' ('success-file': writes <partition>/_SUCCESS).",
+    fn=_mark_partition_done,
+))
