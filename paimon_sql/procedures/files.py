@@ -1,15 +1,16 @@
-"""``CALL sys.remove_orphan_files(...)``: Paimon's RemoveOrphanFilesProcedure parameters and output
-columns, over ``Table.remove_orphan_files`` (ops/orphans.py); ``db.*`` cleans every table of the
-database."""
+"""Procedures on a table's files, with Paimon's parameters and output columns:
+``remove_orphan_files`` (over ``Table.remove_orphan_files``, ops/orphans.py; ``db.*`` cleans every
+table of the database), ``purge_files``, and the repairs of ops/repair.py: ``remove_unexisting_files``,
+``repair_earliest_snapshot``, ``compact_manifest``."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.catalog.identifier import Identifier
-from paimon_sql.errors import ValidationError
+from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.ops.expire import parse_timestamp_ms
-from paimon_sql.procedures.builtin import table_arg
+from paimon_sql.procedures.builtin import parse_options_arg, table_arg
 from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
 from paimon_sql.table.table import Table
 
@@ -84,4 +85,76 @@ PURGE_FILES = register(Procedure(
     description="Purges table 'table': drops its branches, tags and consumers, truncates it and expires every "
                 "snapshot but the latest (empty) one, with their files.",
     fn=_purge_files,
+))
+
+
+def _remove_unexisting_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    name = "remove_unexisting_files"
+    table_text = args["table"]
+    if not isinstance(table_text, str) or not table_text.strip():
+        raise ValidationError(f"Procedure {name}: Cannot handle an empty tableId for argument table")
+    if args["parallelism"] is not None and args["parallelism"] < 1:
+        raise ValidationError(f"Procedure {name}: parallelism must be at least 1, got {args['parallelism']}")
+    result = table_arg(catalog, name, table_text).remove_unexisting_files(bool(args["dry_run"]))
+    return [(p,) for p in result.paths]
+
+
+REMOVE_UNEXISTING_FILES = register(Procedure(
+    name="remove_unexisting_files",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("dry_run", "BOOLEAN", False, False),
+        ProcedureParam("parallelism", "INT", False),
+    ),
+    output=(("fileName", "STRING"),),
+    description="Removes from table 'table' (one commit) the data files its latest snapshot names that no "
+                "longer exist in storage; one row per such file. 'dry_run' only lists them; 'parallelism' is "
+                "accepted (the folders are listed on the driver).",
+    fn=_remove_unexisting_files,
+))
+
+
+def _repair_earliest_snapshot(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "repair_earliest_snapshot", args["table"])
+    return [table.repair_earliest_snapshot(args["snapshot_id"])]
+
+
+REPAIR_EARLIEST_SNAPSHOT = register(Procedure(
+    name="repair_earliest_snapshot",
+    params=(ProcedureParam("table", "STRING", True), ProcedureParam("snapshot_id", "BIGINT", True)),
+    output=(("previous_earliest_snapshot_id", "BIGINT"), ("current_earliest_snapshot_id", "BIGINT")),
+    description="Points the EARLIEST hint of table 'table' at 'snapshot_id' when the snapshot files before it "
+                "were lost: every snapshot from it to the latest must exist, and the one before it must not.",
+    fn=_repair_earliest_snapshot,
+))
+
+
+def _compact_manifest(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    name = "compact_manifest"
+    if args["manifest_sort_enabled"] or args["manifest_sort_partition_field"] or args["manifest_sort_max_rewrite_size"]:
+        raise UnsupportedError(
+            f"Procedure {name}: sorting manifests (manifest_sort_enabled, manifest_sort_partition_field, "
+            "manifest_sort_max_rewrite_size) is not supported; compact_manifest without them rewrites the "
+            "manifests to hold only live entries"
+        )
+    options = parse_options_arg(name, args["options"]) if args["options"] else None
+    table_arg(catalog, name, args["table"]).compact_manifest(bool(args["dry_run"]), options)
+    return [(True,)]
+
+
+COMPACT_MANIFEST = register(Procedure(
+    name="compact_manifest",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("options", "STRING", False),
+        ProcedureParam("dry_run", "BOOLEAN", False, False),
+        ProcedureParam("manifest_sort_enabled", "BOOLEAN", False),
+        ProcedureParam("manifest_sort_partition_field", "STRING", False),
+        ProcedureParam("manifest_sort_max_rewrite_size", "STRING", False),
+    ),
+    output=(("result", "BOOLEAN"),),
+    description="Rewrites the manifests of table 'table' to hold only live entries, as one COMPACT snapshot "
+                "('options' 'k=v,...' apply to the call; 'dry_run' only logs what it would rewrite). Sorting "
+                "manifests by partition is not supported.",
+    fn=_compact_manifest,
 ))

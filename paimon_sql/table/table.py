@@ -34,6 +34,7 @@ from paimon_sql.ops import delete as delete_ops
 from paimon_sql.ops import expire as expire_ops
 from paimon_sql.ops import orphans as orphan_ops
 from paimon_sql.ops import partitions as partition_ops
+from paimon_sql.ops import repair as repair_ops
 from paimon_sql.ops import rescale as rescale_ops
 from paimon_sql.ops import rollback as rollback_ops
 from paimon_sql.ops import tag_auto as tag_auto_ops
@@ -622,6 +623,24 @@ class Table:
         """Marks each partition (a full spec) done with the table's ``partition.mark-done-action``
         (``success-file``: ``<partition>/_SUCCESS``); returns the partition paths."""
         return partition_ops.mark_partitions_done(self.store, partitions)
+
+    # -- repairs ------------------------------------------------------------------------------
+    def remove_unexisting_files(self, dry_run: bool = False) -> repair_ops.RemoveUnexistingFilesResult:
+        """Removes from the table (one commit) the data files its latest snapshot names that are
+        gone from storage (Paimon's ``remove_unexisting_files``); ``dry_run`` only lists them."""
+        expire_ops.check_async_expiry(self.store)
+        return repair_ops.remove_unexisting_files(self.store, dry_run)
+
+    def repair_earliest_snapshot(self, snapshot_id: int) -> tuple[int, int]:
+        """Points EARLIEST at ``snapshot_id`` after the snapshots before it were lost (Paimon's
+        ``repair_earliest_snapshot``); returns (previous earliest, new earliest)."""
+        return repair_ops.repair_earliest_snapshot(self.store, snapshot_id)
+
+    def compact_manifest(self, dry_run: bool = False, options: Mapping[str, str] | None = None) -> int | None:
+        """Rewrites the manifests of the latest snapshot to hold only live entries, as one COMPACT
+        snapshot (Paimon's ``compact_manifest``); returns its id."""
+        table = self.copy(options) if options else self
+        return repair_ops.compact_manifests(table.store, dry_run)
 
     def copy(self, dynamic_options: Mapping[str, str]) -> Table:
         """This table read and written with ``dynamic_options`` on top of its own (Paimon's dynamic

@@ -61,6 +61,8 @@ class CommitRequest:
     base: WriteBase | None = None
     # COMPACT: the entries the same write committed just before (not a concurrent change)
     own_entries: tuple[ManifestEntry, ...] = ()
+    # rewrite the base manifests into full ones whatever their number (compact_manifest)
+    compact_manifests: bool = False
 
 
 def check_deleted_files_exist(live: list[ManifestEntry], deletes: list[ManifestEntry], table: str) -> None:
@@ -83,7 +85,7 @@ def build_snapshot(
     ms = store.manifests
     schema_id = store.schema.id
     base_metas: list[ManifestFileMeta] = ms.data_manifests(base) if base is not None else []
-    if len(base_metas) >= store.options.manifest_merge_min_count:
+    if len(base_metas) >= store.options.manifest_merge_min_count or (req.compact_manifests and base_metas):
         base_metas = _full_compact(store, base_metas, schema_id, written)
     base_list, base_size = ms.write_manifest_list(base_metas)
     written.append(ms.path(base_list))
