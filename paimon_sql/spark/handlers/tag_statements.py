@@ -123,9 +123,6 @@ class _Cursor:
             return False
         return bool(_WORD_RE.match(tok.text))
 
-    def at_identifier(self) -> bool:
-        return self._word(self._peek())
-
     def identifier(self, what: str) -> str:
         """A name: unquoted (letters, digits, ``_``) or back-quoted; unquoted words glued by ``$``
         (``t$branch_b``) are one name, as elsewhere in the parser extension."""

@@ -109,7 +109,15 @@ public class PaimonSqlParser implements ParserInterface {
     if (CALL_SYS.matcher(sql).matches()) {
       catalog = procedureCatalog();
     }
-    boolean tags = TAG_STATEMENT.matcher(sql).matches();
+    Map<String, Object> catalogs = null;
+    if (TAG_STATEMENT.matcher(sql).matches()) {
+      try {
+        catalogs = sessionCatalogs();
+      } catch (RuntimeException e) {
+        LOG.debug("no current catalog for a tag statement: " + e);
+      }
+    }
+    boolean tags = catalogs != null;
     if (!dollar && catalog == null && !tags) {
       return sql;
     }
@@ -117,7 +125,7 @@ public class PaimonSqlParser implements ParserInterface {
     p.put("sql", sql);
     p.put("catalog", catalog);
     if (tags) {
-      p.put("session", sessionCatalogs());
+      p.put("session", catalogs);
     }
     try {
       Object out = PythonBridge.call("rewrite_statement", p).get("sql");
