@@ -11,6 +11,7 @@ from paimon_sql.procedures import compaction as _compaction  # noqa: F401
 from paimon_sql.procedures import consumers as _consumers  # noqa: F401
 from paimon_sql.procedures import files as _files  # noqa: F401
 from paimon_sql.procedures import partitions as _partitions  # noqa: F401
+from paimon_sql.procedures import tag_ddl as _tag_ddl  # noqa: F401
 from paimon_sql.procedures import tag_expiry as _tag_expiry  # noqa: F401
 from paimon_sql.procedures.registry import (
     PARAM_TYPES,

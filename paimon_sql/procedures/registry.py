@@ -58,6 +58,9 @@ class Procedure:
         default=None, repr=False)
     run_task: Callable[[str, str], str] | None = field(default=None, repr=False)
     finish: Callable[[str, list[str]], list[tuple[Any, ...]]] | None = field(default=None, repr=False)
+    # False: the procedure carries a SQL statement (``ALTER TABLE t CREATE TAG``) and is left out
+    # of the procedure listings (SHOW PROCEDURES); it can still be called by name.
+    listed: bool = True
 
     @property
     def signature(self) -> str:
@@ -84,6 +87,11 @@ class ProcedureResult:
 PROCEDURES: dict[str, Procedure] = {}
 
 
+def listed_procedures() -> list[str]:
+    """The names of the procedures SHOW PROCEDURES lists, sorted."""
+    return sorted(name for name, proc in PROCEDURES.items() if proc.listed)
+
+
 def register(proc: Procedure) -> Procedure:
     """Adds ``proc`` to ``PROCEDURES`` (names are lower case and unique)."""
     key = proc.name.lower()
@@ -107,7 +115,7 @@ def get_procedure(name: str) -> Procedure:
         key = key[len("sys."):]
     proc = PROCEDURES.get(key)
     if proc is None:
-        raise NotFoundError(f"Procedure {name!r} does not exist; procedures are: {', '.join(sorted(PROCEDURES))}")
+        raise NotFoundError(f"Procedure {name!r} does not exist; procedures are: {', '.join(listed_procedures())}")
     return proc
 
 

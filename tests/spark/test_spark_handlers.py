@@ -9,8 +9,10 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql import Catalog
+from paimon_sql.errors import ValidationError
 from paimon_sql.spark import handlers
 from paimon_sql.spark.handlers import dispatch, rewrite_sql
+from paimon_sql.spark.handlers.tag_statements import SessionCatalogs
 
 
 def _schema(*cols: tuple[str, str, bool]) -> str:
@@ -273,6 +275,127 @@ def test_rewrite_without_catalog_leaves_call_alone_and_bad_text_unchanged() -> N
     assert ok("rewrite_statement", sql="SELECT * FROM t$files", catalog=None) == {
         "sql": "SELECT * FROM `t$files`", "changed": True
     }
+
+
+# -- tag statements (Paimon's SHOW TAGS / ALTER TABLE ... TAG) ----------------------------------
+
+# the paimon catalog is current; "other" is a second paimon_sql catalog, "hive" and spark_catalog not
+IN_PAIMON = SessionCatalogs("paimon", True, {"paimon": True, "other": True, "hive": False, "spark_catalog": False})
+IN_SPARK = SessionCatalogs("spark_catalog", False, {"paimon": True, "spark_catalog": False})
+CREATE = "CALL `paimon`.sys.alter_table_create_tag"
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SHOW TAGS T", "SELECT tag_name AS tag FROM `T$tags` ORDER BY tag_name"),
+        ("show tags db.`t`;", "SELECT tag_name AS tag FROM `db`.`t$tags` ORDER BY tag_name"),
+        ("/* c */ SHOW TAGS other.db.t", "SELECT tag_name AS tag FROM `other`.`db`.`t$tags` ORDER BY tag_name"),
+        ("SHOW TAGS db.t$branch_b", "SELECT tag_name AS tag FROM `db`.`t$branch_b$tags` ORDER BY tag_name"),
+        ("SHOW TAGS `my db`.`a``b`", "SELECT tag_name AS tag FROM `my db`.`a``b$tags` ORDER BY tag_name"),
+        ("alter table T create tag `2024-10-12`", f"{CREATE}(table => 'T', tag => '2024-10-12')"),
+        ("ALTER TABLE db.t CREATE TAG tag_1 RETAIN 2 DAYS",
+         f"{CREATE}(table => 'db.t', tag => 'tag_1', time_retained => '2 days')"),
+        ("alter table T create tag `tag-4` as of version 2 RETAIN 3 HOURS",
+         f"{CREATE}(table => 'T', tag => 'tag-4', snapshot => 2, time_retained => '3 hours')"),
+        ("ALTER TABLE T CREATE TAG IF NOT EXISTS `tag-1` AS OF VERSION 1 RETAIN 1 minutes",
+         f"{CREATE}(table => 'T', tag => 'tag-1', snapshot => 1, time_retained => '1 minutes', if_not_exists => true)"),
+        ("ALTER TABLE T CREATE TAG x RETAIN 30 SECONDS", f"{CREATE}(table => 'T', tag => 'x', time_retained => '30 seconds')"),
+        ("alter table T replace tag `tag-1` as of version 2 RETAIN 1 HOURS",
+         f"{CREATE}(table => 'T', tag => 'tag-1', snapshot => 2, time_retained => '1 hours', replace => true)"),
+        ("ALTER TABLE T CREATE OR REPLACE TAG `tag-1`", f"{CREATE}(table => 'T', tag => 'tag-1', replace => true)"),
+        ("ALTER TABLE `other`.db.t CREATE TAG `it's`",
+         "CALL `other`.sys.alter_table_create_tag(table => 'db.t', tag => 'it\\'s')"),
+        ("ALTER TABLE db.t$branch_b CREATE TAG tag", f"{CREATE}(table => 'db.t$branch_b', tag => 'tag')"),
+        ("alter table T delete tag `2024-10-12`", "CALL `paimon`.sys.alter_table_delete_tag(table => 'T', tag => '2024-10-12')"),
+        ("alter table T delete tag if EXISTS `2024-10-13, 2024-10-14`",
+         "CALL `paimon`.sys.alter_table_delete_tag(table => 'T', tag => '2024-10-13, 2024-10-14')"),
+        ("alter table T rename tag `tag-1` to `tag-2`",
+         "CALL `paimon`.sys.alter_table_rename_tag(table => 'T', tag => 'tag-1', target_tag => 'tag-2')"),
+        ("-- note\nALTER TABLE T RENAME TAG a TO b;;",
+         "CALL `paimon`.sys.alter_table_rename_tag(table => 'T', tag => 'a', target_tag => 'b')"),
+    ],
+)
+def test_rewrite_tag_statements(sql: str, expected: str) -> None:
+    assert rewrite_sql(sql, None, IN_PAIMON) == expected
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "ALTER TABLE t ADD COLUMNS (x INT)",
+        "ALTER TABLE t SET TBLPROPERTIES ('a' = 'CREATE TAG x')",
+        "ALTER TABLE t RENAME TO u",
+        "SHOW TABLES",
+        "SHOW TAGS",
+        "alter table t create tag it's",
+        "SELECT 'SHOW TAGS t'",
+    ],
+)
+def test_rewrite_leaves_other_statements(sql: str) -> None:
+    assert rewrite_sql(sql, None, IN_PAIMON) == sql
+
+
+@pytest.mark.parametrize(
+    ("session", "sql"),
+    [
+        (IN_PAIMON, "SHOW TAGS hive.db.t"),
+        (IN_PAIMON, "ALTER TABLE hive.db.t CREATE TAG x"),
+        (IN_PAIMON, "ALTER TABLE spark_catalog.db.t DELETE TAG x"),
+        (IN_PAIMON, "ALTER TABLE SPARK_CATALOG.db.t RENAME TAG x TO y"),
+        (IN_SPARK, "SHOW TAGS t"),
+        (IN_SPARK, "SHOW TAGS db.t"),
+        (IN_SPARK, "ALTER TABLE db.t CREATE TAG x RETAIN 2 WEEKS"),  # not ours: no error either
+        (IN_SPARK, "ALTER TABLE t CREATE TAG x extra"),
+    ],
+)
+def test_rewrite_leaves_tables_of_other_catalogs(session: SessionCatalogs, sql: str) -> None:
+    assert rewrite_sql(sql, None, session) == sql
+
+
+def test_rewrite_tag_statements_in_another_current_catalog() -> None:
+    assert rewrite_sql("SHOW TAGS paimon.db.t", None, IN_SPARK) == (
+        "SELECT tag_name AS tag FROM `paimon`.`db`.`t$tags` ORDER BY tag_name"
+    )
+    assert rewrite_sql("ALTER TABLE paimon.db.t CREATE OR REPLACE TAG v1", None, IN_SPARK) == (
+        f"{CREATE}(table => 'db.t', tag => 'v1', replace => true)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        ("ALTER TABLE t CREATE TAG x RETAIN 2 WEEKS", "expected DAYS, HOURS, MINUTES or SECONDS after RETAIN 2, found 'WEEKS'"),
+        ("ALTER TABLE t CREATE TAG x RETAIN DAYS", "expected a whole number after RETAIN, found 'DAYS'"),
+        ("ALTER TABLE t CREATE TAG x RETAIN 1.5 DAYS", "expected a whole number after RETAIN, found '1.5'"),
+        ("ALTER TABLE t CREATE TAG x AS OF VERSION -1", "expected a snapshot id after AS OF VERSION, found '-'"),
+        ("ALTER TABLE t CREATE TAG x AS OF VERSION 99999999999999999999", "too large"),
+        ("ALTER TABLE t CREATE TAG 2024", "expected a tag name, found '2024' (position 26)"),
+        ("ALTER TABLE t CREATE TAG", "expected a tag name, found the end of the statement"),
+        ("ALTER TABLE t CREATE TAG x extra", "CREATE TAG statement: expected the end of the statement, found 'extra'"),
+        ("ALTER TABLE t REPLACE TAG IF NOT EXISTS x", "REPLACE TAG statement: expected the end of the statement"),
+        ("ALTER TABLE t DELETE TAG a, b", "DELETE TAG statement: expected the end of the statement, found ','"),
+        ("ALTER TABLE t RENAME TAG a b", "RENAME TAG statement: expected TO, found 'b'"),
+        ("ALTER TABLE paimon.a.b.c CREATE TAG x", "must be named 'table' or 'database.table'"),
+        ("SHOW TAGS t u", "SHOW TAGS statement: expected the end of the statement, found 'u' (position 13)"),
+    ],
+)
+def test_rewrite_tag_statement_errors(sql: str, message: str) -> None:
+    with pytest.raises(ValidationError) as e:
+        rewrite_sql(sql, None, IN_PAIMON)
+    assert message in str(e.value) and sql in str(e.value)
+
+
+def test_rewrite_statement_handler_with_session() -> None:
+    session = {"current_catalog": "paimon", "current_is_ours": True, "catalogs": {"paimon": True}}
+    assert ok("rewrite_statement", sql="SHOW TAGS t", catalog=None, session=session) == {
+        "sql": "SELECT tag_name AS tag FROM `t$tags` ORDER BY tag_name", "changed": True
+    }
+    assert ok("rewrite_statement", sql="SHOW TAGS t", catalog=None) == {"sql": "SHOW TAGS t", "changed": False}
+    e = err("rewrite_statement", sql="ALTER TABLE t CREATE TAG", catalog=None, session=session)
+    assert e["kind"] == "IllegalArgument" and "expected a tag name" in e["message"]
+    e = err("rewrite_statement", sql="SHOW TAGS t", catalog=None, session={"current_catalog": "paimon"})
+    assert e["kind"] == "IllegalArgument" and "session" in e["message"]
 
 
 def test_system_table_time_travel(wh: str) -> None:

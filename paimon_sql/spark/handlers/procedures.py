@@ -14,12 +14,6 @@ from paimon_sql.spark.handlers.common import catalog_of, str_param
 from paimon_sql.spark.handlers.registry import Params, Result, handler
 
 
-def _procedures() -> Mapping[str, Any]:
-    from paimon_sql.procedures import PROCEDURES
-
-    return PROCEDURES
-
-
 def _find_procedure(name: str) -> Any:
     """The procedure ``name``; an unknown one raises NotFoundError listing the known ones."""
     from paimon_sql.procedures import get_procedure
@@ -42,7 +36,9 @@ def sql_literal(value: Any) -> str:
 
 @handler("list_procedures", read_only=True)
 def list_procedures(params: Params) -> Result:
-    return {"procedures": sorted(_procedures())}
+    from paimon_sql.procedures.registry import listed_procedures
+
+    return {"procedures": listed_procedures()}
 
 
 @handler("describe_procedure", read_only=True)

@@ -1,5 +1,6 @@
 """The statement rewrite of the shim's parser extension: ``t$files`` names quoted as one
-identifier, ``CALL sys.x`` qualified with the catalog."""
+identifier, ``CALL sys.x`` qualified with the catalog, and Paimon's tag statements (``SHOW TAGS t``,
+``ALTER TABLE t CREATE TAG n``, ...: ``tag_statements``) rewritten into a query or a ``CALL``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from paimon_sql.errors import ValidationError
 from paimon_sql.spark import spark_types
 from paimon_sql.spark.handlers.registry import Params, Result, handler
+from paimon_sql.spark.handlers.tag_statements import SessionCatalogs, rewrite_tag_statement
 
 _WORD_RE = re.compile(r"^[A-Za-z_0-9]+$")
 
@@ -61,13 +63,20 @@ def _dollar_edits(tokens: Sequence[Any], offset: int) -> list[tuple[int, int, st
     return edits
 
 
-def rewrite_sql(sql: str, catalog: str | None = None) -> str:
+def rewrite_sql(sql: str, catalog: str | None = None, session: SessionCatalogs | None = None) -> str:
     """``sql`` with unquoted ``$`` names quoted and, when ``catalog`` is given, ``CALL sys.x``
     qualified as ``CALL `catalog`.sys.x``. Uses sqlglot's Spark tokenizer (not its parser, which
-    reads ``db.t$files`` as ``db.t`` aliased). Text it cannot tokenize is returned unchanged."""
+    reads ``db.t$files`` as ``db.t`` aliased). Text it cannot tokenize is returned unchanged.
+
+    With ``session`` (the session's catalogs), a tag statement on a table of ours becomes the
+    statement that runs it (``tag_statements``); a malformed one raises ValidationError."""
     from sqlglot.errors import TokenError
     from sqlglot.tokens import TokenType
 
+    if session is not None:
+        tag_statement = rewrite_tag_statement(sql, session)
+        if tag_statement is not None:
+            return tag_statement
     try:
         tokens = _tokens(sql)
     except TokenError:
@@ -111,5 +120,10 @@ def rewrite_statement(params: Params) -> Result:
     if not isinstance(sql, str):
         raise ValidationError("rewrite_statement needs the 'sql' text")
     catalog = params.get("catalog")
-    out = rewrite_sql(sql, catalog if isinstance(catalog, str) and catalog else None)
+    session = params.get("session")
+    out = rewrite_sql(
+        sql,
+        catalog if isinstance(catalog, str) and catalog else None,
+        None if session is None else SessionCatalogs.from_params(session),
+    )
     return {"sql": out, "changed": out != sql}

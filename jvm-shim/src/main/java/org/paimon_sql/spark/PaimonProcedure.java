@@ -110,6 +110,11 @@ public class PaimonProcedure implements SimpleProcedure {
     }
     List<List<Object>> rows = (List<List<Object>>) res.get("rows");
     StructField[] fs = output.fields();
+    if (fs.length == 0) {
+      // no output columns (the procedures behind ALTER TABLE ... TAG): no result set, so the
+      // statement returns nothing, as a command does
+      return Collections.emptyIterator();
+    }
     InternalRow[] out = new InternalRow[rows.size()];
     for (int r = 0; r < out.length; r++) {
       List<Object> row = rows.get(r);

@@ -2,6 +2,7 @@ package org.paimon_sql.spark;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.FunctionIdentifier;
@@ -20,16 +21,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Spark's parser, plus two shorthands Spark's grammar lacks: unquoted system tables
- * ({@code db.t$files}) and {@code CALL sys.proc(...)} when the current catalog is not a Paimon
- * catalog. Only statements that may need it (they contain '$', or CALL sys.) are sent to the
- * Python {@code rewrite_statement} handler, which rewrites them with sqlglot's Spark tokenizer;
- * everything else goes to Spark's parser untouched.
+ * Spark's parser, plus what Spark's grammar lacks: unquoted system tables ({@code db.t$files}),
+ * {@code CALL sys.proc(...)} when the current catalog is not a Paimon catalog, and Paimon's tag
+ * statements ({@code SHOW TAGS t}, {@code ALTER TABLE t CREATE TAG n ...}, {@code ... DELETE TAG},
+ * {@code ... RENAME TAG}) on tables of a Paimon catalog. Only statements that may need it (they
+ * contain '$', CALL sys., or look like a tag statement) are sent to the Python {@code
+ * rewrite_statement} handler, which rewrites them with sqlglot's Spark tokenizer; everything else
+ * goes to Spark's parser untouched.
  */
 public class PaimonSqlParser implements ParserInterface {
   private static final Logger LOG = LoggerFactory.getLogger(PaimonSqlParser.class);
+  private static final String LEADING_COMMENTS = "(?is)^(\\s|--[^\\n]*(\\n|$)|/\\*.*?\\*/)*";
   private static final Pattern CALL_SYS =
-      Pattern.compile("(?is)^(\\s|--[^\\n]*(\\n|$)|/\\*.*?\\*/)*CALL\\s+`?sys`?\\s*\\..*");
+      Pattern.compile(LEADING_COMMENTS + "CALL\\s+`?sys`?\\s*\\..*");
+  /** A cheap pre-check: statements that may be tag statements (Python parses them for real). */
+  private static final Pattern TAG_STATEMENT =
+      Pattern.compile(LEADING_COMMENTS
+          + "(SHOW\\s+TAGS\\b|ALTER\\s+TABLE\\b.*\\b(CREATE|REPLACE|DELETE|RENAME)\\s+TAG\\b).*");
+  private static final String CATALOG_CONF = "spark.sql.catalog.";
   static final String CATALOG_CLASS = PaimonCatalog.class.getName();
 
   private final SparkSession session;
@@ -69,6 +78,30 @@ public class PaimonSqlParser implements ParserInterface {
     return found;
   }
 
+  /**
+   * The session's catalogs, for the tag statements: the current catalog, and every registered
+   * catalog name with whether it is a Paimon catalog (a table name's first part names its catalog
+   * when it is one of them, as in Spark).
+   */
+  Map<String, Object> sessionCatalogs() {
+    Map<String, Boolean> catalogs = new TreeMap<>();
+    Map<String, String> confs =
+        scala.jdk.javaapi.CollectionConverters.asJava(session.sessionState().conf().getAllConfs());
+    for (Map.Entry<String, String> e : confs.entrySet()) {
+      String k = e.getKey();
+      if (k.startsWith(CATALOG_CONF) && k.indexOf('.', CATALOG_CONF.length()) < 0) {
+        catalogs.put(k.substring(CATALOG_CONF.length()), CATALOG_CLASS.equals(e.getValue()));
+      }
+    }
+    catalogs.putIfAbsent("spark_catalog", false);
+    CatalogPlugin current = session.sessionState().catalogManager().currentCatalog();
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("current_catalog", current.name());
+    out.put("current_is_ours", current instanceof PaimonCatalog);
+    out.put("catalogs", catalogs);
+    return out;
+  }
+
   /** The statement as Spark should parse it. */
   String rewrite(String sql) {
     boolean dollar = sql.indexOf('$') >= 0;
@@ -76,12 +109,24 @@ public class PaimonSqlParser implements ParserInterface {
     if (CALL_SYS.matcher(sql).matches()) {
       catalog = procedureCatalog();
     }
-    if (!dollar && catalog == null) {
+    Map<String, Object> catalogs = null;
+    if (TAG_STATEMENT.matcher(sql).matches()) {
+      try {
+        catalogs = sessionCatalogs();
+      } catch (RuntimeException e) {
+        LOG.debug("no current catalog for a tag statement: " + e);
+      }
+    }
+    boolean tags = catalogs != null;
+    if (!dollar && catalog == null && !tags) {
       return sql;
     }
     Map<String, Object> p = new LinkedHashMap<>();
     p.put("sql", sql);
     p.put("catalog", catalog);
+    if (tags) {
+      p.put("session", catalogs);
+    }
     try {
       Object out = PythonBridge.call("rewrite_statement", p).get("sql");
       if (out instanceof String rewritten && !sql.equals(rewritten)) {
@@ -89,6 +134,9 @@ public class PaimonSqlParser implements ParserInterface {
         return rewritten;
       }
     } catch (BridgeException e) {
+      if (tags && e.is(ErrorKind.ILLEGAL_ARGUMENT)) {
+        throw e.raise(); // a malformed tag statement on a Paimon table: say what is wrong
+      }
       LOG.warn("statement rewrite failed (" + e.getMessage() + "); parsing the statement as is");
     }
     return sql;

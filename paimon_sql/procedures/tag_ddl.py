@@ -1,0 +1,119 @@
+"""The procedures behind the SQL tag statements of Apache Paimon's Spark extension
+(``ALTER TABLE t CREATE [OR REPLACE] TAG``, ``REPLACE TAG``, ``DELETE TAG``, ``RENAME TAG``): the
+Spark parser extension rewrites each statement into a ``CALL`` of one of these.
+
+They run the same tag operations as ``create_tag``, ``replace_tag``, ``delete_tag`` and
+``rename_tag`` with the statements' semantics (Paimon's ``CreateOrReplaceTagExec``,
+``DeleteTagExec``, ``RenameTagExec``): no output columns and no rows; ``CREATE TAG`` of an
+existing tag fails unless ``IF NOT EXISTS``, in which case nothing changes; ``REPLACE TAG`` and
+``CREATE OR REPLACE TAG`` replace an existing tag and create a missing one. They are not listed by
+SHOW PROCEDURES (``listed=False``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from paimon_sql.errors import AlreadyExistsError, ValidationError
+from paimon_sql.ops import tag_changes as tag_change_ops
+from paimon_sql.ops import tags as tag_ops
+from paimon_sql.procedures.builtin import table_arg
+from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
+
+if TYPE_CHECKING:
+    from paimon_sql.catalog.catalog import Catalog
+
+
+def _snapshot(procedure: str, value: int | None) -> int | None:
+    if value is not None and value <= 0:
+        raise ValidationError(
+            f"{procedure}: AS OF VERSION must name a snapshot id (> 0), got {value}"
+        )
+    return value
+
+
+def _create_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """CREATE TAG [IF NOT EXISTS] / CREATE OR REPLACE TAG / REPLACE TAG."""
+    replace: bool = args["replace"]
+    where = "ALTER TABLE ... " + ("REPLACE TAG" if replace else "CREATE TAG")
+    table = table_arg(catalog, "alter_table_create_tag", args["table"])
+    tag: str = args["tag"]
+    snapshot = _snapshot(where, args["snapshot"])
+    retained = tag_change_ops.parse_time_retained(args["time_retained"], where, "RETAIN")
+    store = table.store
+    if replace and store.tags.exists(tag):
+        tag_change_ops.replace_tag(store, tag, snapshot, retained)
+        return []
+    try:
+        tag_ops.create_tag(store, tag, snapshot, retained)
+    except AlreadyExistsError:
+        if replace:  # created since the check
+            tag_change_ops.replace_tag(store, tag, snapshot, retained)
+        elif not args["if_not_exists"]:
+            raise
+    return []
+
+
+def _delete_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """DELETE TAG [IF EXISTS] a[,b...]: missing tags are skipped either way, as in Paimon."""
+    table = table_arg(catalog, "alter_table_delete_tag", args["table"])
+    text: str = args["tag"]
+    names = [n.strip() for n in text.split(",")]
+    for n in names:  # check every name before deleting any
+        try:
+            tag_ops.validate_tag_name(n, table.name, new=False)
+        except ValidationError as e:
+            raise ValidationError(f"ALTER TABLE ... DELETE TAG {text!r}: {e}") from None
+    for n in dict.fromkeys(names):
+        tag_ops.delete_tag(table.store, n)
+    return []
+
+
+def _rename_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """RENAME TAG a TO b."""
+    table = table_arg(catalog, "alter_table_rename_tag", args["table"])
+    tag_change_ops.rename_tag(table.store, args["tag"], args["target_tag"])
+    return []
+
+
+ALTER_TABLE_CREATE_TAG = register(Procedure(
+    name="alter_table_create_tag",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("tag", "STRING", True),
+        ProcedureParam("snapshot", "BIGINT", False),
+        ProcedureParam("time_retained", "STRING", False),
+        ProcedureParam("replace", "BOOLEAN", False, False),
+        ProcedureParam("if_not_exists", "BOOLEAN", False, False),
+    ),
+    output=(),
+    description="ALTER TABLE t CREATE TAG [IF NOT EXISTS] / CREATE OR REPLACE TAG / REPLACE TAG: "
+                "creates tag 'tag' of snapshot 'snapshot' (default: the latest), kept for "
+                "'time_retained'; with 'replace' an existing tag is replaced, with 'if_not_exists' "
+                "it is kept.",
+    fn=_create_tag,
+    listed=False,
+))
+
+ALTER_TABLE_DELETE_TAG = register(Procedure(
+    name="alter_table_delete_tag",
+    params=(ProcedureParam("table", "STRING", True), ProcedureParam("tag", "STRING", True)),
+    output=(),
+    description="ALTER TABLE t DELETE TAG: deletes the tags 'tag' (comma-separated names); missing "
+                "tags are skipped.",
+    fn=_delete_tag,
+    listed=False,
+))
+
+ALTER_TABLE_RENAME_TAG = register(Procedure(
+    name="alter_table_rename_tag",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("tag", "STRING", True),
+        ProcedureParam("target_tag", "STRING", True),
+    ),
+    output=(),
+    description="ALTER TABLE t RENAME TAG: renames tag 'tag' to 'target_tag'.",
+    fn=_rename_tag,
+    listed=False,
+))
