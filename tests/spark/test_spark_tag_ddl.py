@@ -127,14 +127,30 @@ def test_rename_tag_syntax(spark: Any, sql: Any, T: str) -> None:
     assert sql("show tags T") == [("tag-2",)]
 
 
-def test_automatic_tag_creation_is_refused(spark: Any, in_db: str) -> None:
-    """Paimon's last two cases (tags created by batch writes) need tag.automatic-creation, which
-    paimon_sql refuses clearly rather than ignores."""
-    from pyspark.errors import AnalysisException
+def test_batch_creation_mode(spark: Any, sql: Any, in_db: str) -> None:
+    """Paimon's 'Tag creation: batch creation mode': every INSERT replaces the batch tag."""
+    spark.sql("CREATE TABLE T (id INT, name STRING) TBLPROPERTIES ("
+              "'file.format' = 'avro', 'tag.automatic-creation' = 'batch', 'tag.batch.customized-name' = 'haha')")
+    spark.sql("insert into T values(1, 'a')")
+    assert sql("show tags T") == [("haha",)]
+    spark.sql("insert into T values(1, 'a')")
+    assert sql("show tags T") == [("haha",)]
+    assert sql("SELECT snapshot_id FROM `T$tags`") == [(2,)]
 
-    with pytest.raises(AnalysisException, match="tag.automatic-creation"):
-        spark.sql("CREATE TABLE T (id INT, name STRING) TBLPROPERTIES "
-                  "('file.format' = 'avro', 'tag.automatic-creation' = 'batch')")
+
+def test_batch_write_expires_tags(spark: Any, sql: Any, in_db: str) -> None:
+    """Paimon's 'Tag expiration: batch write expire tag' (the tag name from a session conf)."""
+    spark.sql("CREATE TABLE T (id INT, name STRING) TBLPROPERTIES ("
+              "'file.format' = 'avro', 'tag.automatic-creation' = 'batch', 'tag.num-retained-max' = '1')")
+    try:
+        spark.conf.set("spark.paimon.tag.batch.customized-name", "batch-tag-1")
+        spark.sql("insert into T values(1, 'a')")
+        assert sql("show tags T") == [("batch-tag-1",)]
+        spark.conf.set("spark.paimon.tag.batch.customized-name", "batch-tag-2")
+        spark.sql("insert into T values(2, 'b')")
+        assert sql("show tags T") == [("batch-tag-2",)]
+    finally:
+        spark.conf.unset("spark.paimon.tag.batch.customized-name")
 
 
 # -- result shapes -----------------------------------------------------------------------------
