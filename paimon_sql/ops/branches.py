@@ -12,6 +12,10 @@ manifests and index files live in the table's folders, shared by every branch.
   folder is renamed away first (the branch is gone at once), then deleted. No data file is deleted
   (files only the branch used are orphans, for ``remove_orphan_files``), as in Paimon.
 - ``rename_branch`` renames the folder.
+- ``merge_branch(table, source, target)`` (append tables) adds the data files the source branch has
+  and the target lacks to the target in one APPEND commit; both branches need their complete
+  append-only history from snapshot 1 and the same schema (Paimon's checks: without fork metadata
+  nothing else is safe).
 - ``fast_forward(table, b)``: the snapshots, tags and schemas of the target (the main branch, or the
   branch ``table`` names) from the branch's earliest snapshot on are replaced by the branch's
   (Paimon's rule: target snapshots ``>= E``, schemas ``>= S`` and tags of snapshots ``>= E`` are
@@ -47,6 +51,7 @@ from paimon_sql.meta.snapshot_manager import SnapshotManager
 from paimon_sql.meta.tag_manager import TagManager
 from paimon_sql.names import check_name, check_new_branch_name
 from paimon_sql.ops.tags import trim_to_snapshot, validate_tag_name
+from paimon_sql.write.commit import CommitRequest, commit
 
 FALLBACK_BRANCH = "scan.fallback-branch"
 PRIMARY_BRANCH = "scan.primary-branch"
@@ -405,3 +410,94 @@ def _read_hint(store: FileStore, name: str) -> int | None:
         return int(store.file_io.read_text(join(store.snapshots.dir, name)).strip())
     except (NotFoundError, ValueError):
         return None
+
+
+# ----------------------------------------------------------------------------------------------
+# merge_branch (Paimon's FileSystemBranchManager.mergeBranch, append tables)
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MergeBranchResult:
+    source: str
+    target: str
+    files: int  # data files added to the target (0: nothing to merge, no commit)
+    snapshot_id: int | None
+
+
+def _complete_append_history(sm: SnapshotManager, branch: str) -> None:
+    """Paimon's rule: without fork metadata, a merge needs both branches' whole history, all APPEND
+    (or ANALYZE) snapshots from snapshot 1."""
+    earliest, latest = sm.earliest_id(), sm.latest_id()
+    if earliest is None or latest is None:
+        return
+    if earliest != 1:
+        raise ValidationError(
+            f"Cannot merge: branch '{branch}' does not start at snapshot 1 (earliest is {earliest}). "
+            "Branch merge requires complete append-only snapshot history."
+        )
+    for sid in range(1, latest + 1):
+        if not sm.exists(sid):
+            raise ValidationError(
+                f"Cannot merge: snapshot {sid} is missing on branch '{branch}'. "
+                "Branch merge requires complete append-only snapshot history."
+            )
+        kind = sm.snapshot(sid).commit_kind
+        if kind not in ("APPEND", "ANALYZE"):
+            raise ValidationError(
+                f"Cannot merge: snapshot {sid} on branch '{branch}' has commit kind '{kind}'. "
+                "Branch merge requires complete append-only snapshot history."
+            )
+
+
+def merge_branch(store: FileStore, source: str, target: str = MAIN_BRANCH) -> MergeBranchResult:
+    """Adds to branch ``target`` (default main) the data files branch ``source`` has and ``target``
+    lacks, in one APPEND commit (the files are shared, nothing is copied). Append tables only, both
+    branches with their complete append-only history and the same schema, as Paimon checks."""
+    name = table_name(store)
+    for arg, value in (("source_branch", source), ("target_branch", target)):
+        if not isinstance(value, str) or not value.strip():
+            raise ValidationError(f"Cannot merge branches of table {name}: {arg} name {value!r} is blank.")
+    if source == target:
+        raise ValidationError(f"Cannot merge branch '{source}' of table {name} into itself.")
+    _require_branch(store, source, "merge branch", "source_branch")
+    _require_branch(store, target, "merge branch", "target_branch")
+    src_sm, src_schemas, _ = _branch_store(store, source)
+    dst_sm, dst_schemas, _ = _branch_store(store, target)
+    if src_sm.latest_id() is None:
+        raise ValidationError(f"Cannot merge branch '{source}' of table {name}, because it does not have snapshot.")
+    if dst_sm.latest_id() is None:
+        raise ValidationError(f"Cannot merge into branch '{target}' of table {name}, because it does not have snapshot.")
+    _complete_append_history(src_sm, source)
+    _complete_append_history(dst_sm, target)
+    src_schema, dst_schema = src_schemas.latest(), dst_schemas.latest()
+    assert src_schema is not None and dst_schema is not None
+    for branch, schema in ((source, src_schema), (target, dst_schema)):
+        if schema.primary_keys:
+            raise ValidationError(
+                f"Branch merge is only supported for append-only tables, but branch '{branch}' of table {name} "
+                "has primary keys."
+            )
+    if src_schema.fields != dst_schema.fields:
+        raise ValidationError(f"Cannot merge branch '{source}' into '{target}' of table {name}, schema mismatch.")
+    src_store = store.for_branch(source, src_schema)
+    dst_store = store.for_branch(target, dst_schema)
+    src_latest, dst_latest = src_sm.latest(), dst_sm.latest()
+    assert src_latest is not None and dst_latest is not None
+    have = {e.identifier for e in dst_store.manifests.live_entries(dst_latest)}
+    merged = [e for e in src_store.manifests.live_entries(src_latest) if e.identifier not in have]
+    if not merged:
+        return MergeBranchResult(source, target, 0, None)
+    for schema_id in sorted({e.file.schema_id for e in merged}):
+        if schema_id not in dst_schemas.schema_ids():
+            raise ValidationError(
+                f"Cannot merge branch '{source}' into '{target}' of table {name}, because target branch does not "
+                f"contain schema id {schema_id} required by source files."
+            )
+        if src_schemas.schema(schema_id) != dst_schemas.schema(schema_id):
+            raise ValidationError(
+                f"Cannot merge branch '{source}' into '{target}' of table {name}, schema history mismatch for "
+                f"schema id {schema_id}."
+            )
+    snap = commit(dst_store, CommitRequest("APPEND", tuple(merged)))
+    return MergeBranchResult(source, target, len(merged), snap.id)

@@ -223,6 +223,12 @@ def _fast_forward(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...
     return [(True,)]
 
 
+def _merge_branch(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "merge_branch", args["table"])
+    table.merge_branch(args["source_branch"], args["target_branch"] or "main")
+    return [(True,)]
+
+
 def _replace_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table = table_arg(catalog, "replace_tag", args["table"])
     retained = tag_change_ops.parse_time_retained(args["time_retained"], "Procedure replace_tag")
@@ -305,6 +311,20 @@ FAST_FORWARD = register(Procedure(
     description="Fast-forwards table 'table' to branch 'branch': its snapshots, schemas and tags from "
                 "the branch's earliest snapshot on are replaced by the branch's.",
     fn=_fast_forward,
+))
+
+MERGE_BRANCH = register(Procedure(
+    name="merge_branch",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("source_branch", "STRING", True),
+        ProcedureParam("target_branch", "STRING", False),
+    ),
+    output=_RESULT,
+    description="Merges branch 'source_branch' of append table 'table' into 'target_branch' (default main): "
+                "the data files the source has and the target lacks are added in one APPEND commit. Both "
+                "branches need their complete append-only history and the same schema.",
+    fn=_merge_branch,
 ))
 
 REPLACE_TAG = register(Procedure(

@@ -743,6 +743,11 @@ class Table:
     def rename_branch(self, from_branch: str, to_branch: str) -> branch_ops.RenameBranchResult:
         return branch_ops.rename_branch(self.store, from_branch, to_branch)
 
+    def merge_branch(self, source_branch: str, target_branch: str = MAIN_BRANCH) -> branch_ops.MergeBranchResult:
+        """Paimon's ``merge_branch`` (append tables): the data files of ``source_branch`` that
+        ``target_branch`` (default main) lacks are added to it in one APPEND commit."""
+        return branch_ops.merge_branch(self.store, source_branch, target_branch)
+
     def fast_forward(self, branch: str) -> branch_ops.FastForwardResult:
         """Replaces this table's (or branch's) snapshots, schemas and tags from ``branch``'s earliest
         snapshot on by ``branch``'s; returns what changed. Reload the table afterwards (the

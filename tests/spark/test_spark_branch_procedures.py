@@ -224,3 +224,27 @@ def test_alter_a_branch_then_fast_forward_main_to_it(spark: Any, sql: Any, db: s
     assert ("k", "v") in sql(f"SHOW TBLPROPERTIES {db}.T")
     spark.sql(f"INSERT INTO {db}.T VALUES (3, 'y')")
     assert sql(f"SELECT c FROM {db}.T ORDER BY a") == [(None,), ("x",), ("y",)]
+
+
+def test_merge_branch(spark: Any, sql: Any, db: str) -> None:
+    """Paimon's MergeBranchProcedureTest through Spark."""
+    spark.sql(f"CREATE TABLE {db}.T (id INT, name STRING)")
+    spark.sql(f"INSERT INTO {db}.T VALUES (1, 'a')")
+    sql(f"CALL paimon.sys.create_tag(table => '{db}.T', tag => 'tag1')")
+    assert sql(f"CALL paimon.sys.create_branch(table => '{db}.T', branch => 'test_branch', tag => 'tag1')") == [(True,)]
+    spark.sql(f"INSERT INTO {db}.`T$branch_test_branch` VALUES (2, 'b')")
+    assert sql(f"CALL paimon.sys.merge_branch(table => '{db}.T', source_branch => 'test_branch')") == [(True,)]
+    assert sql(f"SELECT * FROM {db}.T ORDER BY id") == [(1, "a"), (2, "b")]
+    sql(f"CALL paimon.sys.create_branch(table => '{db}.T', branch => 'branchB', tag => 'tag1')")
+    assert sql(f"CALL sys.merge_branch('{db}.T', 'test_branch', 'branchB')") == [(True,)]
+    assert sql(f"SELECT * FROM {db}.`T$branch_branchB` ORDER BY id") == [(1, "a"), (2, "b")]
+    with pytest.raises(Exception, match="nonexistent"):
+        spark.sql(f"CALL paimon.sys.merge_branch(table => '{db}.T', source_branch => 'nonexistent')")
+    spark.sql(f"CREATE TABLE {db}.P (id INT, name STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
+    spark.sql(f"INSERT INTO {db}.P VALUES (1, 'a')")
+    sql(f"CALL paimon.sys.create_branch(table => '{db}.P', branch => 'test_branch')")
+    with pytest.raises(Exception, match="does not have snapshot"):  # an empty branch
+        spark.sql(f"CALL paimon.sys.merge_branch(table => '{db}.P', source_branch => 'test_branch')")
+    spark.sql(f"INSERT INTO {db}.`P$branch_test_branch` VALUES (2, 'b')")
+    with pytest.raises(Exception, match="only supported for append-only tables"):
+        spark.sql(f"CALL paimon.sys.merge_branch(table => '{db}.P', source_branch => 'test_branch')")
