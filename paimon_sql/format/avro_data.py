@@ -50,7 +50,10 @@ from paimon_sql import types as pt
 from paimon_sql.errors import CorruptFileError, PaimonError, UnsupportedError, ValidationError
 from paimon_sql.types import DataField, DataType, from_arrow_type
 
-__all__ = ["RECORD_NAME", "RECORD_NAMESPACE", "avro_columns", "avro_schema", "read_avro", "write_avro"]
+__all__ = [
+    "RECORD_NAME", "RECORD_NAMESPACE", "avro_codec", "avro_columns", "avro_schema", "read_avro", "row_avro_schema",
+    "write_avro",
+]
 
 RECORD_NAMESPACE = "org.apache.paimon.avro.generated"
 RECORD_NAME = "record"
@@ -338,6 +341,13 @@ def avro_schema(schema: pa.Schema) -> dict[str, Any]:
     return _record_schema(_paimon_fields(schema), _TOP_ROW_NAME, None)
 
 
+def row_avro_schema(fields: Sequence[DataField]) -> dict[str, Any]:
+    """The Avro schema Paimon writes for records of these fields (data and metadata files alike:
+    Paimon's ``AvroSchemaConverter`` names the top record ``org.apache.paimon.avro.generated.record``
+    and a nested ROW after its path, e.g. ``record__FILE__KEY_STATS``)."""
+    return _record_schema(fields, _TOP_ROW_NAME, None)
+
+
 # ----------------------------------------------------------------------------------------------
 # Arrow -> Avro datums (column-wise, then zipped into records)
 # ----------------------------------------------------------------------------------------------
@@ -600,14 +610,17 @@ def _map_datums(
     return out if valid is None else [v if ok else None for v, ok in zip(out, valid)]
 
 
-def _codec(compression: str) -> str:
+def avro_codec(compression: str, what: str = "avro data files") -> str:
+    """The Avro codec of a Paimon compression name (``file.compression``, ``manifest.compression``);
+    an UnsupportedError naming ``what`` for a name Avro does not know."""
     codec = _CODECS.get(compression.strip().lower())
     if codec is None:
         raise UnsupportedError(
-            f"Compression {compression!r} is not available for avro data files: Avro knows "
+            f"Compression {compression!r} is not available for {what}: Avro knows "
             f"zstd (zstandard), snappy, deflate, bzip2, xz and none"
         )
     return codec
+
 
 
 def write_avro(table: pa.Table, compression: str = "zstd", zstd_level: int = 1) -> bytes:
@@ -617,7 +630,7 @@ def write_avro(table: pa.Table, compression: str = "zstd", zstd_level: int = 1) 
     field ids in the Arrow field metadata are not stored, as Paimon stores none in Avro files."""
     fields = _paimon_fields(table.schema)
     schema = _record_schema(fields, _TOP_ROW_NAME, None)
-    codec = _codec(compression)
+    codec = avro_codec(compression)
     names = [f.name for f in fields]
     columns: list[list[Any]] = []
     for i, f in enumerate(fields):

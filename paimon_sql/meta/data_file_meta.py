@@ -5,37 +5,43 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from paimon_sql.meta.avro_schema import RECORD_NS, opt, req, simple_stats_record
-from paimon_sql.meta.simple_stats import SimpleStats
+from paimon_sql.meta.simple_stats import SIMPLE_STATS_TYPE, SimpleStats
+from paimon_sql.types import (
+    ArrayType,
+    BigIntType,
+    DataField,
+    IntType,
+    RowType,
+    TimestampType,
+    TinyIntType,
+    VarBinaryType,
+    VarCharType,
+)
 
-
-def data_file_meta_avro_schema(name: str = RECORD_NS + "__FILE") -> dict[str, Any]:
-    return {
-        "type": "record",
-        "name": name,
-        "fields": [
-            req("_FILE_NAME", "string"),
-            req("_FILE_SIZE", "long"),
-            req("_ROW_COUNT", "long"),
-            req("_MIN_KEY", "bytes"),
-            req("_MAX_KEY", "bytes"),
-            req("_KEY_STATS", simple_stats_record(name + "__KEY_STATS")),
-            req("_VALUE_STATS", simple_stats_record(name + "__VALUE_STATS")),
-            req("_MIN_SEQUENCE_NUMBER", "long"),
-            req("_MAX_SEQUENCE_NUMBER", "long"),
-            req("_SCHEMA_ID", "long"),
-            req("_LEVEL", "int"),
-            req("_EXTRA_FILES", {"type": "array", "items": "string"}),
-            opt("_CREATION_TIME", {"type": "long", "logicalType": "timestamp-millis"}),
-            opt("_DELETE_ROW_COUNT", "long"),
-            opt("_EMBEDDED_FILE_INDEX", "bytes"),
-            opt("_FILE_SOURCE", "int"),
-            opt("_VALUE_STATS_COLS", {"type": "array", "items": "string"}),
-            opt("_EXTERNAL_PATH", "string"),
-            opt("_FIRST_ROW_ID", "long"),
-            opt("_WRITE_COLS", {"type": "array", "items": "string"}),
-        ],
-    }
+# Paimon's DataFileMeta.SCHEMA (the ``_FILE`` of a manifest entry; ``_WRITE_COLS_SEQUENCES``, which
+# paimon_sql neither writes nor reads, is left out: readers of every version take records by name)
+DATA_FILE_META_TYPE = RowType((
+    DataField(0, "_FILE_NAME", VarCharType(nullable=False)),
+    DataField(1, "_FILE_SIZE", BigIntType(nullable=False)),
+    DataField(2, "_ROW_COUNT", BigIntType(nullable=False)),
+    DataField(3, "_MIN_KEY", VarBinaryType(nullable=False)),
+    DataField(4, "_MAX_KEY", VarBinaryType(nullable=False)),
+    DataField(5, "_KEY_STATS", SIMPLE_STATS_TYPE),
+    DataField(6, "_VALUE_STATS", SIMPLE_STATS_TYPE),
+    DataField(7, "_MIN_SEQUENCE_NUMBER", BigIntType(nullable=False)),
+    DataField(8, "_MAX_SEQUENCE_NUMBER", BigIntType(nullable=False)),
+    DataField(9, "_SCHEMA_ID", BigIntType(nullable=False)),
+    DataField(10, "_LEVEL", IntType(nullable=False)),
+    DataField(11, "_EXTRA_FILES", ArrayType(VarCharType(nullable=False), nullable=False)),
+    DataField(12, "_CREATION_TIME", TimestampType(3)),
+    DataField(13, "_DELETE_ROW_COUNT", BigIntType()),
+    DataField(14, "_EMBEDDED_FILE_INDEX", VarBinaryType()),
+    DataField(15, "_FILE_SOURCE", TinyIntType()),
+    DataField(16, "_VALUE_STATS_COLS", ArrayType(VarCharType(nullable=False))),
+    DataField(17, "_EXTERNAL_PATH", VarCharType()),
+    DataField(18, "_FIRST_ROW_ID", BigIntType()),
+    DataField(19, "_WRITE_COLS", ArrayType(VarCharType(nullable=False))),
+), nullable=False)
 
 
 @dataclass(frozen=True)

@@ -5,34 +5,42 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from paimon_sql.meta.avro_schema import RECORD_NS, opt, req
+from paimon_sql.meta.record_types import versioned_row_type
+from paimon_sql.types import (
+    ArrayType,
+    BigIntType,
+    DataField,
+    IntType,
+    RowType,
+    TinyIntType,
+    VarBinaryType,
+    VarCharType,
+)
 
 INDEX_TYPE_HASH = "HASH"
 INDEX_TYPE_DELETION_VECTORS = "DELETION_VECTORS"
 VERSION = 1
 
-_DV_RANGE = {
-    "type": "record",
-    "name": RECORD_NS + "__DELETIONS_VECTORS_RANGES",
-    "fields": [req("f0", "string"), req("f1", "int"), req("f2", "int"), opt("_CARDINALITY", "long")],
-}
+# Paimon's DeletionVectorMeta.SCHEMA and IndexManifestEntry.SCHEMA behind the ``_VERSION`` of its
+# serializer (``_GLOBAL_INDEX``, which paimon_sql does not write, is read by name when present)
+DELETION_VECTOR_META_TYPE = RowType((
+    DataField(0, "f0", VarCharType(nullable=False)),
+    DataField(1, "f1", IntType(nullable=False)),
+    DataField(2, "f2", IntType(nullable=False)),
+    DataField(3, "_CARDINALITY", BigIntType()),
+))
 
-INDEX_MANIFEST_ENTRY_AVRO_SCHEMA: dict[str, Any] = {
-    "type": "record",
-    "name": RECORD_NS,
-    "fields": [
-        req("_VERSION", "int"),
-        req("_KIND", "int"),
-        req("_PARTITION", "bytes"),
-        req("_BUCKET", "int"),
-        req("_INDEX_TYPE", "string"),
-        req("_FILE_NAME", "string"),
-        req("_FILE_SIZE", "long"),
-        req("_ROW_COUNT", "long"),
-        opt("_DELETIONS_VECTORS_RANGES", {"type": "array", "items": ["null", _DV_RANGE]}),
-        opt("_EXTERNAL_PATH", "string"),
-    ],
-}
+INDEX_MANIFEST_ENTRY_TYPE = versioned_row_type((
+    DataField(0, "_KIND", TinyIntType(nullable=False)),
+    DataField(1, "_PARTITION", VarBinaryType(nullable=False)),
+    DataField(2, "_BUCKET", IntType(nullable=False)),
+    DataField(3, "_INDEX_TYPE", VarCharType(nullable=False)),
+    DataField(4, "_FILE_NAME", VarCharType(nullable=False)),
+    DataField(5, "_FILE_SIZE", BigIntType(nullable=False)),
+    DataField(6, "_ROW_COUNT", BigIntType(nullable=False)),
+    DataField(7, "_DELETIONS_VECTORS_RANGES", ArrayType(DELETION_VECTOR_META_TYPE)),
+    DataField(8, "_EXTERNAL_PATH", VarCharType()),
+))
 
 
 @dataclass(frozen=True)

@@ -5,24 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from paimon_sql.meta.avro_schema import RECORD_NS, req
-from paimon_sql.meta.data_file_meta import DataFileMeta, data_file_meta_avro_schema
+from paimon_sql.meta.data_file_meta import DATA_FILE_META_TYPE, DataFileMeta
 from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.record_types import versioned_row_type
+from paimon_sql.types import DataField, IntType, TinyIntType, VarBinaryType
 
 VERSION = 2
 
-MANIFEST_ENTRY_AVRO_SCHEMA: dict[str, Any] = {
-    "type": "record",
-    "name": RECORD_NS,
-    "fields": [
-        req("_VERSION", "int"),
-        req("_KIND", "int"),
-        req("_PARTITION", "bytes"),
-        req("_BUCKET", "int"),
-        req("_TOTAL_BUCKETS", "int"),
-        req("_FILE", data_file_meta_avro_schema()),
-    ],
-}
+# Paimon's ManifestEntry.SCHEMA behind the ``_VERSION`` of its VersionedObjectSerializer
+MANIFEST_ENTRY_TYPE = versioned_row_type((
+    DataField(0, "_KIND", TinyIntType(nullable=False)),
+    DataField(1, "_PARTITION", VarBinaryType(nullable=False)),
+    DataField(2, "_BUCKET", IntType(nullable=False)),
+    DataField(3, "_TOTAL_BUCKETS", IntType(nullable=False)),
+    DataField(4, "_FILE", DATA_FILE_META_TYPE),
+))
 
 # (partition, bucket, level, file name, extra files, embedded index, external path): how Paimon
 # matches a DELETE entry with the ADD it cancels (FileEntry.Identifier).

@@ -5,30 +5,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from paimon_sql.meta.avro_schema import RECORD_NS, opt, req, simple_stats_record
-from paimon_sql.meta.simple_stats import SimpleStats
+from paimon_sql.meta.record_types import versioned_row_type
+from paimon_sql.meta.simple_stats import SIMPLE_STATS_TYPE, SimpleStats
+from paimon_sql.types import BigIntType, DataField, IntType, VarCharType
 
 VERSION = 2
 
-MANIFEST_FILE_META_AVRO_SCHEMA: dict[str, Any] = {
-    "type": "record",
-    "name": RECORD_NS,
-    "fields": [
-        req("_VERSION", "int"),
-        req("_FILE_NAME", "string"),
-        req("_FILE_SIZE", "long"),
-        req("_NUM_ADDED_FILES", "long"),
-        req("_NUM_DELETED_FILES", "long"),
-        req("_PARTITION_STATS", simple_stats_record(RECORD_NS + "__PARTITION_STATS")),
-        req("_SCHEMA_ID", "long"),
-        opt("_MIN_BUCKET", "int"),
-        opt("_MAX_BUCKET", "int"),
-        opt("_MIN_LEVEL", "int"),
-        opt("_MAX_LEVEL", "int"),
-        opt("_MIN_ROW_ID", "long"),
-        opt("_MAX_ROW_ID", "long"),
-    ],
-}
+# Paimon's ManifestFileMeta.SCHEMA behind the ``_VERSION`` of its serializer
+MANIFEST_FILE_META_TYPE = versioned_row_type((
+    DataField(0, "_FILE_NAME", VarCharType(nullable=False)),
+    DataField(1, "_FILE_SIZE", BigIntType(nullable=False)),
+    DataField(2, "_NUM_ADDED_FILES", BigIntType(nullable=False)),
+    DataField(3, "_NUM_DELETED_FILES", BigIntType(nullable=False)),
+    DataField(4, "_PARTITION_STATS", SIMPLE_STATS_TYPE),
+    DataField(5, "_SCHEMA_ID", BigIntType(nullable=False)),
+    DataField(6, "_MIN_BUCKET", IntType()),
+    DataField(7, "_MAX_BUCKET", IntType()),
+    DataField(8, "_MIN_LEVEL", IntType()),
+    DataField(9, "_MAX_LEVEL", IntType()),
+    DataField(10, "_MIN_ROW_ID", BigIntType()),
+    DataField(11, "_MAX_ROW_ID", BigIntType()),
+))
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,10 @@ import pyarrow.orc as paorc
 import pyarrow.parquet as pq
 
 from paimon_sql.errors import CorruptFileError, NotFoundError, UnsupportedError, ValidationError
+from paimon_sql.format.avro_data import avro_codec
 from paimon_sql.fs.file_io import FileIO
-
-_AVRO_CODECS = {"zstd": "zstandard", "zstandard": "zstandard", "snappy": "snappy", "none": "null",
-                "null": "null", "deflate": "deflate", "gzip": "deflate", "lz4": "lz4", "bzip2": "bzip2",
-                "xz": "xz"}
+from paimon_sql.meta.record_types import arrow_schema_of, avro_schema_of
+from paimon_sql.types import RowType
 
 
 def read_records(file_io: FileIO, path: str) -> list[dict[str, Any]]:
@@ -62,57 +61,27 @@ def _timestamps_to_millis(arr: pa.Array) -> pa.Array:
     return arr
 
 
-# Fields Paimon declares TINYINT: Avro has no 8-bit int, but ORC and Parquet manifests keep it.
-_TINYINT_FIELDS = {"_KIND", "_FILE_SOURCE"}
-
-
-def _avro_to_arrow_type(t: Any, name: str = "") -> tuple[pa.DataType, bool]:
-    """Arrow type and nullability for an Avro schema node (only the shapes our metadata uses)."""
-    if name in _TINYINT_FIELDS:
-        inner, nullable = _avro_to_arrow_type(t)
-        return pa.int8(), nullable
-    if isinstance(t, list):
-        non_null = [x for x in t if x != "null"]
-        inner, _ = _avro_to_arrow_type(non_null[0])
-        return inner, True
-    if isinstance(t, str):
-        return {"int": pa.int32(), "long": pa.int64(), "string": pa.string(), "bytes": pa.binary(),
-                "boolean": pa.bool_()}[t], False
-    if t.get("logicalType") == "timestamp-millis":
-        return pa.timestamp("ms"), False
-    if t["type"] == "array":
-        item, item_null = _avro_to_arrow_type(t["items"])
-        return pa.list_(pa.field("element", item, nullable=item_null)), False
-    if t["type"] == "record":
-        fields = []
-        for f in t["fields"]:
-            ft, fn = _avro_to_arrow_type(f["type"], f["name"])
-            fields.append(pa.field(f["name"], ft, nullable=fn))
-        return pa.struct(fields), False
-    return _avro_to_arrow_type(t["type"])
-
-
 def write_records(
     file_io: FileIO,
     path: str,
     records: list[dict[str, Any]],
-    avro_schema: dict[str, Any],
+    row_type: RowType,
     file_format: str = "avro",
     compression: str = "zstd",
 ) -> int:
-    """Writes a new metadata file and returns its size in bytes."""
+    """Writes a new metadata file of records of ``row_type`` (see ``record_types``) and returns its
+    size in bytes."""
     buf = io.BytesIO()
     fmt = file_format.lower()
     if fmt == "avro":
-        codec = _AVRO_CODECS.get(compression.lower())
-        if codec is None:
-            raise ValidationError(f"Invalid value {compression!r} for option 'manifest.compression'")
-        fastavro.writer(buf, fastavro.parse_schema(avro_schema), records, codec=codec)
+        try:
+            codec = avro_codec(compression, "Avro manifests")
+        except UnsupportedError as e:
+            raise ValidationError(f"Invalid value {compression!r} for option 'manifest.compression': {e}") from None
+        fastavro.writer(buf, fastavro.parse_schema(avro_schema_of(row_type)), records, codec=codec)
         data = buf.getvalue()
     elif fmt in ("orc", "parquet"):
-        struct, _ = _avro_to_arrow_type(avro_schema)
-        schema = pa.schema(list(struct))
-        table = pa.Table.from_pylist(records, schema=schema)
+        table = pa.Table.from_pylist(records, schema=arrow_schema_of(row_type))
         sink = pa.BufferOutputStream()
         comp = "uncompressed" if compression.lower() in ("none", "null") else compression.lower()
         if fmt == "orc":

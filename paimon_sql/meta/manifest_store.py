@@ -12,10 +12,10 @@ import pyarrow.compute as pc
 from paimon_sql.format.binary_row import decode_rows, encode_row
 from paimon_sql.fs.file_io import FileIO, join
 from paimon_sql.meta.decoding import check_file_names, decoding
-from paimon_sql.meta.index_file_meta import INDEX_MANIFEST_ENTRY_AVRO_SCHEMA, IndexManifestEntry
+from paimon_sql.meta.index_file_meta import INDEX_MANIFEST_ENTRY_TYPE, IndexManifestEntry
 from paimon_sql.meta.kinds import FileKind
-from paimon_sql.meta.manifest_entry import MANIFEST_ENTRY_AVRO_SCHEMA, ManifestEntry, merge_entries
-from paimon_sql.meta.manifest_file_meta import MANIFEST_FILE_META_AVRO_SCHEMA, ManifestFileMeta
+from paimon_sql.meta.manifest_entry import MANIFEST_ENTRY_TYPE, ManifestEntry, merge_entries
+from paimon_sql.meta.manifest_file_meta import MANIFEST_FILE_META_TYPE, ManifestFileMeta
 from paimon_sql.meta.manifest_io import read_records, write_records
 from paimon_sql.meta.simple_stats import SimpleStats
 from paimon_sql.meta.snapshot import Snapshot
@@ -139,7 +139,7 @@ class ManifestStore:
     def write_manifest(self, entries: list[ManifestEntry], schema_id: int) -> ManifestFileMeta:
         name = self._new_name("manifest-")
         size = write_records(
-            self.file_io, self.path(name), [e.to_avro() for e in entries], MANIFEST_ENTRY_AVRO_SCHEMA,
+            self.file_io, self.path(name), [e.to_avro() for e in entries], MANIFEST_ENTRY_TYPE,
             self.manifest_format, self.manifest_compression,
         )
         self._entries_cache[name] = list(entries)
@@ -162,7 +162,7 @@ class ManifestStore:
     def write_manifest_list(self, metas: list[ManifestFileMeta]) -> tuple[str, int]:
         name = self._new_name("manifest-list-")
         size = write_records(
-            self.file_io, self.path(name), [m.to_avro() for m in metas], MANIFEST_FILE_META_AVRO_SCHEMA,
+            self.file_io, self.path(name), [m.to_avro() for m in metas], MANIFEST_FILE_META_TYPE,
             self.manifest_format, self.manifest_compression,
         )
         return name, size
@@ -170,7 +170,7 @@ class ManifestStore:
     def write_index_manifest(self, entries: list[IndexManifestEntry]) -> str:
         name = self._new_name("index-manifest-")
         write_records(
-            self.file_io, self.path(name), [e.to_avro() for e in entries], INDEX_MANIFEST_ENTRY_AVRO_SCHEMA,
+            self.file_io, self.path(name), [e.to_avro() for e in entries], INDEX_MANIFEST_ENTRY_TYPE,
             self.manifest_format, self.manifest_compression,
         )
         return name

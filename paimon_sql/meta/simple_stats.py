@@ -6,6 +6,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from paimon_sql.format.binary_row import encode_row
+from paimon_sql.types import ArrayType, BigIntType, DataField, RowType, VarBinaryType
+
+# Paimon's SimpleStats.SCHEMA
+SIMPLE_STATS_TYPE = RowType((
+    DataField(0, "_MIN_VALUES", VarBinaryType(nullable=False)),
+    DataField(1, "_MAX_VALUES", VarBinaryType(nullable=False)),
+    DataField(2, "_NULL_COUNTS", ArrayType(BigIntType())),
+), nullable=False)
 
 _EMPTY_ROW: bytes | None = None
 
