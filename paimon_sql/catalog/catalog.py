@@ -52,8 +52,9 @@ def _database_name(name: object, new: bool = False) -> str:
     return name
 
 
-def _system_database_error(action: str) -> ValidationError:
-    """Paimon's ``ProcessSystemDatabaseException``, naming the database and the action."""
+def system_database_error(action: str) -> ValidationError:
+    """Paimon's ``ProcessSystemDatabaseException`` for ``action`` (``create table sys.x``) on the
+    system database ``sys``, naming both."""
     return ValidationError(
         f"Cannot {action}: {SYSTEM_DATABASE!r} is the system database of Paimon's global system tables "
         "(it cannot be created, dropped or altered, and holds no user tables)"
@@ -135,7 +136,7 @@ class Catalog:
 
     def create_database(self, name: str, ignore_if_exists: bool = False) -> None:
         if name == SYSTEM_DATABASE:
-            raise _system_database_error(f"create database {name}")
+            raise system_database_error(f"create database {name}")
         _database_name(name, new=True)
         if self.database_exists(name):
             if ignore_if_exists:
@@ -145,7 +146,7 @@ class Catalog:
 
     def drop_database(self, name: str, ignore_if_not_exists: bool = False, cascade: bool = False) -> None:
         if name == SYSTEM_DATABASE:
-            raise _system_database_error(f"drop database {name}")
+            raise system_database_error(f"drop database {name}")
         if not self.database_exists(name):
             if ignore_if_not_exists:
                 return
@@ -239,7 +240,7 @@ class Catalog:
         ident = Identifier.parse(identifier)
         ident.check_plain()
         if ident.in_system_database:
-            raise _system_database_error(f"create table {ident.full_name}")
+            raise system_database_error(f"create table {ident.full_name}")
         self._require_db(ident.database)
         if self.table_exists(ident):
             if ignore_if_exists:
@@ -254,7 +255,7 @@ class Catalog:
         ident = Identifier.parse(identifier)
         ident.check_plain()
         if ident.in_system_database:
-            raise _system_database_error(f"drop table {ident.full_name}")
+            raise system_database_error(f"drop table {ident.full_name}")
         if not self.table_exists(ident):
             if ignore_if_not_exists:
                 return
@@ -267,7 +268,7 @@ class Catalog:
         dst.check_plain()
         for ident in (src, dst):
             if ident.in_system_database:
-                raise _system_database_error(f"rename table {src.full_name} to {dst.full_name}")
+                raise system_database_error(f"rename table {src.full_name} to {dst.full_name}")
         if not self.table_exists(src):
             raise TableNotFoundError(f"Table {src.full_name} does not exist")
         self._require_db(dst.database)
