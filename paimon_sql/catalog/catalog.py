@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from paimon_sql.catalog.identifier import Identifier
+from paimon_sql.catalog.identifier import SYSTEM_DATABASE, Identifier
 from paimon_sql.errors import (
     AlreadyExistsError,
     DatabaseNotEmptyError,
@@ -34,6 +34,7 @@ KEY_UNSUPPORTED_ROOTS = frozenset({"MAP", "ARRAY", "ROW", "MULTISET", "VECTOR", 
 
 if TYPE_CHECKING:
     from paimon_sql.table.system import SystemTable
+    from paimon_sql.table.system.global_tables import GlobalSystemTable
 
 DB_SUFFIX = ".db"
 
@@ -51,14 +52,39 @@ def _database_name(name: object, new: bool = False) -> str:
     return name
 
 
+def system_database_error(action: str) -> ValidationError:
+    """Paimon's ``ProcessSystemDatabaseException`` for ``action`` (``create table sys.x``) on the
+    system database ``sys``, naming both."""
+    return ValidationError(
+        f"Cannot {action}: {SYSTEM_DATABASE!r} is the system database of Paimon's global system tables "
+        "(it cannot be created, dropped or altered, and holds no user tables)"
+    )
+
+
+def _warehouse_uri(given: str, root: str, is_local: bool) -> str:
+    """The warehouse as Paimon's ``Path(warehouse).toString()`` shows it: a local folder as an
+    absolute path (``file:/x`` when given with the ``file:`` scheme), a URI as given."""
+    if is_local:
+        return f"file:{root}" if given.startswith("file:") else root
+    return given.split("?", 1)[0].rstrip("/")
+
+
 class Catalog:
-    """A warehouse of Paimon databases and tables on any pyarrow filesystem (local path or URI)."""
+    """A warehouse of Paimon databases and tables on any pyarrow filesystem (local path or URI).
+
+    ``options`` are the catalog's options (Paimon's catalog options; ``sys.catalog_options`` shows
+    them, with ``warehouse``, when ``catalog-options-table.enabled`` is true)."""
 
     def __init__(self, warehouse: str, options: Mapping[str, str] | None = None) -> None:
         if not isinstance(warehouse, (str, os.PathLike)):
             raise ValidationError(f"The warehouse must be a path or URI, got {type(warehouse).__name__}")
-        self.file_io, self.warehouse = FileIO.for_uri(os.fspath(warehouse))
-        self.options = dict(options or {})
+        if options is not None and not isinstance(options, Mapping):
+            raise ValidationError(f"The catalog options must be a dict of key -> value, got {options!r}")
+        given = os.fspath(warehouse)
+        self.file_io, self.warehouse = FileIO.for_uri(given)
+        self.options = {str(k): str(v) for k, v in (options or {}).items()}
+        self.catalog_options = {"warehouse": given, **self.options}
+        self.warehouse_uri = _warehouse_uri(given, self.warehouse, self.file_io.is_local)
         self.file_io.mkdirs(self.warehouse)
         self._real_warehouse = os.path.realpath(self.warehouse) if self.file_io.is_local else None
 
@@ -85,7 +111,9 @@ class Catalog:
         out = []
         for s in self.file_io.list_status(self.warehouse):
             name = basename(s.path)[: -len(DB_SUFFIX)]
-            if s.is_dir and s.path.endswith(DB_SUFFIX) and self._listable("database", name, s.path):
+            # a stray sys.db folder is not listed: database sys is the system database
+            if (s.is_dir and s.path.endswith(DB_SUFFIX) and name != SYSTEM_DATABASE
+                    and self._listable("database", name, s.path)):
                 out.append(name)
         return sorted(out)
 
@@ -100,9 +128,15 @@ class Catalog:
         return True
 
     def database_exists(self, name: str) -> bool:
+        """Whether the database exists; the system database ``sys`` always does (Paimon's
+        ``getDatabase``), though ``list_databases`` does not list it."""
+        if name == SYSTEM_DATABASE:
+            return True
         return self.file_io.is_dir(self.database_path(name))
 
     def create_database(self, name: str, ignore_if_exists: bool = False) -> None:
+        if name == SYSTEM_DATABASE:
+            raise system_database_error(f"create database {name}")
         _database_name(name, new=True)
         if self.database_exists(name):
             if ignore_if_exists:
@@ -111,6 +145,8 @@ class Catalog:
         self.file_io.mkdirs(self.database_path(name))
 
     def drop_database(self, name: str, ignore_if_not_exists: bool = False, cascade: bool = False) -> None:
+        if name == SYSTEM_DATABASE:
+            raise system_database_error(f"drop database {name}")
         if not self.database_exists(name):
             if ignore_if_not_exists:
                 return
@@ -130,6 +166,12 @@ class Catalog:
             raise DatabaseNotFoundError(f"Database {name} does not exist")
 
     def list_tables(self, database: str) -> list[str]:
+        """The tables of ``database`` by name; of ``sys``: its global system tables, in Paimon's
+        order."""
+        if database == SYSTEM_DATABASE:
+            from paimon_sql.table.system.global_tables import global_table_names
+
+            return global_table_names(self.catalog_options)
         self._require_db(database)
         out = []
         for s in self.file_io.list_status(self.database_path(database)):
@@ -142,13 +184,26 @@ class Catalog:
 
     def table_exists(self, identifier: str | Identifier) -> bool:
         ident = Identifier.parse(identifier)
+        if ident.in_system_database:
+            plain = ident.branch is None and ident.system_table is None
+            return plain and ident.table.lower() in self.list_tables(SYSTEM_DATABASE)
         meta = branch_path(self.table_path(ident), ident.branch or MAIN_BRANCH)
         return bool(SchemaManager(self.file_io, meta).schema_ids())
 
-    def get_table(self, identifier: str | Identifier) -> Table | SystemTable:
-        """The table ``db.t``, its branch ``db.t$branch_b``, or a system table of either
-        (``db.t$files``, ``db.t$branch_b$snapshots``; see ``paimon_sql.table.system``)."""
+    def get_table(self, identifier: str | Identifier) -> Table | SystemTable | GlobalSystemTable:
+        """The table ``db.t``, its branch ``db.t$branch_b``, a system table of either
+        (``db.t$files``, ``db.t$branch_b$snapshots``; see ``paimon_sql.table.system``), or a
+        global system table (``sys.tables``; see ``paimon_sql.table.system.global_tables``)."""
         ident = Identifier.parse(identifier)
+        if ident.in_system_database:
+            from paimon_sql.table.system.global_tables import load_global_system_table
+
+            if ident.branch is not None or ident.system_table is not None:
+                raise TableNotFoundError(
+                    f"Table {ident.full_name} does not exist: the tables of the system database "
+                    f"{SYSTEM_DATABASE!r} have no branches or system tables"
+                )
+            return load_global_system_table(self, ident.table)
         table = self._data_table(ident)
         if ident.system_table is not None:
             from paimon_sql.table.system import load_system_table  # on first use: ~0.1 s of imports
@@ -184,6 +239,8 @@ class Catalog:
     ) -> Table:
         ident = Identifier.parse(identifier)
         ident.check_plain()
+        if ident.in_system_database:
+            raise system_database_error(f"create table {ident.full_name}")
         self._require_db(ident.database)
         if self.table_exists(ident):
             if ignore_if_exists:
@@ -197,6 +254,8 @@ class Catalog:
     def drop_table(self, identifier: str | Identifier, ignore_if_not_exists: bool = False) -> None:
         ident = Identifier.parse(identifier)
         ident.check_plain()
+        if ident.in_system_database:
+            raise system_database_error(f"drop table {ident.full_name}")
         if not self.table_exists(ident):
             if ignore_if_not_exists:
                 return
@@ -207,6 +266,9 @@ class Catalog:
         src, dst = Identifier.parse(source), Identifier.parse(target)
         src.check_plain()
         dst.check_plain()
+        for ident in (src, dst):
+            if ident.in_system_database:
+                raise system_database_error(f"rename table {src.full_name} to {dst.full_name}")
         if not self.table_exists(src):
             raise TableNotFoundError(f"Table {src.full_name} does not exist")
         self._require_db(dst.database)

@@ -8,6 +8,8 @@ from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.names import SYSTEM_TABLE_SPLITTER, check_name
 
 DEFAULT_DATABASE = "default"
+SYSTEM_DATABASE = "sys"
+"""Paimon's database of the global system tables (``sys.tables``, ...; no folder, no user tables)."""
 
 
 BRANCH_PREFIX = "branch_"
@@ -78,6 +80,12 @@ class Identifier:
         """For operations on whole tables (create, drop, rename): no branch, no system table."""
         if self.branch is not None or self.system_table is not None:
             raise ValidationError(f"{self.full_name} names a branch or system table, not a table")
+
+    @property
+    def in_system_database(self) -> bool:
+        """Whether this names a table of database ``sys`` (Paimon's ``isSystemDatabase``: the
+        exact, case-sensitive name)."""
+        return self.database == SYSTEM_DATABASE
 
     @property
     def table_name(self) -> str:

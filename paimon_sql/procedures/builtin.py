@@ -32,7 +32,7 @@ def table_arg(catalog: Catalog, procedure: str, value: str, arg: str = "table") 
         ident = Identifier.parse((CURRENT_DATABASE.get(), value.strip().strip("`")) if bare else value)
     except ValidationError as e:
         raise ValidationError(f"Procedure {procedure}: argument {arg!r}: {e}") from None
-    if ident.system_table is not None:
+    if ident.system_table is not None or ident.in_system_database:
         raise ValidationError(
             f"Procedure {procedure}: argument {arg!r} must name a table, not the system table {ident.full_name}"
         )

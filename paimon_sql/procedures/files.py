@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paimon_sql.catalog.identifier import Identifier
+from paimon_sql.catalog.identifier import SYSTEM_DATABASE, Identifier
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.ops.expire import parse_timestamp_ms
 from paimon_sql.procedures.builtin import parse_options_arg, table_arg
@@ -40,6 +40,10 @@ def _remove_orphan_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[A
     text = table_text.strip()
     if text.endswith(".*"):
         database = text[:-2].strip("`")
+        if database == SYSTEM_DATABASE:
+            raise ValidationError(
+                f"Procedure {name}: argument 'table' must name tables, not the system tables of {database!r}"
+            )
         tables: list[Table] = []
         for table_name in catalog.list_tables(database):
             loaded = catalog.get_table(Identifier.parse((database, table_name)))

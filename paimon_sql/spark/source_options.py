@@ -39,15 +39,19 @@ OPT_LATEST_SNAPSHOT = "paimon.read.latest-snapshot-id"
 # set by the catalog shim on every Python scan: the last column of the read schema is the hidden
 # input-file column (paimon_sql.spark.reader.INPUT_FILE_COLUMN), for input_file_name()
 OPT_INPUT_FILE = "paimon.read.input-file"
+# set by the catalog shim on a scan of sys.catalog_options: the catalog's options (JSON object),
+# which are that table's rows
+OPT_CATALOG_OPTIONS = "paimon.catalog-options"
 
 
 @dataclass(frozen=True)
 class TableRef:
     """Where a table lives: the warehouse and the identifier text (``db.t``, ``db.t$branch_b``,
-    ``db.t$files``)."""
+    ``db.t$files``, ``sys.tables``), and the catalog's options where the table needs them."""
 
     warehouse: str
     table: str
+    catalog_options: tuple[tuple[str, str], ...] = ()
 
     @staticmethod
     def of(options: Mapping[str, str]) -> TableRef:
@@ -68,18 +72,19 @@ class TableRef:
                 f"The {NAME} data source needs the options 'warehouse' and 'table' (or 'path'); "
                 f"got {sorted(opts)}"
             )
-        return TableRef(wh, name)
+        return TableRef(wh, name, _catalog_options(opts.get(OPT_CATALOG_OPTIONS)))
 
     @property
     def is_system(self) -> bool:
         from paimon_sql.catalog.identifier import Identifier
 
-        return Identifier.parse(self.table).system_table is not None
+        ident = Identifier.parse(self.table)
+        return ident.system_table is not None or ident.in_system_database
 
     def catalog(self) -> Any:
         from paimon_sql.catalog.catalog import Catalog
 
-        return Catalog(self.warehouse)
+        return Catalog(self.warehouse, dict(self.catalog_options))
 
     def load(self, options: Mapping[str, str] | None = None) -> Any:
         """The engine table (or system table) object; a data table with the Paimon table options
@@ -90,6 +95,18 @@ class TableRef:
             check_connector_options(options, self.table)
             obj = obj.copy(dynamic_options(options))
         return obj
+
+
+def _catalog_options(text: str | None) -> tuple[tuple[str, str], ...]:
+    if not text:
+        return ()
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        obj = None
+    if not isinstance(obj, dict):
+        raise ValidationError(f"Option {OPT_CATALOG_OPTIONS!r} must be a JSON object of catalog options, got {text!r}")
+    return tuple((str(k), str(v)) for k, v in obj.items())
 
 
 # time travel is resolved by paimon_sql.meta.travel (not a dynamic option of the table)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from paimon_sql.catalog.identifier import SYSTEM_DATABASE
 from paimon_sql.errors import DatabaseNotEmptyError, DatabaseNotFoundError, UnsupportedError
 from paimon_sql.spark.handlers.common import PROP_OWNER, catalog_of, str_param
 from paimon_sql.spark.handlers.registry import WARNINGS_KEY, Params, Result, handler
@@ -44,6 +45,8 @@ def namespace_exists(params: Params) -> Result:
 def load_namespace_metadata(params: Params) -> Result:
     cat = catalog_of(params)
     ns = str_param(params, "namespace")
+    if ns == SYSTEM_DATABASE:
+        return {"metadata": {}}  # Paimon's Database.of("sys"): no folder, no options
     if not cat.database_exists(ns):
         raise DatabaseNotFoundError(f"Database {ns} does not exist")
     return {"metadata": {"location": cat.database_path(ns)}}
@@ -72,6 +75,8 @@ def create_namespace(params: Params) -> Result:
 def drop_namespace(params: Params) -> Result:
     cat = catalog_of(params)
     ns = str_param(params, "namespace")
+    if ns == SYSTEM_DATABASE:
+        cat.drop_database(ns)  # refused, naming the system database
     if not cat.database_exists(ns):
         return {"dropped": False}
     cascade = bool(params.get("cascade"))

@@ -3,6 +3,8 @@ checks, and Spark's reserved table properties."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from paimon_sql.catalog.catalog import Catalog
 from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import ValidationError
@@ -20,17 +22,24 @@ PROP_EXTERNAL = "external"
 IGNORED_PROPS = {PROP_OWNER, "is_managed_location", "collation", "table_type"}
 OPTION_PREFIX = "option."
 
-_catalogs: dict[str, Catalog] = {}
+_catalogs: dict[tuple[str, tuple[tuple[str, str], ...]], Catalog] = {}
 
 
 def catalog_of(params: Params) -> Catalog:
+    """The catalog of a request: its ``warehouse`` (absolute) and ``catalog_options`` (the Spark
+    catalog's options as configured, which the shim sends with every call)."""
     warehouse = params.get("warehouse")
     if not isinstance(warehouse, str) or not warehouse:
         raise ValidationError("The Paimon catalog needs a 'warehouse' option (a folder or URI)")
-    cat = _catalogs.get(warehouse)
+    raw = params.get("catalog_options") or {}
+    if not isinstance(raw, Mapping):
+        raise ValidationError(f"Bridge request parameter 'catalog_options' must be an object, got {raw!r}")
+    options = {str(k): str(v) for k, v in raw.items()}
+    key = (warehouse, tuple(sorted(options.items())))
+    cat = _catalogs.get(key)
     if cat is None:
-        cat = Catalog(warehouse)
-        _catalogs[warehouse] = cat
+        cat = Catalog(warehouse, options)
+        _catalogs[key] = cat
     return cat
 
 

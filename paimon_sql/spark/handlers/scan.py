@@ -39,6 +39,8 @@ def _scan_table(params: Params, method: str) -> tuple[Table | None, dict[str, An
     if not isinstance(options, Mapping):
         raise ValidationError(f"{method} needs 'options' (an object)")
     ref = TableRef.of(options)
+    if ref.is_system:
+        return None, {}
     table = catalog_of({"warehouse": ref.warehouse}).get_table(ref.table)
     if not isinstance(table, Table):
         return None, {}

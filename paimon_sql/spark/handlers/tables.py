@@ -3,12 +3,13 @@ layout) and the DDL (CREATE, ALTER, DROP, RENAME)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
 
-from paimon_sql.catalog.catalog import Catalog
+from paimon_sql.catalog.catalog import Catalog, system_database_error
 from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import (
     DatabaseNotFoundError,
@@ -35,7 +36,12 @@ from paimon_sql.spark.handlers.common import (
     str_param,
 )
 from paimon_sql.spark.handlers.registry import WARNINGS_KEY, Params, Result, handler
-from paimon_sql.spark.source_options import check_connector_options, dynamic_options, time_travel
+from paimon_sql.spark.source_options import (
+    OPT_CATALOG_OPTIONS,
+    check_connector_options,
+    dynamic_options,
+    time_travel,
+)
 from paimon_sql.table.table import Table
 
 
@@ -70,8 +76,39 @@ def _table_properties(table: Table, schema: TableSchema) -> dict[str, str]:
     return props
 
 
+CATALOG_OPTIONS = "catalog_options"  # the global system table whose rows are the catalog's options
+
+
+def _describe_global(cat: Catalog, ident: Identifier, params: Params) -> Result:
+    """A table of database ``sys`` (``sys.tables``...): read-only, no time travel; the data source
+    of ``sys.catalog_options`` gets the catalog's options (its rows)."""
+    table = cat.get_table(ident)  # an unknown name: TableNotFoundError
+    assert not isinstance(table, Table)
+    if params.get("version") is not None or params.get("timestamp_micros") is not None:
+        raise UnsupportedError(f"System table {table.name} has no time travel")
+    options = {"warehouse": cat.warehouse, "table": table.name}
+    if table.SYSTEM_NAME == CATALOG_OPTIONS:
+        options[OPT_CATALOG_OPTIONS] = json.dumps(cat.options)
+    return {
+        "schema": spark_types.spark_schema_json(table.fields),
+        "properties": {PROP_PROVIDER: PROVIDER},
+        "partition_keys": [],
+        "primary_keys": [],
+        "options": options,
+        "read_only": True,
+    }
+
+
+def _refuse_system(ident: Identifier, action: str) -> None:
+    """DDL on a system table (``t$files``) or a table of database ``sys`` is refused, naming it."""
+    if ident.system_table is not None or ident.in_system_database:
+        raise UnsupportedError(f"System table {ident.full_name} cannot be {action}: system tables are read-only")
+
+
 def _describe(cat: Catalog, ident: Identifier, params: Params) -> Result:
     base_opts = {"warehouse": cat.warehouse, "table": ident.full_name}
+    if ident.in_system_database:
+        return _describe_global(cat, ident, params)
     if ident.system_table is not None:
         if not cat.table_exists(Identifier(ident.database, ident.table)):
             if not cat.database_exists(ident.database):
@@ -186,6 +223,8 @@ def _create_options(ident: Identifier, cat: Catalog, properties: Mapping[str, st
 def create_table(params: Params) -> Result:
     cat = catalog_of(params)
     ident = identifier(params)
+    if ident.in_system_database:
+        raise system_database_error(f"create table {ident.full_name}")
     ident.check_plain()
     schema = spark_types.arrow_schema(str_param(params, "schema"), f"table {ident.full_name}")
     partition_keys = [str(k) for k in params.get("partition_keys") or []]
@@ -296,8 +335,7 @@ def _alter_kwargs(table: Table, changes: Sequence[Mapping[str, Any]]) -> dict[st
 def alter_table(params: Params) -> Result:
     cat = catalog_of(params)
     ident = identifier(params)
-    if ident.system_table is not None:
-        raise UnsupportedError(f"System table {ident.full_name} cannot be altered")
+    _refuse_system(ident, "altered")
     table = data_table(cat, ident)
     kwargs = _alter_kwargs(table, list(params.get("changes") or []))
     warnings: list[str] = []
@@ -319,8 +357,7 @@ def alter_table(params: Params) -> Result:
 def drop_table(params: Params) -> Result:
     cat = catalog_of(params)
     ident = identifier(params)
-    if ident.system_table is not None:
-        raise UnsupportedError(f"System table {ident.full_name} cannot be dropped")
+    _refuse_system(ident, "dropped")
     if ident.branch is not None:
         raise UnsupportedError(f"Drop branch {ident.branch!r} of {ident.database}.{ident.table} with a procedure")
     if not cat.table_exists(ident):

@@ -1,7 +1,8 @@
 """System tables: ``<db>.<table>$<name>`` metadata views with Apache Paimon's columns.
 
 ``SYSTEM_TABLES`` maps each supported name to its class; ``load_system_table(table, name)`` builds
-one over a data table (or branch). See ``base.SystemTable`` for the reading interface.
+one over a data table (or branch). See ``base.SystemTable`` for the reading interface. The
+catalog-wide tables of database ``sys`` (``sys.tables``...) are in ``global_tables``.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -28,6 +28,8 @@ from paimon_sql.casting import cast_array
 from paimon_sql.errors import PaimonError
 from paimon_sql.ops.tags import parse_duration_json, parse_local_date_time_millis  # noqa: F401 (re-exported)
 from paimon_sql.types import DataField, DataType, VarCharType, to_arrow_type
+
+_K = TypeVar("_K")
 
 STRING = VarCharType()
 NULL_TEXT = "null"
@@ -196,22 +198,81 @@ def java_string_hash(s: str) -> int:
     return h
 
 
-def java_hash_map_order(keys: Iterable[str]) -> list[str]:
+def java_hash_map_order(
+    keys: Iterable[_K], hash: Callable[[_K], int] = java_string_hash, copied: bool = False  # type: ignore[assignment]
+) -> list[_K]:
     """The iteration order of a ``java.util.HashMap`` the keys were put into, in this order.
 
-    Buckets in index order (``(h ^ h >>> 16) & (capacity - 1)``, capacity 16 doubled whenever the
-    size exceeds 3/4 of it), insertion order inside a bucket (resizing keeps it). Bins that Java
-    turns into trees (8+ colliding keys) are not modelled."""
+    Buckets in index order (``(h ^ h >>> 16) & (capacity - 1)``, ``hash`` giving ``hashCode()``
+    as an unsigned 32-bit number), insertion order inside a bucket (resizing keeps it). The
+    capacity is 16 doubled whenever the size exceeds 3/4 of it, or, for a map made by the copy
+    constructor ``new HashMap<>(map)`` (``copied``), ``tableSizeFor(size / 0.75 + 1)`` (Java 8 to
+    17). Bins that Java turns into trees (8+ colliding keys) are not modelled."""
     ks = list(dict.fromkeys(keys))
-    cap = 16
+    cap = _copy_capacity(len(ks)) if copied else 16
     while len(ks) > cap * 3 // 4:
         cap *= 2
 
-    def bucket(k: str) -> int:
-        h = java_string_hash(k)
+    def bucket(k: _K) -> int:
+        h = hash(k)
         return (h ^ (h >> 16)) & (cap - 1)
 
-    return [k for _, _, k in sorted((bucket(k), i, k) for i, k in enumerate(ks))]
+    order = sorted(range(len(ks)), key=lambda i: (bucket(ks[i]), i))
+    return [ks[i] for i in order]
+
+
+def _copy_capacity(size: int) -> int:
+    """``HashMap(Map)``'s table length for ``size`` entries (``putMapEntries``, Java 8 to 17)."""
+    t = max(int(size / 0.75 + 1.0), 1)
+    return 1 << (t - 1).bit_length()
+
+
+def java_concurrent_hash_map_order(keys: Iterable[_K], hash: Callable[[_K], int]) -> list[_K]:
+    """The iteration order of a ``java.util.concurrent.ConcurrentHashMap`` (default constructor)
+    the keys were put into, in this order, by one thread.
+
+    The table is simulated: 16 bins, a new key appended to its bin, the table doubled as soon as
+    the size reaches 3/4 of it; a doubling splits each bin as ``transfer`` does (the bin's longest
+    tail going to one side keeps its order, the nodes before it are prepended one by one, so they
+    end up reversed). Tree bins are not modelled."""
+    table: list[list[tuple[int, _K]]] = [[] for _ in range(16)]
+    size_ctl = 12
+    count = 0
+    for k in dict.fromkeys(keys):
+        h = hash(k) & 0xFFFFFFFF
+        h = (h ^ (h >> 16)) & 0x7FFFFFFF
+        table[h & (len(table) - 1)].append((h, k))
+        count += 1
+        while count >= size_ctl:
+            n = len(table)
+            table = _transfer(table)
+            size_ctl = (n << 1) - (n >> 1)
+    return [k for b in table for _, k in b]
+
+
+def _transfer(table: list[list[tuple[int, _K]]]) -> list[list[tuple[int, _K]]]:
+    n = len(table)
+    out: list[list[tuple[int, _K]]] = [[] for _ in range(2 * n)]
+    for i, nodes in enumerate(table):
+        if not nodes:
+            continue
+        last_run = len(nodes) - 1
+        run_bit = nodes[-1][0] & n
+        while last_run > 0 and nodes[last_run - 1][0] & n == run_bit:
+            last_run -= 1
+        low = [x for x in reversed(nodes[:last_run]) if not x[0] & n]
+        high = [x for x in reversed(nodes[:last_run]) if x[0] & n]
+        (high if run_bit else low).extend(nodes[last_run:])
+        out[i], out[i + n] = low, high
+    return out
+
+
+def java_hash_of_strings(*parts: str | None) -> int:
+    """``java.util.Objects.hash(parts...)`` (``Arrays.hashCode``) of strings, unsigned 32-bit."""
+    h = 1
+    for p in parts:
+        h = (31 * h + (java_string_hash(p) if p is not None else 0)) & 0xFFFFFFFF
+    return h
 
 
 def flat_json(obj: Any) -> str:

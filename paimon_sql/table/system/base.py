@@ -61,16 +61,15 @@ class ReadContext:
     predicate: Predicate | None
 
 
-class SystemTable:
-    """A read-only metadata table of one data table (or branch)."""
+class MetadataTable:
+    """A read-only table of metadata with Apache Paimon's columns: what the system tables of one
+    table (``SystemTable``) and the global ones of database ``sys``
+    (``paimon_sql.table.system.global_tables``) share."""
 
     SYSTEM_NAME: ClassVar[str] = ""
     FIELDS: ClassVar[tuple[DataField, ...]] = ()
     TIME_TRAVEL: ClassVar[bool] = False
-
-    def __init__(self, table: Table) -> None:
-        self.table = table
-        self.name = f"{table.name}${self.SYSTEM_NAME}"
+    name: str
 
     # -- metadata --------------------------------------------------------------------------------
     @property
@@ -89,24 +88,22 @@ class SystemTable:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 
-    # -- reading ---------------------------------------------------------------------------------
-    def read(
-        self,
-        columns: Sequence[str] | None = None,
-        filter: str | Predicate | None = None,
-        snapshot_id: int | None = None,
-        tag: str | None = None,
-        timestamp_ms: int | None = None,
-    ) -> pa.Table:
-        """The rows of this system table, projected to ``columns`` and filtered by ``filter``."""
+    # -- helpers ---------------------------------------------------------------------------------
+    def _needed(self, columns: Sequence[str] | None, filter: str | Predicate | None
+                ) -> tuple[list[str], Predicate | None, set[str]]:
+        """The output columns, the parsed filter and the columns to compute (output + filter)."""
         out_cols = self._check_columns(columns)
         pred = self._parse_filter(filter)
         needed = set(out_cols)
         if pred is not None:
             needed |= referenced_columns(pred)
-        store, snap = self._resolve(snapshot_id, tag, timestamp_ms)
-        ctx = ReadContext(store, snap, frozenset(needed), pred)
-        n, producers = self._columns(ctx)
+        return out_cols, pred, needed
+
+    def _assemble(
+        self, n: int, producers: Mapping[str, ColumnFn], needed: set[str],
+        pred: Predicate | None, out_cols: list[str],
+    ) -> pa.Table:
+        """The ``n`` rows the producers compute, filtered by ``pred``, projected to ``out_cols``."""
         schema = self.arrow_schema
         names = [c for c in self.column_names if c in needed]
         fields = [schema.field(c) for c in names]
@@ -119,11 +116,6 @@ class SystemTable:
             table = table.filter(to_arrow_expression(pred))
         return table.select(out_cols)
 
-    def _columns(self, ctx: ReadContext) -> tuple[int, Mapping[str, ColumnFn]]:
-        """The number of rows and, for every column, a function computing it (lazily)."""
-        raise NotImplementedError
-
-    # -- helpers ---------------------------------------------------------------------------------
     def _check_columns(self, columns: Sequence[str] | None) -> list[str]:
         if columns is None:
             return self.column_names
@@ -155,6 +147,34 @@ class SystemTable:
                 f"columns are {self.column_names}"
             )
         return filter
+
+
+class SystemTable(MetadataTable):
+    """A read-only metadata table of one data table (or branch)."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.name = f"{table.name}${self.SYSTEM_NAME}"
+
+    # -- reading ---------------------------------------------------------------------------------
+    def read(
+        self,
+        columns: Sequence[str] | None = None,
+        filter: str | Predicate | None = None,
+        snapshot_id: int | None = None,
+        tag: str | None = None,
+        timestamp_ms: int | None = None,
+    ) -> pa.Table:
+        """The rows of this system table, projected to ``columns`` and filtered by ``filter``."""
+        out_cols, pred, needed = self._needed(columns, filter)
+        store, snap = self._resolve(snapshot_id, tag, timestamp_ms)
+        ctx = ReadContext(store, snap, frozenset(needed), pred)
+        n, producers = self._columns(ctx)
+        return self._assemble(n, producers, needed, pred, out_cols)
+
+    def _columns(self, ctx: ReadContext) -> tuple[int, Mapping[str, ColumnFn]]:
+        """The number of rows and, for every column, a function computing it (lazily)."""
+        raise NotImplementedError
 
     def _resolve(
         self, snapshot_id: int | None, tag: str | None, timestamp_ms: int | None

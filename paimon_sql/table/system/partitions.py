@@ -11,13 +11,14 @@ catalog; ``deleted_record_count`` sums the deletion-vector cardinalities of dele
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_DELETION_VECTORS
+from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.table.system._snapshot_files import all_entries, partition_spec_strings
 from paimon_sql.table.system.base import ColumnFn, ReadContext, SystemTable, constant
@@ -26,10 +27,14 @@ from paimon_sql.types import BigIntType, BooleanType, DataField, IntType, Timest
 _KEYS = ("record_count", "file_size_in_bytes", "file_count", "last_update_time", "total_buckets")
 
 
-def entry_stats(store: FileStore, snapshot: Snapshot, by_bucket: bool) -> pa.Table:
-    """Per partition (and bucket): signed sums of rows, bytes and files over all entries, the
-    newest creation time and the total buckets of the last entry; groups with files only."""
-    entries = all_entries(store, snapshot)
+def entry_stats(
+    store: FileStore, snapshot: Snapshot, by_bucket: bool, entries: Sequence[ManifestEntry] | None = None
+) -> pa.Table:
+    """Per partition (and bucket): signed sums of rows, bytes and files over all entries (the
+    snapshot's, unless given), the newest creation time and the total buckets of the last entry;
+    groups with files only."""
+    if entries is None:
+        entries = all_entries(store, snapshot)
     sign = [1 if e.kind == 0 else -1 for e in entries]
     t = pa.table({
         "partition": pa.array([e.partition for e in entries], pa.binary()),

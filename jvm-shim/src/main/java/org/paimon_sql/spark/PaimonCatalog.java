@@ -55,6 +55,8 @@ public class PaimonCatalog
   private String warehouse;
   private String defaultDatabase = DEFAULT_DATABASE;
   private String dataSourceName = DATA_SOURCE;
+  /** The catalog's options as configured (Paimon's catalog options: sys.catalog_options shows them). */
+  private Map<String, String> catalogOptions = new LinkedHashMap<>();
 
   @Override
   public void initialize(String name, CaseInsensitiveStringMap options) {
@@ -63,6 +65,7 @@ public class PaimonCatalog
     this.warehouse = absoluteWarehouse(options.getOrDefault("warehouse", "warehouse"));
     this.defaultDatabase = options.getOrDefault("default-database", DEFAULT_DATABASE);
     this.dataSourceName = options.getOrDefault("data-source", DATA_SOURCE);
+    this.catalogOptions = new LinkedHashMap<>(options.asCaseSensitiveMap());
     if (options.containsKey("python")) {
       PythonBridge.setPython(options.get("python"));
     }
@@ -108,6 +111,7 @@ public class PaimonCatalog
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("warehouse", warehouse);
     m.put("catalog", catalogName);
+    m.put("catalog_options", catalogOptions);
     return m;
   }
 
