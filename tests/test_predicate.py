@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from paimon_sql import types as pt
 from paimon_sql.errors import ValidationError
 from paimon_sql.predicate import (
     And,
@@ -49,48 +50,28 @@ from paimon_sql.predicate import (
     starts_with,
     to_arrow_expression,
 )
-from paimon_sql.types import (
-    ArrayType,
-    BigIntType,
-    BinaryType,
-    BooleanType,
-    DataField,
-    DateType,
-    DecimalType,
-    DoubleType,
-    FloatType,
-    IntType,
-    LocalZonedTimestampType,
-    MapType,
-    SmallIntType,
-    TimestampType,
-    TimeType,
-    TinyIntType,
-    VarBinaryType,
-    VarCharType,
-)
 
 UTC = dt.timezone.utc
 
 FIELDS = [
-    DataField(0, "x", IntType()),
-    DataField(1, "s", VarCharType()),
-    DataField(2, "d", DateType()),
-    DataField(3, "ts", TimestampType(3)),
-    DataField(4, "ltz", LocalZonedTimestampType(6)),
-    DataField(5, "flag", BooleanType()),
-    DataField(6, "Price", DecimalType(10, 2)),
-    DataField(7, "a.b", IntType()),
-    DataField(8, "f", FloatType()),
-    DataField(9, "g", DoubleType()),
-    DataField(10, "tiny", TinyIntType()),
-    DataField(11, "small", SmallIntType()),
-    DataField(12, "big", BigIntType()),
-    DataField(13, "bin", VarBinaryType()),
-    DataField(14, "t", TimeType(3)),
-    DataField(15, "arr", ArrayType(IntType())),
-    DataField(16, "m", MapType(VarCharType(), IntType())),
-    DataField(17, "fixed", BinaryType(2)),
+    pt.DataField(0, "x", pt.IntType()),
+    pt.DataField(1, "s", pt.VarCharType()),
+    pt.DataField(2, "d", pt.DateType()),
+    pt.DataField(3, "ts", pt.TimestampType(3)),
+    pt.DataField(4, "ltz", pt.LocalZonedTimestampType(6)),
+    pt.DataField(5, "flag", pt.BooleanType()),
+    pt.DataField(6, "Price", pt.DecimalType(10, 2)),
+    pt.DataField(7, "a.b", pt.IntType()),
+    pt.DataField(8, "f", pt.FloatType()),
+    pt.DataField(9, "g", pt.DoubleType()),
+    pt.DataField(10, "tiny", pt.TinyIntType()),
+    pt.DataField(11, "small", pt.SmallIntType()),
+    pt.DataField(12, "big", pt.BigIntType()),
+    pt.DataField(13, "bin", pt.VarBinaryType()),
+    pt.DataField(14, "t", pt.TimeType(3)),
+    pt.DataField(15, "arr", pt.ArrayType(pt.IntType())),
+    pt.DataField(16, "m", pt.MapType(pt.VarCharType(), pt.IntType())),
+    pt.DataField(17, "fixed", pt.BinaryType(2)),
 ]
 
 
@@ -257,12 +238,12 @@ def test_parse(sql: str, expected: Predicate) -> None:
 
 
 def test_column_matching_prefers_exact_case() -> None:
-    fields = [DataField(0, "a", IntType()), DataField(1, "A", IntType()), DataField(2, "Bee", IntType())]
+    fields = [pt.DataField(0, "a", pt.IntType()), pt.DataField(1, "A", pt.IntType()), pt.DataField(2, "Bee", pt.IntType())]
     assert parse_predicate("a = 1", fields) == equal("a", 1)
     assert parse_predicate("A = 1", fields) == equal("A", 1)
     assert parse_predicate("bee = 1", fields) == equal("Bee", 1)
     with pytest.raises(ValidationError, match="ambiguous"):
-        parse_predicate("`Ab` = 1", [DataField(0, "ab", IntType()), DataField(1, "AB", IntType())])
+        parse_predicate("`Ab` = 1", [pt.DataField(0, "ab", pt.IntType()), pt.DataField(1, "AB", pt.IntType())])
 
 
 ERRORS: list[tuple[str, str]] = [
@@ -706,7 +687,7 @@ def test_might_match_typed_bounds() -> None:
         pa.array([5_000, 20_000], pa.timestamp("us", tz="UTC")),
         None,
     )
-    p = parse_predicate("z >= '1970-01-01 00:00:00.006'", [DataField(0, "z", LocalZonedTimestampType(6))])
+    p = parse_predicate("z >= '1970-01-01 00:00:00.006'", [pt.DataField(0, "z", pt.LocalZonedTimestampType(6))])
     assert might_match(p, {"z": ltz}, rc).tolist() == [False, True]
 
 

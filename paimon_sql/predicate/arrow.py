@@ -10,27 +10,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_sql.predicate.tree import (
-    BETWEEN,
-    CONTAINS,
-    ENDS_WITH,
-    EQ,
-    GE,
-    GT,
-    IN,
-    IS_NOT_NULL,
-    IS_NULL,
-    LE,
-    LT,
-    NE,
-    NOT_IN,
-    STARTS_WITH,
-    And,
-    Leaf,
-    Not,
-    Or,
-    Predicate,
-)
+from paimon_sql.predicate import tree
 
 _NULL_BOOL = pa.scalar(None, pa.bool_())
 
@@ -45,38 +25,38 @@ def value_set(values: Sequence[Any]) -> pa.Array:
     return pa.array(list(values))
 
 
-def to_arrow_expression(p: Predicate) -> pc.Expression:
+def to_arrow_expression(p: tree.Predicate) -> pc.Expression:
     """The predicate as an Arrow expression with SQL semantics (NULL never matches a filter)."""
-    if isinstance(p, And):
+    if isinstance(p, tree.And):
         return functools.reduce(lambda a, b: a & b, (to_arrow_expression(c) for c in p.children))
-    if isinstance(p, Or):
+    if isinstance(p, tree.Or):
         return functools.reduce(lambda a, b: a | b, (to_arrow_expression(c) for c in p.children))
-    if isinstance(p, Not):
+    if isinstance(p, tree.Not):
         return ~to_arrow_expression(p.child)
     return _leaf_expression(p)
 
 
-def _leaf_expression(leaf: Leaf) -> pc.Expression:
+def _leaf_expression(leaf: tree.Leaf) -> pc.Expression:
     f = pc.field(leaf.column)
     op, lits = leaf.op, leaf.literals
-    if op == IS_NULL:
+    if op == tree.IS_NULL:
         return f.is_null()
-    if op == IS_NOT_NULL:
+    if op == tree.IS_NOT_NULL:
         return f.is_valid()
     null = pc.scalar(_NULL_BOOL)
-    if op in (IN, NOT_IN):
+    if op in (tree.IN, tree.NOT_IN):
         values = [v for v in lits if v is not None]
         has_null = len(values) < len(lits)
         if not values:
             return null  # x IN (NULL) / x NOT IN (NULL): never TRUE
         hit = pc.is_in(f, value_set=value_set(values), skip_nulls=True)  # null x -> false
-        if op == IN:
+        if op == tree.IN:
             # match -> TRUE; no match -> FALSE, or NULL when x is NULL or the list holds a NULL
             return pc.if_else(hit, True, null) if has_null else pc.if_else(f.is_null(), null, hit)
         if has_null:
             return pc.if_else(hit, False, null)
         return pc.if_else(f.is_null(), null, ~hit)
-    if op == BETWEEN:
+    if op == tree.BETWEEN:
         lo, hi = lits
         if lo is None or hi is None:
             left = null if lo is None else f >= literal(lo)
@@ -86,23 +66,23 @@ def _leaf_expression(leaf: Leaf) -> pc.Expression:
     v = lits[0]
     if v is None:
         return null
-    if op == EQ:
+    if op == tree.EQ:
         return f == literal(v)
-    if op == NE:
+    if op == tree.NE:
         return f != literal(v)
-    if op == LT:
+    if op == tree.LT:
         return f < literal(v)
-    if op == LE:
+    if op == tree.LE:
         return f <= literal(v)
-    if op == GT:
+    if op == tree.GT:
         return f > literal(v)
-    if op == GE:
+    if op == tree.GE:
         return f >= literal(v)
-    if op == STARTS_WITH:
+    if op == tree.STARTS_WITH:
         return pc.starts_with(f, pattern=v)
-    if op == ENDS_WITH:
+    if op == tree.ENDS_WITH:
         return pc.ends_with(f, pattern=v)
-    if op == CONTAINS:
+    if op == tree.CONTAINS:
         return pc.match_substring(f, pattern=v)
     return pc.match_like(f, pattern=v)
 

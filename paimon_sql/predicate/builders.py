@@ -7,109 +7,88 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from paimon_sql.errors import ValidationError
+from paimon_sql.predicate import tree
 from paimon_sql.predicate.like_pattern import escape_like, like_tokens
-from paimon_sql.predicate.tree import (
-    BETWEEN,
-    CONTAINS,
-    ENDS_WITH,
-    EQ,
-    GE,
-    GT,
-    IN,
-    IS_NOT_NULL,
-    IS_NULL,
-    LE,
-    LIKE,
-    LT,
-    NE,
-    NOT_IN,
-    STARTS_WITH,
-    And,
-    Leaf,
-    Not,
-    Or,
-    Predicate,
-)
 
 
-def equal(column: str, value: Any) -> Leaf:
-    return Leaf(EQ, column, (value,))
+def equal(column: str, value: Any) -> tree.Leaf:
+    return tree.Leaf(tree.EQ, column, (value,))
 
 
-def not_equal(column: str, value: Any) -> Leaf:
-    return Leaf(NE, column, (value,))
+def not_equal(column: str, value: Any) -> tree.Leaf:
+    return tree.Leaf(tree.NE, column, (value,))
 
 
-def less_than(column: str, value: Any) -> Leaf:
-    return Leaf(LT, column, (value,))
+def less_than(column: str, value: Any) -> tree.Leaf:
+    return tree.Leaf(tree.LT, column, (value,))
 
 
-def less_or_equal(column: str, value: Any) -> Leaf:
-    return Leaf(LE, column, (value,))
+def less_or_equal(column: str, value: Any) -> tree.Leaf:
+    return tree.Leaf(tree.LE, column, (value,))
 
 
-def greater_than(column: str, value: Any) -> Leaf:
-    return Leaf(GT, column, (value,))
+def greater_than(column: str, value: Any) -> tree.Leaf:
+    return tree.Leaf(tree.GT, column, (value,))
 
 
-def greater_or_equal(column: str, value: Any) -> Leaf:
-    return Leaf(GE, column, (value,))
+def greater_or_equal(column: str, value: Any) -> tree.Leaf:
+    return tree.Leaf(tree.GE, column, (value,))
 
 
-def is_null(column: str) -> Leaf:
-    return Leaf(IS_NULL, column)
+def is_null(column: str) -> tree.Leaf:
+    return tree.Leaf(tree.IS_NULL, column)
 
 
-def is_not_null(column: str) -> Leaf:
-    return Leaf(IS_NOT_NULL, column)
+def is_not_null(column: str) -> tree.Leaf:
+    return tree.Leaf(tree.IS_NOT_NULL, column)
 
 
-def is_in(column: str, values: Iterable[Any]) -> Leaf:
-    return Leaf(IN, column, tuple(values))
+def is_in(column: str, values: Iterable[Any]) -> tree.Leaf:
+    return tree.Leaf(tree.IN, column, tuple(values))
 
 
-def is_not_in(column: str, values: Iterable[Any]) -> Leaf:
-    return Leaf(NOT_IN, column, tuple(values))
+def is_not_in(column: str, values: Iterable[Any]) -> tree.Leaf:
+    return tree.Leaf(tree.NOT_IN, column, tuple(values))
 
 
-def between(column: str, low: Any, high: Any) -> Leaf:
+def between(column: str, low: Any, high: Any) -> tree.Leaf:
     """``low <= column <= high`` (both ends included, as SQL's BETWEEN)."""
-    return Leaf(BETWEEN, column, (low, high))
+    return tree.Leaf(tree.BETWEEN, column, (low, high))
 
 
-def starts_with(column: str, prefix: str) -> Leaf:
-    return Leaf(STARTS_WITH, column, (prefix,))
+def starts_with(column: str, prefix: str) -> tree.Leaf:
+    return tree.Leaf(tree.STARTS_WITH, column, (prefix,))
 
 
-def ends_with(column: str, suffix: str) -> Leaf:
-    return Leaf(ENDS_WITH, column, (suffix,))
+def ends_with(column: str, suffix: str) -> tree.Leaf:
+    return tree.Leaf(tree.ENDS_WITH, column, (suffix,))
 
 
-def contains(column: str, substring: str) -> Leaf:
-    return Leaf(CONTAINS, column, (substring,))
+def contains(column: str, substring: str) -> tree.Leaf:
+    return tree.Leaf(tree.CONTAINS, column, (substring,))
 
 
-def like(column: str, pattern: str) -> Leaf:
+def like(column: str, pattern: str) -> tree.Leaf:
     """SQL LIKE with ``%`` / ``_`` wildcards and ``\\`` as escape character."""
-    return Leaf(LIKE, column, (pattern,))
+    return tree.Leaf(tree.LIKE, column, (pattern,))
 
 
-def and_(*predicates: Predicate) -> Predicate:
+def and_(*predicates: tree.Predicate) -> tree.Predicate:
     """Conjunction; nested Ands are flattened and a single predicate is returned as is."""
-    return _junction(And, predicates)
+    return _junction(tree.And, predicates)
 
 
-def or_(*predicates: Predicate) -> Predicate:
+def or_(*predicates: tree.Predicate) -> tree.Predicate:
     """Disjunction; nested Ors are flattened and a single predicate is returned as is."""
-    return _junction(Or, predicates)
+    return _junction(tree.Or, predicates)
 
 
-def _junction(cls: type[And] | type[Or], predicates: Sequence[Predicate]) -> Predicate:
-    flat: list[Predicate] = []
+def _junction(cls: type[tree.And] | type[tree.Or], predicates: Sequence[tree.Predicate]) -> tree.Predicate:
+    flat: list[tree.Predicate] = []
     for p in predicates:
         if isinstance(p, cls):
             flat.extend(p.children)
-        elif isinstance(p, (Leaf, And, Or, Not)):
+        elif isinstance(p, (tree.Leaf, tree.And, tree.Or, tree.Not)):
             flat.append(p)
         else:
             raise ValidationError(f"Not a predicate: {p!r}")
@@ -120,15 +99,15 @@ def _junction(cls: type[And] | type[Or], predicates: Sequence[Predicate]) -> Pre
     return cls(tuple(flat))
 
 
-def not_(predicate: Predicate) -> Predicate:
+def not_(predicate: tree.Predicate) -> tree.Predicate:
     """Negation (``NOT NOT p`` is ``p``)."""
-    if isinstance(predicate, Not):
+    if isinstance(predicate, tree.Not):
         return predicate.child
-    return Not(predicate)
+    return tree.Not(predicate)
 
 
 
-def like_leaf(column: str, pattern: str, escape: str | None) -> Leaf:
+def like_leaf(column: str, pattern: str, escape: str | None) -> tree.Leaf:
     """The simplest leaf for ``column LIKE pattern``."""
     tokens = like_tokens(pattern, escape)
     wild = [w for w, _ in tokens]

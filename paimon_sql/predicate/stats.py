@@ -14,28 +14,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.errors import ValidationError
+from paimon_sql.predicate import tree
 from paimon_sql.predicate.arrow import literal, value_set
 from paimon_sql.predicate.like_pattern import like_prefix
-from paimon_sql.predicate.tree import (
-    BETWEEN,
-    EQ,
-    GE,
-    GT,
-    IN,
-    IS_NOT_NULL,
-    IS_NULL,
-    LE,
-    LIKE,
-    LT,
-    NE,
-    NOT_IN,
-    STARTS_WITH,
-    And,
-    Leaf,
-    Not,
-    Or,
-    Predicate,
-)
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,41 +33,41 @@ class ColumnStats:
 class _NotLeaf:
     """Internal: the negation of a leaf that has no negated operator (NOT LIKE ...)."""
 
-    leaf: Leaf
+    leaf: tree.Leaf
 
 
-_Node = Leaf | And | Or | _NotLeaf
+_Node = tree.Leaf | tree.And | tree.Or | _NotLeaf
 
 _NEGATED = {
-    EQ: NE,
-    NE: EQ,
-    LT: GE,
-    LE: GT,
-    GT: LE,
-    GE: LT,
-    IS_NULL: IS_NOT_NULL,
-    IS_NOT_NULL: IS_NULL,
-    IN: NOT_IN,
-    NOT_IN: IN,
+    tree.EQ: tree.NE,
+    tree.NE: tree.EQ,
+    tree.LT: tree.GE,
+    tree.LE: tree.GT,
+    tree.GT: tree.LE,
+    tree.GE: tree.LT,
+    tree.IS_NULL: tree.IS_NOT_NULL,
+    tree.IS_NOT_NULL: tree.IS_NULL,
+    tree.IN: tree.NOT_IN,
+    tree.NOT_IN: tree.IN,
 }
 
 
-def _nnf(p: Predicate, negate: bool = False) -> _Node:
+def _nnf(p: tree.Predicate, negate: bool = False) -> _Node:
     """Negation normal form; valid in three-valued logic (De Morgan and ``NOT (x < v)`` =
     ``x >= v`` hold there, a NULL staying NULL)."""
-    if isinstance(p, Not):
+    if isinstance(p, tree.Not):
         return _nnf(p.child, not negate)
-    if isinstance(p, (And, Or)):
+    if isinstance(p, (tree.And, tree.Or)):
         kids = tuple(_nnf(c, negate) for c in p.children)
-        cls: type[And] | type[Or] = (Or if isinstance(p, And) else And) if negate else type(p)
+        cls: type[tree.And] | type[tree.Or] = (tree.Or if isinstance(p, tree.And) else tree.And) if negate else type(p)
         return cls(kids)  # type: ignore[arg-type]
     if not negate:
         return p
     if p.op in _NEGATED:
-        return Leaf(_NEGATED[p.op], p.column, p.literals)
-    if p.op == BETWEEN:
+        return tree.Leaf(_NEGATED[p.op], p.column, p.literals)
+    if p.op == tree.BETWEEN:
         lo, hi = p.literals
-        return Or((Leaf(LT, p.column, (lo,)), Leaf(GT, p.column, (hi,))))
+        return tree.Or((tree.Leaf(tree.LT, p.column, (lo,)), tree.Leaf(tree.GT, p.column, (hi,))))
     return _NotLeaf(p)
 
 
@@ -155,7 +136,7 @@ def _eq_exact(a: pa.Array, v: Any) -> np.ndarray:
     return np.asarray(res.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def might_match(p: Predicate, stats: Mapping[str, ColumnStats], row_count: np.ndarray) -> np.ndarray:
+def might_match(p: tree.Predicate, stats: Mapping[str, ColumnStats], row_count: np.ndarray) -> np.ndarray:
     """Per file: False only when no row of the file can satisfy ``p`` (so the file can be skipped).
 
     ``stats`` maps column names to their statistics over the same files (a column without
@@ -175,12 +156,12 @@ def might_match(p: Predicate, stats: Mapping[str, ColumnStats], row_count: np.nd
 
 
 def _might(node: _Node, column: Callable[[str], _Column | None], n: int) -> np.ndarray:
-    if isinstance(node, And):
+    if isinstance(node, tree.And):
         out = np.ones(n, dtype=bool)
         for c in node.children:
             out &= _might(c, column, n)  # type: ignore[arg-type]
         return out
-    if isinstance(node, Or):
+    if isinstance(node, tree.Or):
         out = np.zeros(n, dtype=bool)
         for c in node.children:
             out |= _might(c, column, n)  # type: ignore[arg-type]
@@ -194,17 +175,17 @@ def _might(node: _Node, column: Callable[[str], _Column | None], n: int) -> np.n
     col = column(node.column)
     if col is None:
         return np.ones(n, dtype=bool)
-    return _might_leaf(node, col, n) & (col.has_null if node.op == IS_NULL else col.has_value)
+    return _might_leaf(node, col, n) & (col.has_null if node.op == tree.IS_NULL else col.has_value)
 
 
-def _might_leaf(leaf: Leaf, col: _Column, n: int) -> np.ndarray:
+def _might_leaf(leaf: tree.Leaf, col: _Column, n: int) -> np.ndarray:
     op, lits = leaf.op, leaf.literals
     ones = np.ones(n, dtype=bool)
-    if op in (IS_NULL, IS_NOT_NULL):
+    if op in (tree.IS_NULL, tree.IS_NOT_NULL):
         return ones  # decided by the null counts alone
-    if op == IN:
+    if op == tree.IN:
         return _might_in([v for v in lits if v is not None], col, n)
-    if op == NOT_IN:
+    if op == tree.NOT_IN:
         if any(v is None for v in lits):
             return np.zeros(n, dtype=bool)  # x NOT IN (..., NULL) is never TRUE
         if col.floating:
@@ -213,28 +194,28 @@ def _might_leaf(leaf: Leaf, col: _Column, n: int) -> np.ndarray:
     if any(v is None for v in lits):
         return np.zeros(n, dtype=bool)  # comparisons with NULL are never TRUE
     mn, mx = col.min, col.max
-    if op == EQ:
+    if op == tree.EQ:
         v = lits[0]
         return _cmp(pc.less_equal, mn, v) & _cmp(pc.greater_equal, mx, v)
-    if op == NE:
+    if op == tree.NE:
         if col.floating:
             return ones
         v = lits[0]
         return ~(_eq_exact(mn, v) & _eq_exact(mx, v))
-    if op == LT:
+    if op == tree.LT:
         return _cmp(pc.less, mn, lits[0])
-    if op == LE:
+    if op == tree.LE:
         return _cmp(pc.less_equal, mn, lits[0])
-    if op == GT:
+    if op == tree.GT:
         return _cmp(pc.greater, mx, lits[0])
-    if op == GE:
+    if op == tree.GE:
         return _cmp(pc.greater_equal, mx, lits[0])
-    if op == BETWEEN:
+    if op == tree.BETWEEN:
         lo, hi = lits
         return _cmp(pc.greater_equal, mx, lo) & _cmp(pc.less_equal, mn, hi)
-    if op == STARTS_WITH:
+    if op == tree.STARTS_WITH:
         return _might_prefix(lits[0], col, n)
-    if op == LIKE:
+    if op == tree.LIKE:
         return _might_prefix(like_prefix(lits[0]), col, n)
     return ones  # ends_with / contains: only null counts help
 

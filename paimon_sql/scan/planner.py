@@ -56,10 +56,17 @@ def live_entries(store: FileStore, snapshot: Snapshot, partition_pred: Predicate
     return entries
 
 
-def plan(store: FileStore, snapshot: Snapshot, predicate: Predicate | None = None) -> list[DataSplit]:
-    """Splits of ``snapshot`` that may hold rows matching ``predicate``."""
+def plan(
+    store: FileStore, snapshot: Snapshot, predicate: Predicate | None = None, top_level_only: bool = False
+) -> list[DataSplit]:
+    """Splits of ``snapshot`` that may hold rows matching ``predicate``. ``top_level_only``: a
+    primary-key table's files of the highest level only (``num-levels`` - 1: Paimon's
+    read-optimized ``$ro`` table, which merges nothing and misses what is not compacted yet)."""
     part_pred = partition_only(predicate, list(store.schema.partition_keys)) if predicate is not None else None
     entries = live_entries(store, snapshot, part_pred)
+    if top_level_only and store.has_primary_key:
+        top = store.options.num_levels - 1
+        entries = [e for e in entries if e.file.level == top]
 
     if predicate is not None and entries:
         entries = prune_by_stats(store, entries, predicate)

@@ -142,20 +142,21 @@ class Table:
     def plan(
         self, filter: str | Predicate | None = None, snapshot_id: int | None = None,
         tag: str | None = None, timestamp_ms: int | None = None, latest_snapshot_id: int | None = None,
-        watermark: int | None = None,
+        watermark: int | None = None, read_optimized: bool = False,
     ) -> tuple[FileStore, list[tuple[FileStore, DataSplit]], Predicate | None]:
         """The store (schema) the read uses and its splits, each with the store to read it with.
 
         ``latest_snapshot_id``: read that snapshot as the latest one (with the table's current
         schema, not time travel): a caller that planned part of a read already pins the snapshot
-        it saw, so that the rest of the read sees the same one."""
+        it saw, so that the rest of the read sees the same one. ``read_optimized``: only the
+        highest level of a primary-key table (``$ro``; no fallback branch)."""
         snap, store, tt = self.resolve_read(snapshot_id, tag, timestamp_ms, latest_snapshot_id, watermark)
         pred = self._parse_filter(store, filter)
         splits: list[tuple[FileStore, DataSplit]] = []
         if snap is not None:
-            splits = [(store, s) for s in plan(store, snap, pred)]
+            splits = [(store, s) for s in plan(store, snap, pred, top_level_only=read_optimized)]
         fallback = self.schema.options.get(FALLBACK_BRANCH)
-        if fallback and self.branch == MAIN_BRANCH:
+        if fallback and self.branch == MAIN_BRANCH and not read_optimized:
             splits += fallback_splits(store, snap, fallback, pred, tt)
         return store, splits, pred
 
@@ -167,10 +168,13 @@ class Table:
         tag: str | None = None,
         timestamp_ms: int | None = None,
         watermark: int | None = None,
+        read_optimized: bool = False,
     ) -> pa.Table:
         """Rows of the table (at a snapshot, tag, timestamp or watermark: the earliest snapshot whose
-        watermark is at least it), projected and filtered."""
-        store, splits, pred = self.plan(filter, snapshot_id, tag, timestamp_ms, watermark=watermark)
+        watermark is at least it), projected and filtered; ``read_optimized``: only what a
+        primary-key table's highest level holds (``t$ro``)."""
+        store, splits, pred = self.plan(filter, snapshot_id, tag, timestamp_ms, watermark=watermark,
+                                        read_optimized=read_optimized)
         out_fields = _project(store, columns)
         read_fields = list(out_fields)
         if pred is not None:

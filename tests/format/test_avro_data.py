@@ -17,36 +17,12 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql import Catalog
+from paimon_sql import types as pt
 from paimon_sql.errors import CorruptFileError, UnsupportedError, ValidationError
 from paimon_sql.format import avro_data
 from paimon_sql.format.avro_data import avro_columns, avro_schema, read_avro, write_avro
 from paimon_sql.format.data_files import file_columns, read_file, write_file
 from paimon_sql.fs.file_io import FileIO
-from paimon_sql.types import (
-    ArrayType,
-    BigIntType,
-    BinaryType,
-    BooleanType,
-    CharType,
-    DateType,
-    DecimalType,
-    DoubleType,
-    FloatType,
-    IntType,
-    LocalZonedTimestampType,
-    MapType,
-    RowType,
-    SmallIntType,
-    TimestampType,
-    TimeType,
-    TinyIntType,
-    VarBinaryType,
-    VarCharType,
-    VectorType,
-    assign_field_ids,
-    parse_data_field,
-    to_arrow_schema,
-)
 
 FIXTURE_TABLE = Path(
     "/work/shared/fixtures/java-corpus/avro/append_with_multiple_ts_precision_and_timezone.db/"
@@ -58,8 +34,8 @@ FIXTURE_TABLE = Path(
 
 
 def _schema(*cols: tuple[str, Any]) -> pa.Schema:
-    fields, _ = assign_field_ids(list(cols))
-    return to_arrow_schema(fields)
+    fields, _ = pt.assign_field_ids(list(cols))
+    return pt.to_arrow_schema(fields)
 
 
 def _header(data: bytes) -> tuple[list[tuple[str, bytes]], bytes]:
@@ -80,44 +56,44 @@ def _ts(unit: str, tz: str | None = None) -> pa.DataType:
 # ------------------------------------------------------------------------------------------------
 # Every type, through write -> read
 
-ROW_T = RowType(tuple(assign_field_ids([("x", IntType(nullable=False)), ("y", VarCharType())])[0]))
+ROW_T = pt.RowType(tuple(pt.assign_field_ids([("x", pt.IntType(nullable=False)), ("y", pt.VarCharType())])[0]))
 
 ALL_TYPES: list[tuple[str, Any]] = [
-    ("id", BigIntType(nullable=False)),
-    ("b", BooleanType()),
-    ("t8", TinyIntType()),
-    ("s16", SmallIntType()),
-    ("i32", IntType()),
-    ("i64", BigIntType()),
-    ("f32", FloatType()),
-    ("f64", DoubleType()),
-    ("dec10", DecimalType(10, 2)),
-    ("dec38", DecimalType(38, 10)),
-    ("ch", CharType(5)),
-    ("vc", VarCharType(20)),
-    ("str", VarCharType()),
-    ("bin", BinaryType(4)),
-    ("bytes", VarBinaryType()),
-    ("day", DateType()),
-    ("tm", TimeType(3)),
-    ("ts0", TimestampType(0)),
-    ("ts3", TimestampType(3)),
-    ("ts6", TimestampType(6)),
-    ("ltz3", LocalZonedTimestampType(3)),
-    ("ltz6", LocalZonedTimestampType(6)),
-    ("arr", ArrayType(IntType())),
-    ("arr_nn", ArrayType(VarCharType(nullable=False), nullable=False)),
-    ("arr_row", ArrayType(ROW_T)),
-    ("map_s", MapType(VarCharType(nullable=False), BigIntType())),
-    ("map_i", MapType(IntType(nullable=False), VarCharType())),
-    ("map_row", MapType(IntType(nullable=False), ROW_T)),
+    ("id", pt.BigIntType(nullable=False)),
+    ("b", pt.BooleanType()),
+    ("t8", pt.TinyIntType()),
+    ("s16", pt.SmallIntType()),
+    ("i32", pt.IntType()),
+    ("i64", pt.BigIntType()),
+    ("f32", pt.FloatType()),
+    ("f64", pt.DoubleType()),
+    ("dec10", pt.DecimalType(10, 2)),
+    ("dec38", pt.DecimalType(38, 10)),
+    ("ch", pt.CharType(5)),
+    ("vc", pt.VarCharType(20)),
+    ("str", pt.VarCharType()),
+    ("bin", pt.BinaryType(4)),
+    ("bytes", pt.VarBinaryType()),
+    ("day", pt.DateType()),
+    ("tm", pt.TimeType(3)),
+    ("ts0", pt.TimestampType(0)),
+    ("ts3", pt.TimestampType(3)),
+    ("ts6", pt.TimestampType(6)),
+    ("ltz3", pt.LocalZonedTimestampType(3)),
+    ("ltz6", pt.LocalZonedTimestampType(6)),
+    ("arr", pt.ArrayType(pt.IntType())),
+    ("arr_nn", pt.ArrayType(pt.VarCharType(nullable=False), nullable=False)),
+    ("arr_row", pt.ArrayType(ROW_T)),
+    ("map_s", pt.MapType(pt.VarCharType(nullable=False), pt.BigIntType())),
+    ("map_i", pt.MapType(pt.IntType(nullable=False), pt.VarCharType())),
+    ("map_row", pt.MapType(pt.IntType(nullable=False), ROW_T)),
     (
         "row",
-        RowType(
-            tuple(assign_field_ids([("a", IntType()), ("inner", ROW_T), ("l", ArrayType(DoubleType()))])[0])
+        pt.RowType(
+            tuple(pt.assign_field_ids([("a", pt.IntType()), ("inner", ROW_T), ("l", pt.ArrayType(pt.DoubleType()))])[0])
         ),
     ),
-    ("vec", VectorType(FloatType(nullable=False), 3)),
+    ("vec", pt.VectorType(pt.FloatType(nullable=False), 3)),
 ]
 
 DEC38_MAX = Decimal("9999999999999999999999999999.9999999999")
@@ -308,19 +284,19 @@ def test_schema_text_matches_java_for_the_fixture() -> None:
     """The Java-written fixture's header holds exactly the schema we generate for its table."""
     data = next((FIXTURE_TABLE / "bucket-0").glob("*.avro")).read_bytes()
     schema_json = json.loads((FIXTURE_TABLE / "schema" / "schema-0").read_text())
-    fields = [parse_data_field(f) for f in schema_json["fields"]]
+    fields = [pt.parse_data_field(f) for f in schema_json["fields"]]
     meta, _ = _header(data)
-    assert dict(meta)["avro.schema"] == avro_data._schema_text(avro_schema(to_arrow_schema(fields)))
+    assert dict(meta)["avro.schema"] == avro_data._schema_text(avro_schema(pt.to_arrow_schema(fields)))
     assert dict(meta)["avro.codec"] == b"zstandard"
 
 
 def test_nested_schema_follows_paimons_converter() -> None:
     """Record names, unions, defaults and the array-of-entries map as AvroSchemaConverter makes them."""
     schema = _schema(
-        ("a", RowType(tuple(assign_field_ids([("x", IntType(nullable=False)), ("y", ROW_T)])[0]))),
-        ("m", MapType(IntType(nullable=False), RowType(tuple(assign_field_ids([("v", DoubleType())])[0])))),
-        ("l", ArrayType(RowType(tuple(assign_field_ids([("w", BigIntType())])[0])), nullable=False)),
-        ("s", MapType(VarCharType(nullable=False), ArrayType(IntType()))),
+        ("a", pt.RowType(tuple(pt.assign_field_ids([("x", pt.IntType(nullable=False)), ("y", ROW_T)])[0]))),
+        ("m", pt.MapType(pt.IntType(nullable=False), pt.RowType(tuple(pt.assign_field_ids([("v", pt.DoubleType())])[0])))),
+        ("l", pt.ArrayType(pt.RowType(tuple(pt.assign_field_ids([("w", pt.BigIntType())])[0])), nullable=False)),
+        ("s", pt.MapType(pt.VarCharType(nullable=False), pt.ArrayType(pt.IntType()))),
     )
     text = avro_data._schema_text(avro_schema(schema)).decode()
     expected = (
@@ -344,16 +320,16 @@ def test_nested_schema_follows_paimons_converter() -> None:
     # The primitives and logical types.
     prim = avro_schema(
         _schema(
-            ("d", DecimalType(10, 2, nullable=False)),
-            ("day", DateType(nullable=False)),
-            ("tm", TimeType(3, nullable=False)),
-            ("ts0", TimestampType(0, nullable=False)),
-            ("ts6", TimestampType(6, nullable=False)),
-            ("ltz3", LocalZonedTimestampType(3, nullable=False)),
-            ("ltz6", LocalZonedTimestampType(6, nullable=False)),
-            ("t8", TinyIntType(nullable=False)),
-            ("bin", BinaryType(3, nullable=False)),
-            ("ch", CharType(3, nullable=False)),
+            ("d", pt.DecimalType(10, 2, nullable=False)),
+            ("day", pt.DateType(nullable=False)),
+            ("tm", pt.TimeType(3, nullable=False)),
+            ("ts0", pt.TimestampType(0, nullable=False)),
+            ("ts6", pt.TimestampType(6, nullable=False)),
+            ("ltz3", pt.LocalZonedTimestampType(3, nullable=False)),
+            ("ltz6", pt.LocalZonedTimestampType(6, nullable=False)),
+            ("t8", pt.TinyIntType(nullable=False)),
+            ("bin", pt.BinaryType(3, nullable=False)),
+            ("ch", pt.CharType(3, nullable=False)),
         )
     )
     assert [f["type"] for f in prim["fields"]] == [
@@ -409,7 +385,7 @@ def test_zstd_level_is_used() -> None:
 def test_nanosecond_timestamps_are_rejected_as_paimon_does() -> None:
     """Paimon's AvroSchemaConverter throws for TIMESTAMP(7..9) (and TIME(>3)); we neither truncate
     nor write what Java cannot read."""
-    for t in (TimestampType(9), LocalZonedTimestampType(7)):
+    for t in (pt.TimestampType(9), pt.LocalZonedTimestampType(7)):
         table = pa.Table.from_arrays(
             [pa.array([1], pa.int64()).cast(_schema(("t", t)).field(0).type)], schema=_schema(("t", t))
         )
@@ -438,7 +414,7 @@ def test_reading_timestamp_nanos_written_by_others_keeps_nanoseconds() -> None:
 
 
 def test_null_in_not_null_column_is_rejected() -> None:
-    schema = _schema(("id", BigIntType(nullable=False)))
+    schema = _schema(("id", pt.BigIntType(nullable=False)))
     with pytest.raises(ValidationError, match="'id'"):
         write_avro(pa.Table.from_arrays([pa.array([1, None], pa.int64())], schema=schema), "zstd", 1)
     nested = _schema(("r", ROW_T))
@@ -480,9 +456,9 @@ def test_reads_the_java_written_fixture() -> None:
     assert out.equals(_fixture_expected())
     # With the table's Arrow types (TIMESTAMP(0) is ms in Arrow, like TIMESTAMP(3)).
     fields = [
-        parse_data_field(f) for f in json.loads((FIXTURE_TABLE / "schema" / "schema-0").read_text())["fields"]
+        pt.parse_data_field(f) for f in json.loads((FIXTURE_TABLE / "schema" / "schema-0").read_text())["fields"]
     ]
-    arrow = to_arrow_schema(fields)
+    arrow = pt.to_arrow_schema(fields)
     typed = read_avro(data, ["ts_tz_micro", "ts_sec"], {f.name: f.type for f in arrow})
     assert typed.column("ts_sec").equals(_fixture_expected().column("ts_sec"))
     assert typed.column("ts_tz_micro").equals(_fixture_expected().column("ts_tz_micro"))

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from paimon_sql import types as pt
 from paimon_sql.errors import CorruptFileError, UnsupportedError, ValidationError
 from paimon_sql.format.binary_row import (
     decode_row,
@@ -32,34 +33,6 @@ from paimon_sql.format.binary_row import (
     null_bits_size,
     row_arity,
     truncate_min_max,
-)
-from paimon_sql.types import (
-    ArrayType,
-    BigIntType,
-    BinaryType,
-    BooleanType,
-    CharType,
-    DataField,
-    DataType,
-    DateType,
-    DecimalType,
-    DoubleType,
-    FloatType,
-    IntType,
-    LocalZonedTimestampType,
-    MapType,
-    MultisetType,
-    RowType,
-    SmallIntType,
-    TimestampType,
-    TimeType,
-    TinyIntType,
-    VarBinaryType,
-    VarCharType,
-    VariantType,
-    VectorType,
-    parse_data_field,
-    to_arrow_type,
 )
 
 FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
@@ -78,105 +51,105 @@ def _decimal_values(p: int, s: int) -> st.SearchStrategy[Any]:
     return st.integers(-bound, bound).map(lambda u: decimal.Decimal(f"{u}e-{s}"))
 
 
-def _values_for(t: DataType) -> st.SearchStrategy[Any]:
-    if isinstance(t, BooleanType):
+def _values_for(t: pt.DataType) -> st.SearchStrategy[Any]:
+    if isinstance(t, pt.BooleanType):
         v: st.SearchStrategy[Any] = st.booleans()
-    elif isinstance(t, TinyIntType):
+    elif isinstance(t, pt.TinyIntType):
         v = st.integers(-128, 127)
-    elif isinstance(t, SmallIntType):
+    elif isinstance(t, pt.SmallIntType):
         v = st.integers(-(2**15), 2**15 - 1)
-    elif isinstance(t, IntType):
+    elif isinstance(t, pt.IntType):
         v = st.integers(-(2**31), 2**31 - 1)
-    elif isinstance(t, BigIntType):
+    elif isinstance(t, pt.BigIntType):
         v = st.integers(*INT64)
-    elif isinstance(t, FloatType):
+    elif isinstance(t, pt.FloatType):
         v = st.floats(width=32, allow_nan=False)
-    elif isinstance(t, DoubleType):
+    elif isinstance(t, pt.DoubleType):
         v = st.floats(allow_nan=False)
-    elif isinstance(t, DecimalType):
+    elif isinstance(t, pt.DecimalType):
         v = _decimal_values(t.precision, t.scale)
-    elif isinstance(t, (VarCharType, CharType)):
+    elif isinstance(t, (pt.VarCharType, pt.CharType)):
         v = st.text(max_size=24)
-    elif isinstance(t, (VarBinaryType, BinaryType)):
+    elif isinstance(t, (pt.VarBinaryType, pt.BinaryType)):
         v = st.binary(max_size=24)
-    elif isinstance(t, DateType):
+    elif isinstance(t, pt.DateType):
         v = st.dates()
-    elif isinstance(t, TimeType):
+    elif isinstance(t, pt.TimeType):
         v = st.integers(0, 86_399_999)
-    elif isinstance(t, (TimestampType, LocalZonedTimestampType)):
+    elif isinstance(t, (pt.TimestampType, pt.LocalZonedTimestampType)):
         v = st.integers(*INT64)
-    elif isinstance(t, ArrayType):
+    elif isinstance(t, pt.ArrayType):
         v = st.lists(_values_for(t.element), max_size=5)
-    elif isinstance(t, MapType):
+    elif isinstance(t, pt.MapType):
         v = st.lists(st.tuples(_values_for(t.key), _values_for(t.value)), max_size=4)
-    elif isinstance(t, VectorType):
+    elif isinstance(t, pt.VectorType):
         v = st.lists(_values_for(t.element.copy(False)), min_size=t.length, max_size=t.length)
-    elif isinstance(t, RowType):
+    elif isinstance(t, pt.RowType):
         v = st.fixed_dictionaries({f.name: _values_for(f.type) for f in t.fields})
     else:
         raise AssertionError(t)
     return st.none() | v if t.nullable else v
 
 
-ATOMIC_TYPES: list[DataType] = [
-    BooleanType(),
-    TinyIntType(),
-    SmallIntType(),
-    IntType(),
-    IntType(nullable=False),
-    BigIntType(),
-    FloatType(),
-    DoubleType(),
-    DecimalType(5, 2),
-    DecimalType(18, 4),
-    DecimalType(19, 0),
-    DecimalType(38, 10),
-    DecimalType(38, 0),
-    VarCharType(),
-    CharType(10),
-    VarBinaryType(),
-    BinaryType(8),
-    DateType(),
-    TimeType(3),
-    TimestampType(0),
-    TimestampType(3),
-    TimestampType(6),
-    TimestampType(9),
-    LocalZonedTimestampType(3),
-    LocalZonedTimestampType(6),
-    LocalZonedTimestampType(9),
+ATOMIC_TYPES: list[pt.DataType] = [
+    pt.BooleanType(),
+    pt.TinyIntType(),
+    pt.SmallIntType(),
+    pt.IntType(),
+    pt.IntType(nullable=False),
+    pt.BigIntType(),
+    pt.FloatType(),
+    pt.DoubleType(),
+    pt.DecimalType(5, 2),
+    pt.DecimalType(18, 4),
+    pt.DecimalType(19, 0),
+    pt.DecimalType(38, 10),
+    pt.DecimalType(38, 0),
+    pt.VarCharType(),
+    pt.CharType(10),
+    pt.VarBinaryType(),
+    pt.BinaryType(8),
+    pt.DateType(),
+    pt.TimeType(3),
+    pt.TimestampType(0),
+    pt.TimestampType(3),
+    pt.TimestampType(6),
+    pt.TimestampType(9),
+    pt.LocalZonedTimestampType(3),
+    pt.LocalZonedTimestampType(6),
+    pt.LocalZonedTimestampType(9),
 ]
-NESTED_TYPES: list[DataType] = [
-    ArrayType(IntType()),
-    ArrayType(VarCharType()),
-    ArrayType(DecimalType(20, 2)),
-    ArrayType(TimestampType(9)),
-    ArrayType(ArrayType(SmallIntType())),
-    MapType(VarCharType(nullable=False), DecimalType(25, 3)),
-    MapType(IntType(nullable=False), ArrayType(BooleanType())),
-    RowType(
+NESTED_TYPES: list[pt.DataType] = [
+    pt.ArrayType(pt.IntType()),
+    pt.ArrayType(pt.VarCharType()),
+    pt.ArrayType(pt.DecimalType(20, 2)),
+    pt.ArrayType(pt.TimestampType(9)),
+    pt.ArrayType(pt.ArrayType(pt.SmallIntType())),
+    pt.MapType(pt.VarCharType(nullable=False), pt.DecimalType(25, 3)),
+    pt.MapType(pt.IntType(nullable=False), pt.ArrayType(pt.BooleanType())),
+    pt.RowType(
         (
-            DataField(1, "a", IntType()),
-            DataField(2, "b", VarCharType()),
-            DataField(3, "c", TimestampType(6)),
-            DataField(4, "d", DecimalType(30, 1)),
+            pt.DataField(1, "a", pt.IntType()),
+            pt.DataField(2, "b", pt.VarCharType()),
+            pt.DataField(3, "c", pt.TimestampType(6)),
+            pt.DataField(4, "d", pt.DecimalType(30, 1)),
         )
     ),
-    VectorType(FloatType(nullable=False), 3),
-    VectorType(BigIntType(nullable=False), 2),
+    pt.VectorType(pt.FloatType(nullable=False), 3),
+    pt.VectorType(pt.BigIntType(nullable=False), 2),
 ]
 
 
 @st.composite
-def _columns(draw: st.DrawFn, pool: list[DataType]) -> tuple[list[DataType], list[list[Any]]]:
+def _columns(draw: st.DrawFn, pool: list[pt.DataType]) -> tuple[list[pt.DataType], list[list[Any]]]:
     types = draw(st.lists(st.sampled_from(pool), min_size=0, max_size=8))
     n = draw(st.integers(1, 12))
     cols = [draw(st.lists(_values_for(t), min_size=n, max_size=n)) for t in types]
     return types, cols
 
 
-def _check_round_trip(types: list[DataType], cols: list[list[Any]], n: int) -> None:
-    arrays = [pa.array(c, type=to_arrow_type(t)) for c, t in zip(cols, types, strict=True)]
+def _check_round_trip(types: list[pt.DataType], cols: list[list[Any]], n: int) -> None:
+    arrays = [pa.array(c, type=pt.to_arrow_type(t)) for c, t in zip(cols, types, strict=True)]
     blobs = encode_rows(arrays, types, num_rows=n)
     assert len(blobs) == n
     for b in blobs:
@@ -201,7 +174,7 @@ def _check_round_trip(types: list[DataType], cols: list[list[Any]], n: int) -> N
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_columns(ATOMIC_TYPES))
-def test_round_trip_atomic(data: tuple[list[DataType], list[list[Any]]]) -> None:
+def test_round_trip_atomic(data: tuple[list[pt.DataType], list[list[Any]]]) -> None:
     types, cols = data
     n = len(cols[0]) if cols else 3
     _check_round_trip(types, cols, n)
@@ -209,7 +182,7 @@ def test_round_trip_atomic(data: tuple[list[DataType], list[list[Any]]]) -> None
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_columns(ATOMIC_TYPES + NESTED_TYPES))
-def test_round_trip_nested(data: tuple[list[DataType], list[list[Any]]]) -> None:
+def test_round_trip_nested(data: tuple[list[pt.DataType], list[list[Any]]]) -> None:
     types, cols = data
     n = len(cols[0]) if cols else 2
     _check_round_trip(types, cols, n)
@@ -218,7 +191,7 @@ def test_round_trip_nested(data: tuple[list[DataType], list[list[Any]]]) -> None
 @given(st.lists(st.one_of(st.none(), st.text(max_size=40)), min_size=1, max_size=30))
 @settings(max_examples=100, deadline=None)
 def test_string_inline_and_var(values: list[str | None]) -> None:
-    blobs = encode_rows([pa.array(values, pa.string())], [VarCharType()])
+    blobs = encode_rows([pa.array(values, pa.string())], [pt.VarCharType()])
     for v, b in zip(values, blobs, strict=True):
         slot = b[12:20]
         if v is None:
@@ -233,17 +206,17 @@ def test_string_inline_and_var(values: list[str | None]) -> None:
             assert (off, ln) == (16, len(raw))
             assert b[4 + off : 4 + off + ln] == raw
             assert len(b) == 4 + 16 + (len(raw) + 7) // 8 * 8
-    assert decode_rows(blobs, [VarCharType()])[0].to_pylist() == values
+    assert decode_rows(blobs, [pt.VarCharType()])[0].to_pylist() == values
 
 
 def test_float_bits_are_kept() -> None:
     nan_bits = 0x7FC00001
     f = pa.array(np.array([nan_bits], dtype=np.uint32).view(np.float32))
     d = pa.array([-0.0])
-    b = encode_rows([f, d], [FloatType(), DoubleType()])[0]
+    b = encode_rows([f, d], [pt.FloatType(), pt.DoubleType()])[0]
     assert b[12:16] == struct.pack("<I", nan_bits) and b[16:20] == bytes(4)
     assert b[20:28] == struct.pack("<d", -0.0)
-    back = decode_rows([b], [FloatType(), DoubleType()])
+    back = decode_rows([b], [pt.FloatType(), pt.DoubleType()])
     assert np.asarray(back[0]).view(np.uint32)[0] == nan_bits
     assert str(back[1][0].as_py()) == "-0.0"
 
@@ -254,7 +227,7 @@ def test_float_bits_are_kept() -> None:
 
 
 def test_layout_ints_and_strings() -> None:
-    types = [IntType(), VarCharType(), VarCharType(), BigIntType()]
+    types = [pt.IntType(), pt.VarCharType(), pt.VarCharType(), pt.BigIntType()]
     expected = (
         struct.pack(">i", 4)
         + bytes([0, 0x08, 0, 0, 0, 0, 0, 0])  # row kind 0, field 3 null -> bit 11
@@ -272,7 +245,7 @@ def test_layout_ints_and_strings() -> None:
 
 
 def test_layout_small_ints_are_not_sign_extended() -> None:
-    types = [TinyIntType(), SmallIntType(), IntType(), FloatType(), BooleanType(), DateType()]
+    types = [pt.TinyIntType(), pt.SmallIntType(), pt.IntType(), pt.FloatType(), pt.BooleanType(), pt.DateType()]
     b = encode_row([-1, -2, -3, 1.5, True, datetime.date(1969, 12, 31)], types)
     slots = b[4 + 8 :]
     assert slots[0:8] == bytes([0xFF]) + bytes(7)
@@ -284,7 +257,7 @@ def test_layout_small_ints_are_not_sign_extended() -> None:
 
 
 def test_layout_decimals() -> None:
-    types = [DecimalType(20, 2), DecimalType(20, 2), DecimalType(20, 0), DecimalType(10, 2)]
+    types = [pt.DecimalType(20, 2), pt.DecimalType(20, 2), pt.DecimalType(20, 0), pt.DecimalType(10, 2)]
     values = [decimal.Decimal("-1.00"), None, decimal.Decimal(2**63), decimal.Decimal("-12.34")]
     nb = 8
     fixed = nb + 4 * 8
@@ -310,7 +283,7 @@ def test_layout_decimals() -> None:
 
 
 def test_layout_timestamps() -> None:
-    types = [TimestampType(6), TimestampType(3), TimestampType(9), LocalZonedTimestampType(9)]
+    types = [pt.TimestampType(6), pt.TimestampType(3), pt.TimestampType(9), pt.LocalZonedTimestampType(9)]
     before_epoch = datetime.datetime(1969, 12, 31, 23, 59, 59, 999999)
     values = [before_epoch, datetime.datetime(1970, 1, 1, 0, 0, 1, 5000), None, 1_500_000_123]
     fixed = 8 + 4 * 8
@@ -332,7 +305,7 @@ def test_layout_timestamps() -> None:
 
 
 def test_layout_nested_array() -> None:
-    t = ArrayType(IntType())
+    t = pt.ArrayType(pt.IntType())
     b = encode_row([[1, None, 3]], [t])
     # BinaryArray: count 3, null bits word (bit 1), 3 x 4-byte elements rounded to 24 bytes
     array = struct.pack("<ii", 3, 0b10) + struct.pack("<iii", 1, 0, 3) + bytes(4)
@@ -346,7 +319,7 @@ def test_zero_arity_and_wide_rows() -> None:
     assert decode_rows([bytes(12), b""], []) == []
     assert row_arity(b"") == 0 and row_arity(empty_row()) == 0
     assert null_bits_size(0) == 8 and null_bits_size(56) == 8 and null_bits_size(57) == 16
-    types: list[DataType] = [IntType()] * 70
+    types: list[pt.DataType] = [pt.IntType()] * 70
     values = [None if i % 3 == 0 else i for i in range(70)]
     b = encode_row(values, types)
     assert len(b) == 4 + 16 + 70 * 8
@@ -359,24 +332,24 @@ def test_chunked_and_cast_inputs() -> None:
     chunked = pa.chunked_array([pa.array([1, 2], pa.int64()), pa.array([3], pa.int64())])
     strings = pa.array(["a", None, "a long string value"], pa.large_string())
     micros = pa.array([1, 2001, -1], pa.timestamp("us"))
-    types = [BigIntType(), VarCharType(), TimestampType(3)]
+    types = [pt.BigIntType(), pt.VarCharType(), pt.TimestampType(3)]
     blobs = encode_rows([chunked, strings, micros], types)
     cols = decode_rows(blobs, types)
     assert cols[0].to_pylist() == [1, 2, 3]
     assert cols[1].to_pylist() == ["a", None, "a long string value"]
     assert cols[2].cast(pa.int64()).to_pylist() == [0, 2, -1]  # floor to millis as Java does
     with pytest.raises(ValidationError):
-        encode_rows([pa.array([1]), pa.array([1, 2])], [IntType(), IntType()])
+        encode_rows([pa.array([1]), pa.array([1, 2])], [pt.IntType(), pt.IntType()])
     with pytest.raises(ValidationError):
-        encode_rows([pa.array(["x"])], [IntType()])
+        encode_rows([pa.array(["x"])], [pt.IntType()])
     with pytest.raises(ValidationError):
-        encode_row(["not a number"], [IntType()])
+        encode_row(["not a number"], [pt.IntType()])
     with pytest.raises(UnsupportedError, match="VARIANT"):
-        encode_rows([pa.array([None], pa.null())], [VariantType()])
+        encode_rows([pa.array([None], pa.null())], [pt.VariantType()])
 
 
 def test_multiset() -> None:
-    t = MultisetType(VarCharType())
+    t = pt.MultisetType(pt.VarCharType())
     b = encode_row([[("x", 2), ("a longer element", 1)]], [t])
     assert decode_row(b, [t]) == [[("x", 2), ("a longer element", 1)]]
 
@@ -387,10 +360,10 @@ def test_multiset() -> None:
 
 
 def test_corrupt_blobs() -> None:
-    types = [IntType(), VarCharType()]
+    types = [pt.IntType(), pt.VarCharType()]
     good = encode_row([1, "a string longer than seven"], types)
     with pytest.raises(CorruptFileError, match="arity"):
-        decode_rows([good], [IntType()])
+        decode_rows([good], [pt.IntType()])
     with pytest.raises(CorruptFileError, match="shorter than the fixed part"):
         decode_rows([good[:20]], types)
     with pytest.raises(CorruptFileError):
@@ -473,7 +446,7 @@ def _schemas(root: str) -> dict[int, list[dict[str, Any]]]:
     return out
 
 
-def _manifest_rows(root: str) -> list[tuple[str, bytes, list[DataType]]]:
+def _manifest_rows(root: str) -> list[tuple[str, bytes, list[pt.DataType]]]:
     """(what, blob, types) of every BinaryRow in the table's manifests."""
     out = []
     schemas = _schemas(root)
@@ -485,7 +458,7 @@ def _manifest_rows(root: str) -> list[tuple[str, bytes, list[DataType]]]:
             stats_cols = fm.get("_VALUE_STATS_COLS")
             arity = row_arity(fm["_VALUE_STATS"]["_MIN_VALUES"])
             for sch in schemas[fm["_SCHEMA_ID"]]:
-                fields = {f["name"]: parse_data_field(f) for f in sch["fields"]}
+                fields = {f["name"]: pt.parse_data_field(f) for f in sch["fields"]}
                 names = stats_cols if stats_cols is not None else [f["name"] for f in sch["fields"]]
                 if len(names) == arity:
                     break
@@ -518,7 +491,7 @@ def test_fixture_rows_decode_and_re_encode_identically() -> None:
     for root in roots:
         table = os.path.basename(root)
         rows = _manifest_rows(root)
-        by_types: dict[tuple[DataType, ...], list[tuple[str, bytes]]] = {}
+        by_types: dict[tuple[pt.DataType, ...], list[tuple[str, bytes]]] = {}
         for what, blob, types in rows:
             by_types.setdefault(tuple(types), []).append((what, blob))
         for types_t, items in by_types.items():
@@ -534,7 +507,7 @@ def test_fixture_rows_decode_and_re_encode_identically() -> None:
             for col, t in zip(cols, types, strict=True):
                 key = t.copy(True).to_string()
                 seen[key] = seen.get(key, 0) + len(col) - col.null_count
-                if isinstance(t, VarCharType):
+                if isinstance(t, pt.VarCharType):
                     seen["long string"] = seen.get("long string", 0) + int(
                         pc.sum(pc.greater(pc.binary_length(col), 7)).as_py() or 0
                     )
@@ -556,7 +529,7 @@ def test_fixture_rows_decode_and_re_encode_identically() -> None:
         assert seen.get(key, 0) > 0, key
 
 
-def _find(root: str, file_prefix: str) -> list[tuple[str, bytes, list[DataType]]]:
+def _find(root: str, file_prefix: str) -> list[tuple[str, bytes, list[pt.DataType]]]:
     return [r for r in _manifest_rows(root) if r[0].startswith(file_prefix)]
 
 
@@ -608,13 +581,13 @@ def test_fixture_known_values_full_text_golden() -> None:
 def test_encode_two_million_bigints_fast() -> None:
     n = 2_000_000
     col = pa.array(np.arange(n, dtype=np.int64) * 7919)
-    encode_rows([col[:1000]], [BigIntType()])  # warm up
+    encode_rows([col[:1000]], [pt.BigIntType()])  # warm up
     t0 = time.perf_counter()
-    blobs = encode_rows([col], [BigIntType()])
+    blobs = encode_rows([col], [pt.BigIntType()])
     elapsed = time.perf_counter() - t0
     assert len(blobs) == n and blobs[5] == struct.pack(">i", 1) + bytes(8) + struct.pack("<q", 5 * 7919)
     assert elapsed < 1.5, elapsed
     t0 = time.perf_counter()
-    back = decode_rows(blobs, [BigIntType()])[0]
+    back = decode_rows(blobs, [pt.BigIntType()])[0]
     assert time.perf_counter() - t0 < 3.0
     assert back.equals(col)

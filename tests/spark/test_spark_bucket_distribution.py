@@ -16,24 +16,8 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql import Catalog
+from paimon_sql import types as pt
 from paimon_sql.format.murmur import bucket_of
-from paimon_sql.types import (
-    BigIntType,
-    BooleanType,
-    DataType,
-    DateType,
-    DecimalType,
-    DoubleType,
-    FloatType,
-    IntType,
-    LocalZonedTimestampType,
-    SmallIntType,
-    TimestampType,
-    TimeType,
-    TinyIntType,
-    VarBinaryType,
-    VarCharType,
-)
 
 pytestmark = pytest.mark.spark
 
@@ -54,11 +38,11 @@ def _spark_buckets(spark: Any, ddl: Sequence[str], rows: Sequence[tuple[Any, ...
     return {n: [r[k + 1] for r in got] for k, n in enumerate((4, 7, BIG))}
 
 
-def _python_buckets(columns: Sequence[pa.Array], types: Sequence[DataType]) -> dict[int, list[int]]:
+def _python_buckets(columns: Sequence[pa.Array], types: Sequence[pt.DataType]) -> dict[int, list[int]]:
     return {n: bucket_of(list(columns), list(types), n).tolist() for n in (4, 7, BIG)}
 
 
-def _check(spark: Any, ddl: str, ptype: DataType, arrow: pa.Array, values: Sequence[Any], call: str = "") -> None:
+def _check(spark: Any, ddl: str, ptype: pt.DataType, arrow: pa.Array, values: Sequence[Any], call: str = "") -> None:
     got = _spark_buckets(spark, [ddl], [(v,) for v in values], call or "paimon.sys.paimon_bucket({n}, c0)")
     want = _python_buckets([arrow], [ptype])
     assert got == want, f"{ddl}: {list(zip(values, got[BIG], want[BIG]))}"
@@ -94,31 +78,31 @@ TIMESTAMPS = [
 @pytest.mark.parametrize(
     ("ddl", "ptype", "arrow_type", "values"),
     [
-        ("BOOLEAN", BooleanType(), pa.bool_(), [True, False, None]),
-        ("TINYINT", TinyIntType(), pa.int8(), [0, 1, -1, 127, -128, 42, None]),
-        ("SMALLINT", SmallIntType(), pa.int16(), [0, -1, 32767, -32768, 300, -300, None]),
-        ("INT", IntType(), pa.int32(), INTS),
-        ("BIGINT", BigIntType(), pa.int64(), LONGS),
-        ("FLOAT", FloatType(), pa.float32(), FLOATS),
-        ("DOUBLE", DoubleType(), pa.float64(), FLOATS + [1e300, -5e-324]),
+        ("BOOLEAN", pt.BooleanType(), pa.bool_(), [True, False, None]),
+        ("TINYINT", pt.TinyIntType(), pa.int8(), [0, 1, -1, 127, -128, 42, None]),
+        ("SMALLINT", pt.SmallIntType(), pa.int16(), [0, -1, 32767, -32768, 300, -300, None]),
+        ("INT", pt.IntType(), pa.int32(), INTS),
+        ("BIGINT", pt.BigIntType(), pa.int64(), LONGS),
+        ("FLOAT", pt.FloatType(), pa.float32(), FLOATS),
+        ("DOUBLE", pt.DoubleType(), pa.float64(), FLOATS + [1e300, -5e-324]),
         (
             "DATE",
-            DateType(),
+            pt.DateType(),
             pa.date32(),
             [dt.date(1970, 1, 1), dt.date(1969, 12, 31), dt.date(1, 1, 1), dt.date(9999, 12, 31), dt.date(2024, 2, 29), None],
         ),
-        ("STRING", VarCharType(), pa.string(), STRINGS),
-        ("BINARY", VarBinaryType(), pa.binary(), BINARIES),
-        ("TIMESTAMP_NTZ", TimestampType(6), pa.timestamp("us"), TIMESTAMPS),
+        ("STRING", pt.VarCharType(), pa.string(), STRINGS),
+        ("BINARY", pt.VarBinaryType(), pa.binary(), BINARIES),
+        ("TIMESTAMP_NTZ", pt.TimestampType(6), pa.timestamp("us"), TIMESTAMPS),
         (
             "TIMESTAMP",
-            LocalZonedTimestampType(6),
+            pt.LocalZonedTimestampType(6),
             pa.timestamp("us", tz="UTC"),
             [None if t is None else t.replace(tzinfo=UTC) for t in TIMESTAMPS],
         ),
     ],
 )
-def test_bucket_function_equals_the_engine(spark: Any, ddl: str, ptype: DataType, arrow_type: pa.DataType, values: list[Any]) -> None:
+def test_bucket_function_equals_the_engine(spark: Any, ddl: str, ptype: pt.DataType, arrow_type: pa.DataType, values: list[Any]) -> None:
     _check(spark, ddl, ptype, pa.array(values, arrow_type), values)
 
 
@@ -142,11 +126,11 @@ def test_decimals_both_sides_of_precision_18(spark: Any, precision: int, scale: 
         decs = [None if v is None else D(v).quantize(q) for v in values]
         decs += [D(rnd.randint(-(10**precision) + 1, 10**precision - 1)).scaleb(-scale) for _ in range(30)]
     t = pa.decimal128(precision, scale)
-    _check(spark, f"DECIMAL({precision},{scale})", DecimalType(precision, scale), pa.array(decs, t), decs)
+    _check(spark, f"DECIMAL({precision},{scale})", pt.DecimalType(precision, scale), pa.array(decs, t), decs)
 
 
-@pytest.mark.parametrize(("ddl", "paimon"), [("TIMESTAMP_NTZ", TimestampType(3)), ("TIMESTAMP", LocalZonedTimestampType(3))])
-def test_compact_timestamps_through_paimon_timestamp_millis(spark: Any, ddl: str, paimon: DataType) -> None:
+@pytest.mark.parametrize(("ddl", "paimon"), [("TIMESTAMP_NTZ", pt.TimestampType(3)), ("TIMESTAMP", pt.LocalZonedTimestampType(3))])
+def test_compact_timestamps_through_paimon_timestamp_millis(spark: Any, ddl: str, paimon: pt.DataType) -> None:
     """A Paimon TIMESTAMP(3) column holds epoch millis; the engine's Spark writer casts Spark's
     microseconds to them (truncating toward zero, also before 1970)."""
     tz = UTC if ddl == "TIMESTAMP" else None
@@ -155,7 +139,7 @@ def test_compact_timestamps_through_paimon_timestamp_millis(spark: Any, ddl: str
     millis = us.cast(pa.timestamp("ms", tz="UTC" if tz else None), safe=False)
     _check(spark, ddl, paimon, millis, values, "paimon.sys.paimon_bucket({n}, paimon.sys.paimon_timestamp_millis(c0))")
     # differs from the same value as TIMESTAMP(6) (non-compact)
-    as6 = _python_buckets([us], [TimestampType(6) if tz is None else LocalZonedTimestampType(6)])[BIG]
+    as6 = _python_buckets([us], [pt.TimestampType(6) if tz is None else pt.LocalZonedTimestampType(6)])[BIG]
     assert as6 != _python_buckets([millis], [paimon])[BIG]
 
 
@@ -174,7 +158,7 @@ def test_time_of_day(spark: Any) -> None:
         spark.conf.unset("spark.sql.timeType.enabled")
     values = [r[1] for r in rows]
     arrow = pa.array(values, pa.time64("us")).cast(pa.time32("ms"), safe=False)
-    want = _python_buckets([arrow], [TimeType(3)])
+    want = _python_buckets([arrow], [pt.TimeType(3)])
     assert {n: [r[k + 2] for r in rows] for k, n in enumerate((4, 7, BIG))} == want
 
 
@@ -183,15 +167,15 @@ def _random_decimal(precision: int, scale: int) -> decimal.Decimal:
 
 
 def test_multi_column_keys_with_nulls(spark: Any) -> None:
-    cols: list[tuple[str, DataType, pa.DataType, Callable[[], Any]]] = [
-        ("INT", IntType(), pa.int32(), lambda: rnd.choice(INTS)),
-        ("STRING", VarCharType(), pa.string(), lambda: rnd.choice(STRINGS)),
-        ("DECIMAL(20,3)", DecimalType(20, 3), pa.decimal128(20, 3), lambda: _random_decimal(20, 3)),
-        ("TIMESTAMP_NTZ", TimestampType(6), pa.timestamp("us"), lambda: rnd.choice(TIMESTAMPS)),
-        ("BIGINT", BigIntType(), pa.int64(), lambda: rnd.choice(LONGS)),
-        ("BINARY", VarBinaryType(), pa.binary(), lambda: rnd.choice(BINARIES)),
-        ("DECIMAL(9,2)", DecimalType(9, 2), pa.decimal128(9, 2), lambda: _random_decimal(9, 2)),
-        ("BOOLEAN", BooleanType(), pa.bool_(), lambda: rnd.choice([True, False])),
+    cols: list[tuple[str, pt.DataType, pa.DataType, Callable[[], Any]]] = [
+        ("INT", pt.IntType(), pa.int32(), lambda: rnd.choice(INTS)),
+        ("STRING", pt.VarCharType(), pa.string(), lambda: rnd.choice(STRINGS)),
+        ("DECIMAL(20,3)", pt.DecimalType(20, 3), pa.decimal128(20, 3), lambda: _random_decimal(20, 3)),
+        ("TIMESTAMP_NTZ", pt.TimestampType(6), pa.timestamp("us"), lambda: rnd.choice(TIMESTAMPS)),
+        ("BIGINT", pt.BigIntType(), pa.int64(), lambda: rnd.choice(LONGS)),
+        ("BINARY", pt.VarBinaryType(), pa.binary(), lambda: rnd.choice(BINARIES)),
+        ("DECIMAL(9,2)", pt.DecimalType(9, 2), pa.decimal128(9, 2), lambda: _random_decimal(9, 2)),
+        ("BOOLEAN", pt.BooleanType(), pa.bool_(), lambda: rnd.choice([True, False])),
     ]
     columns = [[None if rnd.random() < 0.15 else draw() for _ in range(60)] for _, _, _, draw in cols]
     columns[0][0] = columns[1][0] = columns[2][0] = None  # leading nulls
@@ -209,7 +193,7 @@ def test_wide_key_has_a_longer_null_bit_set(spark: Any) -> None:
     rows = [tuple(None if (i + j) % 7 == 0 else i * 1000 + j for j in range(width)) for i in range(5)]
     call = "paimon.sys.paimon_bucket({n}, " + ", ".join(f"c{j}" for j in range(width)) + ")"
     got = _spark_buckets(spark, ["INT"] * width, rows, call)
-    want = _python_buckets([pa.array([r[j] for r in rows], pa.int32()) for j in range(width)], [IntType()] * width)
+    want = _python_buckets([pa.array([r[j] for r in rows], pa.int32()) for j in range(width)], [pt.IntType()] * width)
     assert got == want
 
 
@@ -217,7 +201,7 @@ def test_function_resolution_and_binding_errors(spark: Any, sql: Any) -> None:
     from pyspark.errors import AnalysisException
 
     assert sql("SELECT paimon.sys.paimon_bucket(4, 1), paimon.paimon_bucket(4, 1), paimon.SYS.PAIMON_BUCKET(4, 1)") == [
-        tuple([bucket_of([pa.array([1], pa.int32())], [IntType()], 4)[0]] * 3)
+        tuple([bucket_of([pa.array([1], pa.int32())], [pt.IntType()], 4)[0]] * 3)
     ]
     for bad in ("paimon.sys.paimon_bucket(4, array(1))", "paimon.sys.paimon_bucket(4)",
                 "paimon.sys.paimon_bucket(4L, 1)", "paimon.sys.paimon_timestamp_millis(1)"):

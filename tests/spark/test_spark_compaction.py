@@ -162,3 +162,18 @@ def test_sort_compact_through_spark(spark: Any, sql: Any, db: str) -> None:
     with pytest.raises(Exception, match="sort compact do not support 'partition_idle_time'"):
         spark.sql(f"CALL sys.compact(table => '{p}', order_strategy => 'sort', order_by => 'id', "
                   "partition_idle_time => '5s')").collect()
+
+
+def test_read_optimized_system_table(spark: Any, sql: Any, db: str) -> None:
+    """``t$ro`` through Spark: the highest level only (Paimon's ReadOptimizedTable)."""
+    t = f"{db}.ro_t"
+    spark.sql(f"CREATE TABLE {t} (k INT, v STRING) TBLPROPERTIES ('primary-key' = 'k', 'bucket' = '1')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
+    assert sql(f"SELECT * FROM {t}$ro") == []
+    sql(f"CALL sys.compact(table => '{t}')")
+    spark.sql(f"INSERT INTO {t} VALUES (2, 'b2')")
+    assert sql(f"SELECT * FROM {t}$ro ORDER BY k") == [(1, "a"), (2, "b")]
+    assert sql(f"SELECT * FROM {t} ORDER BY k") == [(1, "a"), (2, "b2")]
+    assert sql(f"SELECT v FROM {t}$ro VERSION AS OF 1") == []
+    with pytest.raises(Exception, match="(?i)read-only|system table"):
+        spark.sql(f"INSERT INTO {t}$ro VALUES (3, 'c')")

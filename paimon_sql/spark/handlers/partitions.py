@@ -12,13 +12,14 @@ import decimal
 from collections.abc import Sequence
 from typing import Any
 
+from paimon_sql import types as pt
 from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.format.partition_path import partition_value_string
 from paimon_sql.spark.handlers.common import catalog_of, data_table, str_param
 from paimon_sql.spark.handlers.registry import Params, Result, handler
 from paimon_sql.table.table import Table
-from paimon_sql.types import DataType, DateType, LocalZonedTimestampType, TimestampType
+from paimon_sql.types import DataType, DefaultTypeVisitor
 
 _EPOCH = _dt.datetime(1970, 1, 1)
 
@@ -44,15 +45,31 @@ def _to_spark(value: Any) -> Any:
     return value
 
 
+class _FromSpark(DefaultTypeVisitor[Any]):
+    """A Spark partition value (JSON form) as the Python value ``partition_value_string`` takes."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def default(self, t: DataType) -> Any:
+        return self.value
+
+    def visit_date(self, t: pt.DateType) -> Any:
+        return _dt.date.fromisoformat(self.value) if isinstance(self.value, str) else self.value
+
+    def _timestamp(self) -> Any:
+        v = self.value
+        return _EPOCH + _dt.timedelta(microseconds=v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+    def visit_timestamp(self, t: pt.TimestampType) -> Any:
+        return self._timestamp()
+
+    def visit_local_zoned_timestamp(self, t: pt.LocalZonedTimestampType) -> Any:
+        return self._timestamp()
+
+
 def _from_spark(value: Any, dtype: DataType) -> Any:
-    """A Spark partition value as the Python value ``partition_value_string`` takes."""
-    if value is None:
-        return None
-    if isinstance(dtype, DateType) and isinstance(value, str):
-        return _dt.date.fromisoformat(value)
-    if isinstance(dtype, (TimestampType, LocalZonedTimestampType)) and isinstance(value, int):
-        return _EPOCH + _dt.timedelta(microseconds=value)
-    return value
+    return None if value is None else dtype.accept(_FromSpark(value))
 
 
 def _specs(table: Table, params: Params) -> list[dict[str, str]]:

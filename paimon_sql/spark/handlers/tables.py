@@ -120,7 +120,7 @@ def _describe(cat: Catalog, ident: Identifier, params: Params) -> Result:
             if not getattr(sys_table, "TIME_TRAVEL", False):
                 raise UnsupportedError(
                     f"System table {ident.full_name} has no time travel (only $files, $manifests, "
-                    "$partitions and $buckets have)"
+                    "$partitions, $buckets and $ro have)"
                 )
             tt_opts, _ = _time_travel(data_table(cat, Identifier(ident.database, ident.table, ident.branch)), params)
         fields = getattr(sys_table, "fields", None)  # Paimon's declared columns (nullability included)

@@ -19,6 +19,7 @@ from paimon_sql.table.system.files import FilesTable
 from paimon_sql.table.system.manifests import ManifestsTable
 from paimon_sql.table.system.options import OptionsTable
 from paimon_sql.table.system.partitions import PartitionsTable
+from paimon_sql.table.system.read_optimized import ReadOptimizedTable
 from paimon_sql.table.system.schemas import SchemasTable
 from paimon_sql.table.system.snapshots import SnapshotsTable
 from paimon_sql.table.system.table_indexes import TableIndexesTable
@@ -42,12 +43,13 @@ SYSTEM_TABLES: dict[str, type[SystemTable]] = {
         ConsumersTable,
         TableIndexesTable,
         AggregationFieldsTable,
+        ReadOptimizedTable,
     )
 }
 
 # System tables Apache Paimon has that paimon_sql does not implement (yet).
 PAIMON_ONLY_SYSTEM_TABLES = (
-    "audit_log", "binlog", "ro", "statistics", "file_indexes",
+    "audit_log", "binlog", "statistics", "file_indexes",
     "file_key_ranges", "row_tracking",
 )
 
@@ -80,6 +82,7 @@ __all__ = [
     "ManifestsTable",
     "OptionsTable",
     "PartitionsTable",
+    "ReadOptimizedTable",
     "SchemasTable",
     "SnapshotsTable",
     "SystemTable",

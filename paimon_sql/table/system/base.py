@@ -79,11 +79,11 @@ class MetadataTable:
 
     @property
     def arrow_schema(self) -> pa.Schema:
-        return pa.schema([arrow_field(f) for f in self.FIELDS])
+        return pa.schema([arrow_field(f) for f in self.fields])
 
     @property
     def column_names(self) -> list[str]:
-        return [f.name for f in self.FIELDS]
+        return [f.name for f in self.fields]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
@@ -139,7 +139,7 @@ class MetadataTable:
         if filter is None:
             return None
         if isinstance(filter, str):
-            return parse_predicate(filter, list(self.FIELDS))
+            return parse_predicate(filter, list(self.fields))
         unknown = referenced_columns(filter) - set(self.column_names)
         if unknown:
             raise ValidationError(
