@@ -175,5 +175,5 @@ def test_read_optimized_system_table(spark: Any, sql: Any, db: str) -> None:
     assert sql(f"SELECT * FROM {t}$ro ORDER BY k") == [(1, "a"), (2, "b")]
     assert sql(f"SELECT * FROM {t} ORDER BY k") == [(1, "a"), (2, "b2")]
     assert sql(f"SELECT v FROM {t}$ro VERSION AS OF 1") == []
-    with pytest.raises(Exception, match="(?i)read-only|system table"):
+    with pytest.raises(Exception, match="does not support append"):  # read-only, as every system table
         spark.sql(f"INSERT INTO {t}$ro VALUES (3, 'c')")
