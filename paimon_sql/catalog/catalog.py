@@ -20,12 +20,13 @@ from paimon_sql.errors import (
     ValidationError,
 )
 from paimon_sql.fs.file_io import FileIO, basename, join
+from paimon_sql.lsm.engines import engine_of
 from paimon_sql.meta.file_store import MAIN_BRANCH, branch_path
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.schema_manager import SchemaManager
 from paimon_sql.names import MAX_NAME_BYTES, check_name
 from paimon_sql.ops.alter import check_column_name
-from paimon_sql.options import check_implemented, validate_options
+from paimon_sql.options import CoreOptions, check_implemented, validate_options
 from paimon_sql.table.table import Table
 from paimon_sql.types import fields_from_arrow_schema
 
@@ -344,6 +345,9 @@ def build_schema(
         if f.name in pks and f.type.nullable:
             f = type(f)(f.id, f.name, f.type.copy(False), f.description)
         fixed.append(f)
+    if pks:  # the merge engine's options and field types (aggregate functions on their types)
+        core = CoreOptions(opts)
+        engine_of(core).spec(core, pks, fixed, pks, name)
     return TableSchema(
         id=0,
         fields=tuple(fixed),

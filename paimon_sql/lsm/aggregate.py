@@ -18,7 +18,10 @@ function of every field exactly as Paimon does (sequence fields ``last_value``, 
 
 from __future__ import annotations
 
+import datetime as _dt
+import math
 import re
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
@@ -31,6 +34,14 @@ import pyarrow.compute as pc
 
 from paimon_sql import types as pt
 from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.format.java_hash import (
+    java_boolean_hash,
+    java_double_hash,
+    java_float_hash,
+    java_hash_map_order,
+    java_int_hash,
+    java_long_hash,
+)
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import MAX_LENGTH, DataField, DataType, DecimalType, to_arrow_type
 
@@ -832,6 +843,160 @@ class Listagg(Aggregator):
         return pa.array([acc.get(s, "") for s in range(len(seg.starts))], type=pa.string())
 
 
+class _SetHash(pt.DefaultTypeVisitor["Callable[[Any], int] | None"]):
+    """How a distinct ``collect`` orders elements of a type: Java's ``HashSet`` order needs the
+    element's ``hashCode()`` (None: compared by an equaliser in arrival order instead, as Paimon
+    does for strings, binaries and nested types; a type with neither raises)."""
+
+    def default(self, t: DataType) -> Callable[[Any], int] | None:
+        raise UnsupportedError(
+            f"collect with fields.<field>.distinct is not supported for elements of type {t.to_string()} "
+            "(Java's HashSet order of their hash codes is not reproduced)"
+        )
+
+    def _ordered(self, t: DataType) -> Callable[[Any], int] | None:
+        return None
+
+    visit_char = visit_varchar = visit_binary = visit_varbinary = _ordered
+    visit_array = visit_map = visit_multiset = visit_row = _ordered
+
+    def _int(self, t: DataType) -> Callable[[Any], int] | None:
+        return java_int_hash
+
+    visit_tinyint = visit_smallint = visit_int = visit_date = visit_time = _int
+
+    def visit_bigint(self, t: pt.BigIntType) -> Callable[[Any], int] | None:
+        return java_long_hash
+
+    def visit_boolean(self, t: pt.BooleanType) -> Callable[[Any], int] | None:
+        return java_boolean_hash
+
+    def visit_float(self, t: pt.FloatType) -> Callable[[Any], int] | None:
+        return java_float_hash
+
+    def visit_double(self, t: pt.DoubleType) -> Callable[[Any], int] | None:
+        return java_double_hash
+
+
+class Collect(Aggregator):
+    """Paimon's ``collect``: the elements of the arrays of a key concatenated in sequence order (null
+    arrays skipped); with ``fields.<f>.distinct`` every fold keeps each element once, strings and
+    nested elements in arrival order, others in Java's ``HashSet`` order (as Paimon's fold builds a
+    new HashSet each time); a retraction removes one occurrence of each of its elements."""
+
+    name = "collect"
+    retracts = True
+
+    def check_type(self, field: str, t: DataType) -> None:
+        if t.root != "ARRAY":
+            raise ValidationError(
+                f"Data type for collect column must be 'Array' but was '{t.to_string()}' (field {field!r})"
+            )
+
+    def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
+        agg, retract = _rows(seg, active)
+        if not fa.distinct and not retract.any():
+            return self._concat(values, seg, (agg | seg.reset_rows) & _valid(values))
+        return self._fold(values, seg, fa, agg, retract)
+
+    @staticmethod
+    def _concat(values: pa.Array, seg: Segments, used: np.ndarray) -> pa.Array:
+        """Vectorised: per segment, the elements of its used rows' arrays in row order."""
+        n_segs = len(seg.starts)
+        rows = np.flatnonzero(used)
+        lists = values.take(pa.array(rows, pa.int64()))
+        lengths = np.asarray(pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False),
+                             dtype=np.int64)
+        flat = pc.list_flatten(lists)
+        item_seg = np.repeat(seg.ids[rows], lengths)
+        counts = np.bincount(item_seg, minlength=n_segs)
+        offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+        has = _count(used, seg) > 0
+        out = pa.ListArray.from_arrays(pa.array(offsets), flat, type=values.type,
+                                       mask=pa.array(~has))
+        return out
+
+    @staticmethod
+    def _fold(values: pa.Array, seg: Segments, fa: FieldAgg, agg: np.ndarray, retract: np.ndarray) -> pa.Array:
+        """Paimon's fold, per key: where Java's set order or a retraction forces it."""
+        element_type = cast(pt.ArrayType, fa.data_type).element
+        hash_of = element_type.accept(_SetHash()) if fa.distinct else None
+        py = values.to_pylist()
+        out: list[list[Any] | None] = []
+        for start, end in zip(seg.starts.tolist(), seg.ends.tolist()):
+            acc: list[Any] | None = None
+            for r in range(start, end + 1):
+                if seg.reset_rows[r] and r == start:
+                    acc = py[r]
+                elif agg[r]:
+                    acc = _collect_agg(acc, py[r], fa.distinct, hash_of)
+                elif retract[r]:
+                    acc = _collect_retract(acc, py[r])
+            out.append(acc)
+        return pa.array(out, type=values.type)
+
+
+_EPOCH_DAY = _dt.date(1970, 1, 1)
+
+
+def _java_value(e: Any) -> Any:
+    """An element as the Java object whose hashCode / equals a HashSet uses: a DATE is its epoch
+    day, a TIME its millisecond of the day, a float its bits (NaN canonical, -0.0 not 0.0)."""
+    if isinstance(e, _dt.date):
+        return (e - _EPOCH_DAY).days
+    if isinstance(e, _dt.time):
+        return ((e.hour * 60 + e.minute) * 60 + e.second) * 1000 + e.microsecond // 1000
+    return e
+
+
+def _set_key(e: Any) -> Any:
+    if isinstance(e, float):
+        return ("nan",) if math.isnan(e) else (struct.pack(">d", e),)
+    return e
+
+
+def _collect_agg(
+    acc: list[Any] | None, x: list[Any] | None, distinct: bool, hash_of: Callable[[Any], int] | None,
+) -> list[Any] | None:
+    if acc is None and x is None:
+        return None
+    if (acc is None or x is None) and not distinct:
+        return acc if x is None else x
+    items = (acc or []) + (x or [])
+    if not distinct:
+        return items
+    if hash_of is None:  # strings, binaries, nested: an equaliser, arrival order
+        kept: list[Any] = []
+        for e in items:
+            if e not in kept:
+                kept.append(e)
+        return kept
+    seen: set[Any] = set()
+    uniq: list[Any] = []
+    for e in items:  # a HashSet keeps the first of equal elements
+        k = _set_key(e)
+        if k not in seen:
+            seen.add(k)
+            uniq.append(e)
+    order = java_hash_map_order(range(len(uniq)), lambda i: 0 if uniq[i] is None else hash_of(_java_value(uniq[i])))
+    return [uniq[i] for i in order]
+
+
+def _collect_retract(acc: list[Any] | None, x: list[Any] | None) -> list[Any] | None:
+    if acc is None:
+        return None
+    if not x:
+        return acc
+    pending = list(x)
+    out = []
+    for e in acc:
+        if e in pending:
+            pending.remove(e)
+        else:
+            out.append(e)
+    return out
+
+
 class _NotImplemented(Aggregator):
     """A Paimon aggregator paimon_sql does not implement: reading or writing its column fails."""
 
@@ -849,11 +1014,11 @@ AGGREGATORS: dict[str, Aggregator] = {
     a.name: a
     for a in (
         Sum(), Product(), Max(), Min(), LastValue(), LastNonNullValue(), FirstValue(), FirstNonNullValue(),
-        FirstNotNullValue(), Listagg(), BoolAnd(), BoolOr(), PrimaryKeyValue(),
+        FirstNotNullValue(), Listagg(), BoolAnd(), BoolOr(), PrimaryKeyValue(), Collect(),
     )
 }
 """Paimon's aggregate functions by name (the unsupported ones raise UnsupportedError)."""
-for _name in ("collect", "merge_map", "merge_map_with_keytime", "nested_update", "nested_partial_update",
+for _name in ("merge_map", "merge_map_with_keytime", "nested_update", "nested_partial_update",
               "rbm32", "rbm64", "hll_sketch", "theta_sketch"):
     AGGREGATORS[_name] = _NotImplemented(_name)
 

@@ -18,6 +18,7 @@ from paimon_sql.lsm.aggregate import AGGREGATORS, FieldAgg, build_field_aggs
 from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec, aggregation, build_merge_spec
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import (
+    ArrayType,
     BigIntType,
     BooleanType,
     DataField,
@@ -27,6 +28,7 @@ from paimon_sql.types import (
     DoubleType,
     FloatType,
     IntType,
+    RowType,
     SmallIntType,
     TimestampType,
     TinyIntType,
@@ -366,7 +368,7 @@ def test_functions_resolve_like_paimon() -> None:
     assert (aggs["a"].function, aggs["b"].function, aggs["ts"].function) == ("max", "listagg", "max")
 
 
-@pytest.mark.parametrize("function", ["collect", "merge_map", "merge_map_with_keytime", "nested_update",
+@pytest.mark.parametrize("function", ["merge_map", "merge_map_with_keytime", "nested_update",
                                       "nested_partial_update", "rbm32", "rbm64", "hll_sketch", "theta_sketch"])
 def test_unsupported_functions_name_field_and_function(function: str) -> None:
     o = CoreOptions({"fields.b.aggregate-function": function})
@@ -381,6 +383,7 @@ def test_unsupported_functions_name_field_and_function(function: str) -> None:
     ("bool_and", "a", "BooleanType"),
     ("bool_or", "a", "BooleanType"),
     ("listagg", "a", "VarCharType"),
+    ("collect", "a", "must be 'Array'"),
 ])
 def test_wrong_types_are_rejected(function: str, field: str, message: str) -> None:
     with pytest.raises(ValidationError, match=message):
@@ -440,3 +443,88 @@ def test_two_million_rows_are_vectorised() -> None:
     got = dict(zip(out.column(KEY).to_pylist(), out.column("s").to_pylist()))
     assert all(got[k] == int(by_key[k]) for k in list(got)[:1000])
     assert elapsed < 20, f"aggregation of {n} rows took {elapsed:.1f} s"
+
+
+# --------------------------------------------------------------------------------------------------
+# collect (Paimon's FieldCollectAgg and its FieldAggregatorTest cases)
+
+
+def run_collect(element: DataType, arrow_element: pa.DataType, rows: list[tuple[int, int, Any]],
+                distinct: bool = False, remove: bool = False) -> dict[Any, Any]:
+    t = pa.table({
+        KEY: pa.array([r[0] for r in rows], pa.int64()),
+        SEQ: pa.array(list(range(len(rows))), pa.int64()),
+        KIND: pa.array([r[1] for r in rows], pa.int8()),
+        "c": pa.array([r[2] for r in rows], pa.list_(arrow_element)),
+    })
+    fa = FieldAgg("c", "collect", ArrayType(element), distinct=distinct)
+    spec = MergeSpec(key_columns=(KEY,), field_aggs=(fa,), remove_record_on_delete=remove)
+    return {r[KEY]: r["c"] for r in aggregation(t, spec).to_pylist()}
+
+
+def test_collect_concatenates_in_sequence_order() -> None:
+    rows = [(1, 0, [1, 1, 2]), (1, 0, None), (1, 0, [2, 3]), (2, 0, None), (2, 0, None), (3, 0, []),
+            (3, 0, [None, 4])]
+    assert run_collect(IntType(), pa.int32(), rows) == {1: [1, 1, 2, 2, 3], 2: None, 3: [None, 4]}
+
+
+def test_collect_distinct_keeps_javas_hash_set_order() -> None:
+    rows = [(1, 0, [1, 1, 2]), (1, 0, [2, 3, 17, 16])]
+    # a HashSet of 16 buckets: 16 (bucket 0), 1 then 17 (bucket 1, insertion order), 2, 3
+    assert run_collect(IntType(), pa.int32(), rows, distinct=True) == {1: [16, 1, 17, 2, 3]}
+    # agg(null, array) deduplicates the array; a key's single record is kept as it is (Paimon's
+    # reducer calls no aggregator for it); nulls stay null
+    assert run_collect(IntType(), pa.int32(), [(1, 0, None), (1, 0, [1, 1, 2]), (2, 0, None), (2, 0, None),
+                                               (3, 0, [1, 1])], distinct=True) == {1: [1, 2], 2: None, 3: [1, 1]}
+    # BIGINT hashes as Long.hashCode: -1 -> 0 (bucket 0), 2^32 -> 1 (bucket 1), 5 (bucket 5)
+    assert run_collect(BigIntType(), pa.int64(), [(1, 0, [2**32, -1, 5]), (1, 0, [5])], distinct=True) == {
+        1: [-1, 2**32, 5]}
+    # negative INTs hash as their two's complement, spread by h ^ h >>> 16: -1 -> 0xFFFF0000, bucket
+    # 0, before 0 (same bucket, inserted later); 15 in bucket 15
+    assert run_collect(IntType(), pa.int32(), [(1, 0, [-1, 0]), (1, 0, [15])], distinct=True) == {1: [-1, 0, 15]}
+    # 13 elements: the set has grown to 32 buckets, so 16 no longer shares bucket 0 with 0
+    big = [16, 0, *range(1, 12)]
+    assert run_collect(IntType(), pa.int32(), [(1, 0, big), (1, 0, big)], distinct=True) == {1: [*range(0, 12), 16]}
+    assert run_collect(IntType(), pa.int32(), [(1, 0, [16, 0]), (1, 0, [1])], distinct=True) == {1: [16, 0, 1]}
+
+
+def test_collect_distinct_strings_and_rows_keep_arrival_order() -> None:
+    rows = [(1, 0, ["b", "a", "b"]), (1, 0, ["c", "a"])]
+    assert run_collect(VarCharType(), pa.string(), rows, distinct=True) == {1: ["b", "a", "c"]}
+    row_t = RowType((DataField(1, "x", IntType()), DataField(2, "y", VarCharType())))
+    arrow_row = pa.struct([("x", pa.int32()), ("y", pa.string())])
+    rows = [(1, 0, [{"x": 1, "y": "a"}, {"x": 1, "y": "a"}]), (1, 0, [{"x": 2, "y": "b"}, {"x": 1, "y": "a"}])]
+    assert run_collect(row_t, arrow_row, rows, distinct=True) == {1: [{"x": 1, "y": "a"}, {"x": 2, "y": "b"}]}
+
+
+def test_collect_retracts_one_occurrence_per_element() -> None:
+    rows = [(1, 0, [1, 2, 2, 3]), (1, 1, [2, 3, 9]), (1, 0, [4])]
+    assert run_collect(IntType(), pa.int32(), rows) == {1: [1, 2, 4]}
+    # -D under remove-record-on-delete replaces the row
+    assert run_collect(IntType(), pa.int32(), [(1, 0, [1]), (1, 3, [7]), (1, 0, [8])], remove=True) == {1: [7, 8]}
+
+
+def test_collect_distinct_of_unsupported_elements_says_so() -> None:
+    with pytest.raises(UnsupportedError, match="collect with fields.<field>.distinct"):
+        run_collect(DecimalType(10, 2), pa.decimal128(10, 2), [(1, 0, [Decimal("1.00")]), (1, 0, [Decimal("2.00")])],
+                    distinct=True)
+
+
+def test_collect_table_writes_compaction_and_bad_type(tmp_path: Any) -> None:
+    from paimon_sql import Catalog
+
+    cat = Catalog(str(tmp_path))
+    cat.create_database("db")
+    schema = pa.schema([("k", pa.int64()), ("tags", pa.list_(pa.string())), ("ids", pa.list_(pa.int32()))])
+    t = cat.create_table("db.c", schema, primary_keys=["k"], options={
+        "bucket": "1", "merge-engine": "aggregation", "fields.tags.aggregate-function": "collect",
+        "fields.ids.aggregate-function": "collect", "fields.ids.distinct": "true"})
+    t.write(pa.table({"k": [1], "tags": [["a"]], "ids": [[3, 1]]}, schema=schema))
+    t.refresh().write(pa.table({"k": [1], "tags": [["b", "a"]], "ids": [[1, 2]]}, schema=schema))
+    expected = [{"k": 1, "tags": ["a", "b", "a"], "ids": [1, 2, 3]}]
+    assert t.refresh().read().to_pylist() == expected
+    t.refresh().compact()
+    assert t.refresh().read().to_pylist() == expected
+    with pytest.raises(ValidationError, match="collect column must be 'Array'.*'k'"):
+        cat.create_table("db.bad", pa.schema([("id", pa.int64()), ("k", pa.int64())]), primary_keys=["id"],
+                         options={"merge-engine": "aggregation", "fields.k.aggregate-function": "collect"})

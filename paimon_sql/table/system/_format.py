@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 from paimon_sql import types as pt
 from paimon_sql.casting import cast_array
 from paimon_sql.errors import PaimonError
+from paimon_sql.format.java_hash import java_hash_map_order, java_string_hash  # noqa: F401 (re-exported)
 from paimon_sql.ops.tags import parse_duration_json, parse_local_date_time_millis  # noqa: F401 (re-exported)
 from paimon_sql.types import DataField, DataType, VarCharType, to_arrow_type
 
@@ -187,44 +188,6 @@ def row_cast_strings(columns: Sequence[pa.Array], fields: Sequence[DataField], n
 def java_string_key(s: str) -> bytes:
     """Sort key giving Java's ``String.compareTo`` order (UTF-16 code units)."""
     return s.encode("utf-16-be")
-
-
-def java_string_hash(s: str) -> int:
-    """``String.hashCode()`` as an unsigned 32-bit number."""
-    data = s.encode("utf-16-be")
-    h = 0
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return h
-
-
-def java_hash_map_order(
-    keys: Iterable[_K], hash: Callable[[_K], int] = java_string_hash, copied: bool = False  # type: ignore[assignment]
-) -> list[_K]:
-    """The iteration order of a ``java.util.HashMap`` the keys were put into, in this order.
-
-    Buckets in index order (``(h ^ h >>> 16) & (capacity - 1)``, ``hash`` giving ``hashCode()``
-    as an unsigned 32-bit number), insertion order inside a bucket (resizing keeps it). The
-    capacity is 16 doubled whenever the size exceeds 3/4 of it, or, for a map made by the copy
-    constructor ``new HashMap<>(map)`` (``copied``), ``tableSizeFor(size / 0.75 + 1)`` (Java 8 to
-    17). Bins that Java turns into trees (8+ colliding keys) are not modelled."""
-    ks = list(dict.fromkeys(keys))
-    cap = _copy_capacity(len(ks)) if copied else 16
-    while len(ks) > cap * 3 // 4:
-        cap *= 2
-
-    def bucket(k: _K) -> int:
-        h = hash(k)
-        return (h ^ (h >> 16)) & (cap - 1)
-
-    order = sorted(range(len(ks)), key=lambda i: (bucket(ks[i]), i))
-    return [ks[i] for i in order]
-
-
-def _copy_capacity(size: int) -> int:
-    """``HashMap(Map)``'s table length for ``size`` entries (``putMapEntries``, Java 8 to 17)."""
-    t = max(int(size / 0.75 + 1.0), 1)
-    return 1 << (t - 1).bit_length()
 
 
 def java_concurrent_hash_map_order(keys: Iterable[_K], hash: Callable[[_K], int]) -> list[_K]:
