@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sys
 import tempfile
-import time
-from collections.abc import Callable
+
+from timing import best  # noqa: E402 - bench/ is on the path when run as a script
 
 import paimon_sql
 from paimon_sql.format.binary_row import encode_row
@@ -21,15 +21,6 @@ from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.manifest_store import ManifestStore
 from paimon_sql.meta.simple_stats import SimpleStats
 from paimon_sql.types import IntType, VarCharType
-
-
-def best(fn: Callable[[], object], runs: int = 5) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def entries(n: int) -> list[ManifestEntry]:

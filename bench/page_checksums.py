@@ -7,21 +7,11 @@ them (pyarrow, as the engine writes data files), best of 5. Not part of CI.
 from __future__ import annotations
 
 import io
-import time
-from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-
-
-def best(fn: Callable[[], object], runs: int = 5) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+from timing import best  # noqa: E402 - bench/ is on the path when run as a script
 
 
 def main() -> None:

@@ -11,27 +11,16 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-import time
-from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
+from timing import best  # noqa: E402 - bench/ is on the path when run as a script
 
 from paimon_sql import types as pt
 from paimon_sql.casting import cast_array, normalize_array
 from paimon_sql.format.avro_data import read_avro, write_avro
 from paimon_sql.format.binary_row import decode_row, decode_rows, encode_row, encode_rows
 from paimon_sql.spark.spark_types import spark_schema_json
-
-
-def best(fn: Callable[[], object], runs: int = 5) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
 
 _ATOMIC: list[pt.DataType] = [
     pt.BooleanType(), pt.TinyIntType(), pt.SmallIntType(), pt.IntType(), pt.BigIntType(), pt.FloatType(),
