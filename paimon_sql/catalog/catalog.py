@@ -252,6 +252,31 @@ class Catalog:
         SchemaManager(self.file_io, path, ident.full_name).commit(table_schema)
         return Table(self.file_io, path, ident.full_name, table_schema)
 
+    def create_table_like(self, identifier: str | Identifier, source: Table) -> Table:
+        """A new table with ``source``'s latest schema: its fields with their ids (so files written
+        with them read here), keys, options (but ``path``) and comment (Paimon's
+        ``CopySchemaOperator``); the database is created when missing."""
+        ident = Identifier.parse(identifier)
+        ident.check_plain()
+        if ident.in_system_database:
+            raise system_database_error(f"create table {ident.full_name}")
+        if not self.database_exists(ident.database):
+            self.create_database(ident.database, ignore_if_exists=True)
+        if self.table_exists(ident):
+            raise AlreadyExistsError(f"Table {ident.full_name} already exists")
+        src = source.schema
+        opts = {k: v for k, v in src.options.items() if k != "path"}
+        validate_options(opts, ident.full_name, primary_keys=list(src.primary_keys),
+                         columns=[f.name for f in src.fields])
+        check_implemented(opts, ident.full_name)
+        table_schema = TableSchema(
+            id=0, fields=src.fields, highest_field_id=src.highest_field_id, partition_keys=src.partition_keys,
+            primary_keys=src.primary_keys, options=opts, comment=src.comment, time_millis=TableSchema.now_ms(),
+        )
+        path = self.table_path(ident)
+        SchemaManager(self.file_io, path, ident.full_name).commit(table_schema)
+        return Table(self.file_io, path, ident.full_name, table_schema)
+
     def drop_table(self, identifier: str | Identifier, ignore_if_not_exists: bool = False) -> None:
         ident = Identifier.parse(identifier)
         ident.check_plain()

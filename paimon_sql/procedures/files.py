@@ -1,7 +1,7 @@
 """Procedures on a table's files, with Paimon's parameters and output columns:
 ``remove_orphan_files`` (over ``Table.remove_orphan_files``, ops/orphans.py; ``db.*`` cleans every
 table of the database), ``purge_files``, and the repairs of ops/repair.py: ``remove_unexisting_files``,
-``repair_earliest_snapshot``, ``compact_manifest``."""
+``repair_earliest_snapshot``, ``compact_manifest``; ``copy`` (ops/copy.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from paimon_sql.catalog.identifier import SYSTEM_DATABASE, Identifier
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.ops.expire import parse_timestamp_ms
 from paimon_sql.procedures.builtin import parse_options_arg, table_arg
-from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
+from paimon_sql.procedures.registry import CURRENT_DATABASE, Procedure, ProcedureParam, register
 from paimon_sql.table.table import Table
 
 if TYPE_CHECKING:
@@ -161,4 +161,37 @@ COMPACT_MANIFEST = register(Procedure(
                 "('options' 'k=v,...' apply to the call; 'dry_run' only logs what it would rewrite). Sorting "
                 "manifests by partition is not supported.",
     fn=_compact_manifest,
+))
+
+
+def _copy(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    name = "copy"
+    source = table_arg(catalog, name, args["source_table"], "source_table")
+    text = args["target_table"]
+    if not isinstance(text, str) or not text.strip():
+        raise ValidationError(f"Procedure {name}: argument 'target_table' must name a table, got {text!r}")
+    bare = "." not in text
+    target_ident = Identifier.parse((CURRENT_DATABASE.get(), text.strip().strip("`")) if bare else text)
+    if target_ident.system_table is not None or target_ident.branch is not None or target_ident.in_system_database:
+        raise ValidationError(f"Procedure {name}: argument 'target_table' must name a table, got {text!r}")
+    if catalog.table_exists(target_ident):
+        target = table_arg(catalog, name, target_ident.full_name, "target_table")
+    else:
+        target = catalog.create_table_like(target_ident, source)
+    source.copy_files_to(target, args["where"])
+    return [(True,)]
+
+
+COPY = register(Procedure(
+    name="copy",
+    params=(
+        ProcedureParam("source_table", "STRING", True),
+        ProcedureParam("target_table", "STRING", True),
+        ProcedureParam("where", "STRING", False),
+    ),
+    output=(("result", "BOOLEAN"),),
+    description="Copies the files of the latest snapshot of 'source_table' (the partitions 'where' selects) into "
+                "'target_table' (created with the source's schema when missing, else a compatible table) and "
+                "commits them as one OVERWRITE of the partitions they fill.",
+    fn=_copy,
 ))

@@ -95,8 +95,11 @@ def read_data_file(
         return _no_rows(wanted)
     n = table.num_rows if file_cols else f.row_count
     arrays, names = [], []
+    present = set(table.column_names) if file_cols else set()
     for out, col, target in wanted:
-        if col is None:
+        if col is None or (target is not None and col not in present):
+            # a column the file's schema has but the file lacks (Paimon's readers fill nulls: files a
+            # `copy` gave a newer schema id, or written by writers that skip all-null columns)
             assert target is not None
             arrays.append(pa.nulls(n, to_arrow_type(target.type)))
         else:

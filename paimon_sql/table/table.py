@@ -30,6 +30,7 @@ from paimon_sql.ops import alter as alter_ops
 from paimon_sql.ops import branches as branch_ops
 from paimon_sql.ops import compact as compact_ops
 from paimon_sql.ops import consumers as consumer_ops
+from paimon_sql.ops import copy as copy_ops
 from paimon_sql.ops import delete as delete_ops
 from paimon_sql.ops import expire as expire_ops
 from paimon_sql.ops import orphans as orphan_ops
@@ -627,6 +628,28 @@ class Table:
         """Marks each partition (a full spec) done with the table's ``partition.mark-done-action``
         (``success-file``: ``<partition>/_SUCCESS``); returns the partition paths."""
         return partition_ops.mark_partitions_done(self.store, partitions)
+
+    def copy_files_to(self, target: Table, where: str | Predicate | None = None) -> copy_ops.CopyResult:
+        """Paimon's ``copy``: this table's live files (of the partitions ``where`` selects, a
+        predicate on partition columns) copied into ``target`` (a compatible table) and committed there
+        as one OVERWRITE of the partitions they fill."""
+        if target.path == self.path:
+            raise ValidationError(f"Cannot copy table {self.identifier} into itself")
+        copy_ops.check_compatible(self.store, target.store)
+        pred = None
+        if where is not None:
+            pred = parse_predicate(where, list(self.schema.fields)) if isinstance(where, str) else where
+            outside = sorted(referenced_columns(pred) - set(self.schema.partition_keys))
+            if outside:
+                raise ValidationError(
+                    f"copy of table {self.identifier}: Only partition predicate is supported, but the where "
+                    f"condition uses {outside} (partition keys: {list(self.schema.partition_keys)})"
+                )
+        expire_ops.check_async_expiry(target.store)
+        result = copy_ops.copy_files(self.store, target.store, pred)
+        if result.snapshot_id is not None:
+            expire_ops.expire_after_commit(target.store)
+        return result
 
     # -- repairs ------------------------------------------------------------------------------
     def remove_unexisting_files(self, dry_run: bool = False) -> repair_ops.RemoveUnexistingFilesResult:

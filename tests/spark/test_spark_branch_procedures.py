@@ -248,3 +248,18 @@ def test_merge_branch(spark: Any, sql: Any, db: str) -> None:
     spark.sql(f"INSERT INTO {db}.`P$branch_test_branch` VALUES (2, 'b')")
     with pytest.raises(Exception, match="only supported for append-only tables"):
         spark.sql(f"CALL paimon.sys.merge_branch(table => '{db}.P', source_branch => 'test_branch')")
+
+
+def test_copy(spark: Any, sql: Any, db: str) -> None:
+    """Paimon's CopyFilesProcedureTest 'partitioned append table with partition filter' and
+    'copy to existed table' through Spark."""
+    spark.sql(f"CREATE TABLE {db}.src (k INT, v STRING, dt STRING, hh INT) PARTITIONED BY (dt, hh)")
+    spark.sql(f"INSERT INTO {db}.src VALUES (1, 'a', '2025-08-17', 5), (2, 'b', '2025-10-06', 0)")
+    assert sql(f"CALL sys.copy(source_table => '{db}.src', target_table => '{db}.dst', "
+               "where => \"dt = '2025-08-17' and hh = 5\")") == [(True,)]
+    assert sql(f"SELECT * FROM {db}.dst") == [(1, "a", "2025-08-17", 5)]
+    spark.sql(f"CREATE TABLE {db}.dst2 (k INT, v STRING, dt STRING, hh INT, v2 STRING) PARTITIONED BY (dt, hh)")
+    spark.sql(f"INSERT INTO {db}.dst2 VALUES (3, 'c', '2025-08-17', 5, 'c1'), (4, 'd', '2025-08-17', 6, 'd1')")
+    assert sql(f"CALL sys.copy(source_table => '{db}.src', target_table => '{db}.dst2')") == [(True,)]
+    assert sorted(sql(f"SELECT * FROM {db}.dst2")) == [
+        (1, "a", "2025-08-17", 5, None), (2, "b", "2025-10-06", 0, None), (4, "d", "2025-08-17", 6, "d1")]
