@@ -42,6 +42,7 @@ from paimon_sql.format.java_hash import (
     java_int_hash,
     java_long_hash,
 )
+from paimon_sql.format.murmur import murmur_hash_bytes
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import MAX_LENGTH, DataField, DataType, DecimalType, to_arrow_type
 
@@ -997,6 +998,81 @@ def _collect_retract(acc: list[Any] | None, x: list[Any] | None) -> list[Any] | 
     return out
 
 
+class _MapKeyHash(_SetHash):
+    """``hashCode()`` of a map key in Paimon's merge_map HashMap: a string is a BinaryString (Murmur3
+    of its UTF-8 bytes); a binary key has identity hashing in Paimon (any order is Paimon's), kept in
+    arrival order here; nested keys are not supported."""
+
+    def default(self, t: DataType) -> Callable[[Any], int] | None:
+        raise UnsupportedError(
+            f"merge_map is not supported for map keys of type {t.to_string()} (Java's HashMap order of "
+            "their hash codes is not reproduced)"
+        )
+
+    def _string(self, t: DataType) -> Callable[[Any], int] | None:
+        return lambda v: murmur_hash_bytes(v.encode("utf-8")) & 0xFFFFFFFF
+
+    visit_char = visit_varchar = _string
+
+    def _binary(self, t: DataType) -> Callable[[Any], int] | None:
+        return None
+
+    visit_binary = visit_varbinary = _binary
+
+    def _nested(self, t: DataType) -> Callable[[Any], int] | None:
+        return self.default(t)
+
+    visit_array = visit_map = visit_multiset = visit_row = _nested
+
+
+class MergeMap(Aggregator):
+    """Paimon's ``merge_map``: the maps of a key merged, later values winning; every merge of two
+    non-null maps builds a new Java HashMap (keys in its iteration order: the key hash codes are
+    reproduced); a retraction removes its keys."""
+
+    name = "merge_map"
+    retracts = True
+
+    def check_type(self, field: str, t: DataType) -> None:
+        if t.root != "MAP":
+            raise ValidationError(
+                f"Data type for merge map column must be 'MAP' but was '{t.to_string()}' (field {field!r})"
+            )
+
+    def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
+        agg, retract = _rows(seg, active)
+        key_type = cast(pt.MapType, fa.data_type).key
+        hash_of = key_type.accept(_MapKeyHash())
+        py = values.to_pylist()
+        out: list[list[tuple[Any, Any]] | None] = []
+        for start, end in zip(seg.starts.tolist(), seg.ends.tolist()):
+            acc: list[tuple[Any, Any]] | None = None
+            for r in range(start, end + 1):
+                x = py[r]
+                if seg.reset_rows[r] and r == start:
+                    acc = x
+                elif agg[r]:
+                    acc = acc if x is None else x if acc is None else _hash_map(acc + x, hash_of)
+                elif retract[r] and acc is not None and x:
+                    gone = {k for k, _ in x}
+                    acc = _hash_map([(k, v) for k, v in acc if k not in gone], hash_of)
+            out.append(acc)
+        return pa.array(out, type=values.type)
+
+
+def _hash_map(items: list[tuple[Any, Any]], hash_of: Callable[[Any], int] | None) -> list[tuple[Any, Any]]:
+    """``items`` put into a new Java HashMap in order (a later value replaces an earlier one, the
+    key keeps its place), in the map's iteration order (arrival order when ``hash_of`` is None)."""
+    merged: dict[Any, Any] = {}
+    for k, v in items:
+        merged[_set_key(k)] = (k, v) if _set_key(k) not in merged else (merged[_set_key(k)][0], v)
+    entries = list(merged.values())
+    if hash_of is None:
+        return entries
+    order = java_hash_map_order(range(len(entries)), lambda i: hash_of(_java_value(entries[i][0])))
+    return [entries[i] for i in order]
+
+
 class _NotImplemented(Aggregator):
     """A Paimon aggregator paimon_sql does not implement: reading or writing its column fails."""
 
@@ -1014,11 +1090,11 @@ AGGREGATORS: dict[str, Aggregator] = {
     a.name: a
     for a in (
         Sum(), Product(), Max(), Min(), LastValue(), LastNonNullValue(), FirstValue(), FirstNonNullValue(),
-        FirstNotNullValue(), Listagg(), BoolAnd(), BoolOr(), PrimaryKeyValue(), Collect(),
+        FirstNotNullValue(), Listagg(), BoolAnd(), BoolOr(), PrimaryKeyValue(), Collect(), MergeMap(),
     )
 }
 """Paimon's aggregate functions by name (the unsupported ones raise UnsupportedError)."""
-for _name in ("merge_map", "merge_map_with_keytime", "nested_update", "nested_partial_update",
+for _name in ("merge_map_with_keytime", "nested_update", "nested_partial_update",
               "rbm32", "rbm64", "hll_sketch", "theta_sketch"):
     AGGREGATORS[_name] = _NotImplemented(_name)
 

@@ -28,6 +28,7 @@ from paimon_sql.types import (
     DoubleType,
     FloatType,
     IntType,
+    MapType,
     RowType,
     SmallIntType,
     TimestampType,
@@ -368,7 +369,7 @@ def test_functions_resolve_like_paimon() -> None:
     assert (aggs["a"].function, aggs["b"].function, aggs["ts"].function) == ("max", "listagg", "max")
 
 
-@pytest.mark.parametrize("function", ["merge_map", "merge_map_with_keytime", "nested_update",
+@pytest.mark.parametrize("function", ["merge_map_with_keytime", "nested_update",
                                       "nested_partial_update", "rbm32", "rbm64", "hll_sketch", "theta_sketch"])
 def test_unsupported_functions_name_field_and_function(function: str) -> None:
     o = CoreOptions({"fields.b.aggregate-function": function})
@@ -384,6 +385,7 @@ def test_unsupported_functions_name_field_and_function(function: str) -> None:
     ("bool_or", "a", "BooleanType"),
     ("listagg", "a", "VarCharType"),
     ("collect", "a", "must be 'Array'"),
+    ("merge_map", "a", "must be 'MAP'"),
 ])
 def test_wrong_types_are_rejected(function: str, field: str, message: str) -> None:
     with pytest.raises(ValidationError, match=message):
@@ -515,16 +517,59 @@ def test_collect_table_writes_compaction_and_bad_type(tmp_path: Any) -> None:
 
     cat = Catalog(str(tmp_path))
     cat.create_database("db")
-    schema = pa.schema([("k", pa.int64()), ("tags", pa.list_(pa.string())), ("ids", pa.list_(pa.int32()))])
+    schema = pa.schema([("k", pa.int64()), ("tags", pa.list_(pa.string())), ("ids", pa.list_(pa.int32())),
+                        ("props", pa.map_(pa.int32(), pa.string()))])
     t = cat.create_table("db.c", schema, primary_keys=["k"], options={
         "bucket": "1", "merge-engine": "aggregation", "fields.tags.aggregate-function": "collect",
-        "fields.ids.aggregate-function": "collect", "fields.ids.distinct": "true"})
-    t.write(pa.table({"k": [1], "tags": [["a"]], "ids": [[3, 1]]}, schema=schema))
-    t.refresh().write(pa.table({"k": [1], "tags": [["b", "a"]], "ids": [[1, 2]]}, schema=schema))
-    expected = [{"k": 1, "tags": ["a", "b", "a"], "ids": [1, 2, 3]}]
+        "fields.ids.aggregate-function": "collect", "fields.ids.distinct": "true",
+        "fields.props.aggregate-function": "merge_map"})
+    t.write(pa.table({"k": [1], "tags": [["a"]], "ids": [[3, 1]], "props": [[(2, "x")]]}, schema=schema))
+    t.refresh().write(pa.table({"k": [1], "tags": [["b", "a"]], "ids": [[1, 2]], "props": [[(1, "y"), (2, "z")]]},
+                               schema=schema))
+    expected = [{"k": 1, "tags": ["a", "b", "a"], "ids": [1, 2, 3], "props": [(1, "y"), (2, "z")]}]
     assert t.refresh().read().to_pylist() == expected
     t.refresh().compact()
     assert t.refresh().read().to_pylist() == expected
     with pytest.raises(ValidationError, match="collect column must be 'Array'.*'k'"):
         cat.create_table("db.bad", pa.schema([("id", pa.int64()), ("k", pa.int64())]), primary_keys=["id"],
                          options={"merge-engine": "aggregation", "fields.k.aggregate-function": "collect"})
+
+
+# --------------------------------------------------------------------------------------------------
+# merge_map (Paimon's FieldMergeMapAgg)
+
+
+def run_map(key: DataType, arrow_key: pa.DataType, rows: list[tuple[int, int, Any]]) -> dict[Any, Any]:
+    t = pa.table({
+        KEY: pa.array([r[0] for r in rows], pa.int64()),
+        SEQ: pa.array(list(range(len(rows))), pa.int64()),
+        KIND: pa.array([r[1] for r in rows], pa.int8()),
+        "m": pa.array([r[2] for r in rows], pa.map_(arrow_key, pa.string())),
+    })
+    fa = FieldAgg("m", "merge_map", MapType(key.copy(False), VarCharType()))
+    spec = MergeSpec(key_columns=(KEY,), field_aggs=(fa,))
+    return {r[KEY]: r["m"] for r in aggregation(t, spec).to_pylist()}
+
+
+def test_merge_map_later_values_win_in_java_hash_map_order() -> None:
+    rows = [(1, 0, [(17, "a"), (1, "b")]), (1, 0, [(1, "c"), (16, "d")]), (2, 0, None), (2, 0, [(5, "x")]),
+            (3, 0, [(3, "q"), (2, "r")])]
+    # HashMap of 16 buckets: 16 (0), 17 then 1 (bucket 1, insertion order); 1 keeps its place, takes "c";
+    # a single record, and agg(null, m), keep the map as it is
+    assert run_map(IntType(), pa.int32(), rows) == {
+        1: [(16, "d"), (17, "a"), (1, "c")], 2: [(5, "x")], 3: [(3, "q"), (2, "r")]}
+    # a retraction removes its keys
+    assert run_map(IntType(), pa.int32(), [(1, 0, [(1, "a"), (2, "b")]), (1, 1, [(2, "zz")])]) == {1: [(1, "a")]}
+
+
+def test_merge_map_string_keys_hash_as_binary_strings() -> None:
+    from paimon_sql.format.murmur import murmur_hash_bytes
+
+    keys = ["apple", "kiwi", "banana", "fig", "cherry"]
+    out = run_map(VarCharType(), pa.string(), [(1, 0, [(k, k) for k in keys[:2]]), (1, 0, [(k, k) for k in keys[2:]])])
+
+    def bucket(k: str) -> int:
+        h = murmur_hash_bytes(k.encode()) & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & 15
+
+    assert [k for k, _ in out[1]] == sorted(keys, key=lambda k: (bucket(k), keys.index(k)))
