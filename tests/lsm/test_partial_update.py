@@ -136,5 +136,5 @@ def test_sequence_group_options_are_checked_like_paimon() -> None:
         spec_of(**{"fields.g1.sequence-group": "a", "partial-update.remove-record-on-sequence-group": "g1"})
     with pytest.raises(UnsupportedError, match="'listagg' of field 'a'"):
         spec_of(**{"fields.g1.sequence-group": "a", "fields.a.aggregate-function": "listagg"})
-    with pytest.raises(UnsupportedError, match="'rbm32' of field 'a'"):
-        spec_of(**{"fields.g1.sequence-group": "a", "fields.a.aggregate-function": "rbm32"})
+    with pytest.raises(UnsupportedError, match="'rbm64' of field 'a'"):
+        spec_of(**{"fields.g1.sequence-group": "a", "fields.a.aggregate-function": "rbm64"})
