@@ -26,6 +26,7 @@ from paimon_sql.meta.index_file_meta import IndexManifestEntry
 from paimon_sql.meta.kinds import FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.ops.partitions import deletes_matching
 from paimon_sql.predicate import Predicate
 from paimon_sql.scan.planner import live_entries
 from paimon_sql.write.commit import CommitRequest, commit
@@ -81,7 +82,7 @@ def copy_files(
                                           renamed, written)
         partitions = {e.partition for e in entries}
         snapshot = commit(target, CommitRequest(
-            "OVERWRITE", tuple(new_entries), tuple(index_entries), deletes_for=_deletes_in(partitions),
+            "OVERWRITE", tuple(new_entries), tuple(index_entries), deletes_for=deletes_matching(partitions.__contains__),
         ))
     except BaseException:
         for p in written:
@@ -128,18 +129,8 @@ def _copy_index_files(
         target.file_io.write_bytes(dst, data)
         ranges = None
         if f.dv_ranges is not None:  # deletion vectors are keyed by data file name
-            ranges = {renamed.get((ie.partition, ie.bucket, k), k): r for k, r in f.dv_ranges.items()
+            ranges = {renamed[(ie.partition, ie.bucket, k)]: r for k, r in f.dv_ranges.items()
                       if (ie.partition, ie.bucket, k) in renamed}
         meta = dataclasses.replace(f, file_name=name, external_path=None, dv_ranges=ranges)
         out.append(dataclasses.replace(ie, kind=FileKind.ADD, index_file=meta))
     return out
-
-
-def _deletes_in(partitions: set[bytes]) -> Callable[[FileStore, Snapshot | None], list[ManifestEntry]]:
-    def deletes_for(store: FileStore, latest: Snapshot | None) -> list[ManifestEntry]:
-        if latest is None:
-            return []
-        return [dataclasses.replace(e, kind=FileKind.DELETE) for e in store.manifests.live_entries(latest)
-                if e.partition in partitions]
-
-    return deletes_for

@@ -174,7 +174,9 @@ class DropPartitionsResult:
     rows: int
 
 
-def _deletes_matching(matches: Callable[[bytes], bool]) -> Callable[[FileStore, Snapshot | None], list[ManifestEntry]]:
+def deletes_matching(matches: Callable[[bytes], bool]) -> Callable[[FileStore, Snapshot | None], list[ManifestEntry]]:
+    """An OVERWRITE's ``deletes_for``: every live file, in the snapshot the commit lands on, of a
+    partition ``matches`` accepts."""
     def deletes_for(store: FileStore, latest: Snapshot | None) -> list[ManifestEntry]:
         if latest is None:
             return []
@@ -200,7 +202,7 @@ def drop_partitions(
                                   sum(p.record_count for p in hit))
     if not hit or dry_run:
         return result
-    snap = commit(store, CommitRequest("OVERWRITE", (), deletes_for=_deletes_matching(matches)))
+    snap = commit(store, CommitRequest("OVERWRITE", (), deletes_for=deletes_matching(matches)))
     return dataclasses.replace(result, snapshot_id=snap.id)
 
 
@@ -411,7 +413,7 @@ def expire_partitions(
     ids = []
     for i in range(0, len(expired), size):
         batch = {p.partition for p in expired[i:i + size]}
-        snap = commit(store, CommitRequest("OVERWRITE", (), deletes_for=_deletes_matching(batch.__contains__)))
+        snap = commit(store, CommitRequest("OVERWRITE", (), deletes_for=deletes_matching(batch.__contains__)))
         ids.append(snap.id)
     _LOG.info("Expired partitions of table %s: %s", store.name, specs)
     return ExpirePartitionsResult(specs, ids)

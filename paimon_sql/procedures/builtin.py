@@ -22,16 +22,21 @@ if TYPE_CHECKING:
 
 
 
-def table_arg(catalog: Catalog, procedure: str, value: str, arg: str = "table") -> Table:
-    """The table (or branch, ``db.t$branch_b``) an identifier argument names; ``t`` alone is in the
-    session's current database (``CURRENT_DATABASE``; ``default`` outside SQL), as in Paimon."""
+def ident_arg(procedure: str, value: str, arg: str = "table") -> Identifier:
+    """The identifier a table argument names; ``t`` alone is in the session's current database."""
     if not isinstance(value, str) or not value.strip():
         raise ValidationError(f"Procedure {procedure}: argument {arg!r} must name a table, got {value!r}")
     try:
         bare = "." not in value
-        ident = Identifier.parse((CURRENT_DATABASE.get(), value.strip().strip("`")) if bare else value)
+        return Identifier.parse((CURRENT_DATABASE.get(), value.strip().strip("`")) if bare else value)
     except ValidationError as e:
         raise ValidationError(f"Procedure {procedure}: argument {arg!r}: {e}") from None
+
+
+def table_arg(catalog: Catalog, procedure: str, value: str, arg: str = "table") -> Table:
+    """The table (or branch, ``db.t$branch_b``) an identifier argument names; ``t`` alone is in the
+    session's current database (``CURRENT_DATABASE``; ``default`` outside SQL), as in Paimon."""
+    ident = ident_arg(procedure, value, arg)
     if ident.system_table is not None or ident.in_system_database:
         raise ValidationError(
             f"Procedure {procedure}: argument {arg!r} must name a table, not the system table {ident.full_name}"

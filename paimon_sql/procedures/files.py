@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from paimon_sql.catalog.identifier import SYSTEM_DATABASE, Identifier
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.ops.expire import parse_timestamp_ms
-from paimon_sql.procedures.builtin import parse_options_arg, table_arg
-from paimon_sql.procedures.registry import CURRENT_DATABASE, Procedure, ProcedureParam, register
+from paimon_sql.procedures.builtin import ident_arg, parse_options_arg, table_arg
+from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
 from paimon_sql.table.table import Table
 
 if TYPE_CHECKING:
@@ -168,10 +168,7 @@ def _copy(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     name = "copy"
     source = table_arg(catalog, name, args["source_table"], "source_table")
     text = args["target_table"]
-    if not isinstance(text, str) or not text.strip():
-        raise ValidationError(f"Procedure {name}: argument 'target_table' must name a table, got {text!r}")
-    bare = "." not in text
-    target_ident = Identifier.parse((CURRENT_DATABASE.get(), text.strip().strip("`")) if bare else text)
+    target_ident = ident_arg(name, text, "target_table")
     if target_ident.system_table is not None or target_ident.branch is not None or target_ident.in_system_database:
         raise ValidationError(f"Procedure {name}: argument 'target_table' must name a table, got {text!r}")
     if catalog.table_exists(target_ident):

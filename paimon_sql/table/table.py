@@ -56,7 +56,6 @@ from paimon_sql.write.table_write import CommitChanges, TableWrite, merge_index_
 _LOG = logging.getLogger(__name__)
 
 FALLBACK_BRANCH = "scan.fallback-branch"
-DeletesFor = Callable[[FileStore, Union[Snapshot, None]], list[ManifestEntry]]  # noqa: UP007
 Overwrite = Union[bool, Mapping[str, Any], str]  # noqa: UP007
 WriteInput = Union[pa.Table, pa.RecordBatchReader, Iterable[pa.RecordBatch]]  # noqa: UP007
 
@@ -268,11 +267,12 @@ class Table:
                 kind = "OVERWRITE"
                 if overwrite == "dynamic":
                     parts = {e.partition for e in entries}
-                    deletes_for = _overwrite_deletes_in(parts)
+                    deletes_for = partition_ops.deletes_matching(parts.__contains__)
                 else:
                     spec = self._partition_spec(overwrite)
                     self._check_rows_in_spec(entries, spec)
-                    deletes_for = _overwrite_deletes(spec)
+                    deletes_for = partition_ops.deletes_matching(
+                        partition_ops.spec_matcher(self.store, [spec]) if spec else (lambda p: True))
             if not entries and kind == "APPEND":
                 self.abort_changes(changes)
                 return None
@@ -506,16 +506,20 @@ class Table:
         if partitions is not None:
             specs = [self._partition_spec(dict(p)) for p in partitions]
             match = partition_ops.spec_matcher(self.store, specs)
-        pred = None
-        if where is not None:
-            pred = parse_predicate(where, list(self.schema.fields)) if isinstance(where, str) else where
-            outside = sorted(referenced_columns(pred) - set(self.schema.partition_keys))
-            if outside:
-                raise ValidationError(
-                    f"compact of table {self.identifier}: Only partition predicate is supported, but the "
-                    f"where condition uses {outside} (partition keys: {list(self.schema.partition_keys)})"
-                )
-        return table, match, pred
+        return table, match, self._partition_predicate(where, "compact")
+
+    def _partition_predicate(self, where: str | Predicate | None, what: str) -> Predicate | None:
+        """``where`` (SQL text or a Predicate) parsed; it may use partition columns only."""
+        if where is None:
+            return None
+        pred = parse_predicate(where, list(self.schema.fields)) if isinstance(where, str) else where
+        outside = sorted(referenced_columns(pred) - set(self.schema.partition_keys))
+        if outside:
+            raise ValidationError(
+                f"{what} of table {self.identifier}: Only partition predicate is supported, but the "
+                f"where condition uses {outside} (partition keys: {list(self.schema.partition_keys)})"
+            )
+        return pred
 
     def expire_tags(self, older_than: str | _dt.datetime | None = None) -> list[str]:
         """Deletes the tags whose ``time_retained`` has passed, and with ``older_than`` (a local
@@ -636,15 +640,7 @@ class Table:
         if target.path == self.path:
             raise ValidationError(f"Cannot copy table {self.identifier} into itself")
         copy_ops.check_compatible(self.store, target.store)
-        pred = None
-        if where is not None:
-            pred = parse_predicate(where, list(self.schema.fields)) if isinstance(where, str) else where
-            outside = sorted(referenced_columns(pred) - set(self.schema.partition_keys))
-            if outside:
-                raise ValidationError(
-                    f"copy of table {self.identifier}: Only partition predicate is supported, but the where "
-                    f"condition uses {outside} (partition keys: {list(self.schema.partition_keys)})"
-                )
+        pred = self._partition_predicate(where, "copy")
         expire_ops.check_async_expiry(target.store)
         result = copy_ops.copy_files(self.store, target.store, pred)
         if result.snapshot_id is not None:
@@ -838,22 +834,3 @@ def _project(store: FileStore, columns: Sequence[str] | None) -> list[DataField]
         raise ValidationError(f"Cannot read table {store.name}: {e}") from None
 
 
-def _overwrite_deletes(spec: dict[str, str]) -> DeletesFor:
-    def deletes_for(store: FileStore, base: Snapshot | None) -> list[ManifestEntry]:
-        if base is None:
-            return []
-        live = store.manifests.live_entries(base)
-        matches = partition_ops.spec_matcher(store, [spec]) if spec else (lambda p: True)
-        return [dataclasses.replace(e, kind=FileKind.DELETE) for e in live if matches(e.partition)]
-
-    return deletes_for
-
-
-def _overwrite_deletes_in(partitions: set[bytes]) -> DeletesFor:
-    def deletes_for(store: FileStore, base: Snapshot | None) -> list[ManifestEntry]:
-        if base is None or not partitions:
-            return []
-        live = store.manifests.live_entries(base)
-        return [dataclasses.replace(e, kind=FileKind.DELETE) for e in live if e.partition in partitions]
-
-    return deletes_for
