@@ -12,6 +12,7 @@ from functools import cached_property
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.partition_path import partition_path
 from paimon_sql.fs.file_io import FileIO, join
+from paimon_sql.meta.changelog_manager import ChangelogManager
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.manifest_store import ManifestStore
 from paimon_sql.meta.schema import TableSchema
@@ -86,6 +87,10 @@ class FileStore:
     @cached_property
     def snapshots(self) -> SnapshotManager:
         return SnapshotManager(self.file_io, self.meta_path, self.name)
+
+    @cached_property
+    def changelogs(self) -> ChangelogManager:
+        return ChangelogManager(self.file_io, self.meta_path, self.name)
 
     @cached_property
     def schemas(self) -> SchemaManager:

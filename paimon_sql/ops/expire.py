@@ -32,6 +32,14 @@ counts as empty. A snapshot missing in the middle of the range is skipped; a mis
 snapshot is replaced by the next existing one, so expiry never gets stuck on a gap (Paimon issue
 #4743).
 
+Decoupled changelog lifecycle (``changelog.num-retained.*`` / ``changelog.time-retained`` above
+the snapshot retention): step 1 keeps the written files (a table without a changelog producer reads
+its changelog from its delta files) and the changelog files, step 2 keeps the changelog manifest
+lists (and, without a producer, the base and delta manifest lists), and step 3 first writes each
+expiring snapshot as ``changelog/changelog-<id>``. ``expire_changelogs`` (Paimon's
+``ExpireChangelogImpl``) deletes those later, by the changelog retention options; it runs after
+snapshot expiry after every commit.
+
 Automatic expiry after every commit (``expire_after_commit``): sync by default, on a background
 thread with ``snapshot.expire.execution-mode = async`` (a failure there is raised by the next
 commit of the table in this process, before it commits anything), never with ``write-only``.
@@ -40,6 +48,7 @@ Consumers not updated for ``consumer.expiration-time`` are removed first, as Pai
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import logging
@@ -49,14 +58,15 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from paimon_sql.errors import CorruptFileError, NotFoundError, PaimonError, UnsupportedError, ValidationError
+from paimon_sql.errors import CorruptFileError, NotFoundError, PaimonError, ValidationError
 from paimon_sql.fs.file_io import FileIO, join
 from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.kinds import FileSource
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.ops import partitions as partition_ops
 from paimon_sql.ops import tag_auto as tag_auto_ops
 from paimon_sql.ops.file_refs import FileKey, FileRef, FileRefs, FileToDelete, tagged_snapshots
-from paimon_sql.options.lifecycle import SNAPSHOT_EXPIRE_EXECUTION_MODE
+from paimon_sql.options.lifecycle import CONSUMER_CHANGELOG_ONLY, SNAPSHOT_EXPIRE_EXECUTION_MODE
 
 _LOG = logging.getLogger(__name__)
 
@@ -121,21 +131,21 @@ def _older_than_ms(value: object, table: str) -> int:
     )
 
 
-def check_changelog_coupled(store: FileStore) -> None:
-    """Changelogs that outlive their snapshots (``changelog.num-retained.*`` /
-    ``changelog.time-retained`` above the snapshot retention) are not implemented: refuse."""
+def changelog_decoupled(store: FileStore) -> bool:
+    """Whether changelogs outlive snapshots (``CoreOptions.changelogLifecycleDecoupled``): a
+    ``changelog.num-retained.*`` or ``changelog.time-retained`` above the snapshot retention."""
     o = store.options
-    given = {k for k in ("changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained")
-             if k in store.schema.options}
-    if given and (
+    return (
         o.changelog_num_retained_max > o.snapshot_num_retained_max
-        or o.changelog_num_retained_min > o.snapshot_num_retained_min
         or o.changelog_time_retained_ms > o.snapshot_time_retained_ms
-    ):
-        raise UnsupportedError(
-            f"Snapshot expiry of table {store.name}: options {sorted(given)} keep changelogs longer than "
-            "snapshots (a decoupled changelog lifecycle), which paimon_sql does not implement yet"
-        )
+        or o.changelog_num_retained_min > o.snapshot_num_retained_min
+    )
+
+
+def produces_changelog(store: FileStore) -> bool:
+    """Whether the table has changelog files of its own (``changelog-producer`` other than none);
+    without, its changelog is the delta files of its snapshots."""
+    return str(store.schema.options.get("changelog-producer", "none")).strip().lower() != "none"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -215,7 +225,7 @@ def expire_snapshots(
         )
     now = now_ms if now_ms is not None else int(time.time() * 1000)
     cutoff = _older_than_ms(older_than, name) if older_than is not None else now - o.snapshot_time_retained_ms
-    check_changelog_coupled(store)
+    decoupled = changelog_decoupled(store)
 
     sm = store.snapshots
     latest = sm.latest_id()
@@ -224,7 +234,7 @@ def expire_snapshots(
         return ExpireResult(name, 0, 0, 0, 0, 0, (), None, dry_run)
     low = max(latest - rmax + 1, earliest)  # older than this: beyond retain_max, whatever the age
     hard_end = latest - rmin + 1  # from this on: protected by retain_min
-    consumer = min_next_snapshot(store)
+    consumer = None if decoupled and o.get(CONSUMER_CHANGELOG_ONLY) else min_next_snapshot(store)
     if consumer is not None:
         hard_end = min(hard_end, consumer)  # a consumer still reads from there
     end = min(hard_end, earliest + limit)
@@ -234,7 +244,7 @@ def expire_snapshots(
         if nxt is not None and cutoff <= nxt.time_millis:
             end = sid
             break
-    return _expire_until(store, earliest, end, hard_end, snaps, dry_run)
+    return _expire_until(store, earliest, end, hard_end, snaps, dry_run, decoupled)
 
 
 def _try_snapshot(store: FileStore, sid: int, cache: dict[int, Snapshot]) -> Snapshot | None:
@@ -249,9 +259,13 @@ def _try_snapshot(store: FileStore, sid: int, cache: dict[int, Snapshot]) -> Sna
 
 
 def _expire_until(
-    store: FileStore, earliest: int, end: int, hard_end: int, cache: dict[int, Snapshot], dry_run: bool
+    store: FileStore, earliest: int, end: int, hard_end: int, cache: dict[int, Snapshot], dry_run: bool,
+    decoupled: bool = False,
 ) -> ExpireResult:
-    """Expires ``[earliest, end)``; ``hard_end``: what retain_min and consumers allow at most."""
+    """Expires ``[earliest, end)``; ``hard_end``: what retain_min and consumers allow at most.
+    ``decoupled``: the expired snapshots become long-lived changelogs, which keep their changelog
+    (the changelog files and manifests; for a table without a changelog producer, the delta files
+    and the base and delta manifest lists) until changelog expiry."""
     sm = store.snapshots
     fio = store.file_io
     name = store.name
@@ -279,10 +293,7 @@ def _expire_until(
         return ExpireResult(name, 0, 0, 0, 0, 0, (), end, dry_run)
     begin = snaps[0].id
     refs = FileRefs(store)
-    all_tags = [s for s, _ in tagged_snapshots(store.tags)]
-    below = [t.id for t in all_tags if t.id <= begin]
-    lo = below[-1] if below else begin + 1
-    tags = [t for t in all_tags if lo <= t.id < end]  # ExpireSnapshotsImpl.findSkippingTags
+    tags = _skipping_tags([s for s, _ in tagged_snapshots(store.tags)], begin, end)
 
     # 1. data files deleted by the deltas of (begin, end], unless a tag or another branch has them
     candidates: dict[FileKey, FileRef] = {}
@@ -291,6 +302,9 @@ def _expire_until(
             candidates.update(refs.deleted_in_delta(s))
         except PaimonError as e:  # an earlier run deleted its manifests: its files went then
             _LOG.info("Snapshot expiry of table %s: skipping the delta of snapshot %s: %s", name, s.id, e)
+    keep_deltas = decoupled and not produces_changelog(store)
+    if keep_deltas:  # written files are the changelog: changelog expiry deletes them
+        candidates = {k: r for k, r in candidates.items() if r.file_source == FileSource.COMPACT}
     keys = set(candidates)
     try:
         protected = refs.branch_live_among(keys)
@@ -304,7 +318,7 @@ def _expire_until(
     for k, ref in candidates.items():
         if k not in protected:
             data += refs.data_paths(ref)
-    for s in snaps:
+    for s in snaps if not decoupled else ():
         try:
             for ref in refs.added_in_changelog(s):
                 data += refs.data_paths(ref)
@@ -322,7 +336,7 @@ def _expire_until(
                      "deleted: %s", name, e)
     else:
         for s in snaps:
-            for acc, part in zip(groups, refs.unused_metadata(s, keep)):
+            for acc, part in zip(groups, refs.unused_metadata(s, keep, not keep_deltas, not decoupled)):
                 acc.extend(part)
     manifests, index_files, index_manifests, lists = groups
 
@@ -331,9 +345,12 @@ def _expire_until(
     n_idx, b_idx = _delete(fio, index_files, dry_run)
     n_idm, b_idm = _delete(fio, index_manifests, dry_run)
     n_lst, b_lst = _delete(fio, lists, dry_run)
-    # 3. snapshot files, oldest first; 4. the EARLIEST hint
+    # 3. snapshot files, oldest first (each first written as a changelog when decoupled); 4. the
+    # EARLIEST hint
     n_snap, b_snap = 0, 0
     for s in snaps:
+        if decoupled and not dry_run:
+            store.changelogs.commit(s)
         n, b = _delete(fio, [FileToDelete(sm.path(s.id), None)], dry_run, parallel=False)
         n_snap += n
         b_snap += b
@@ -343,6 +360,173 @@ def _expire_until(
         name, n_snap, n_data, n_man + n_lst, n_idx + n_idm,
         b_data + b_man + b_idx + b_idm + b_lst + b_snap, tuple(s.id for s in snaps), end, dry_run,
     )
+
+
+def _skipping_tags(all_tags: list[Snapshot], begin: int, end: int) -> list[Snapshot]:
+    """The tags whose files an expiry of ``[begin, end)`` must keep: those in the range and the
+    last one at or before ``begin`` (``findSkippingTags``)."""
+    below = [t.id for t in all_tags if t.id <= begin]
+    lo = below[-1] if below else begin + 1
+    return [t for t in all_tags if lo <= t.id < end]
+
+
+# ----------------------------------------------------------------------------------------------
+# long-lived changelogs
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChangelogExpireResult:
+    """What one changelog expiry run deleted (with ``dry_run``: what it would delete)."""
+
+    table: str
+    deleted_changelogs: int
+    deleted_data_files: int  # changelog files, or delta files of tables without a changelog producer
+    deleted_manifests: int  # manifests and manifest lists
+    deleted_bytes: int
+    expired_changelog_ids: tuple[int, ...]
+    earliest_changelog_id: int | None  # the earliest long-lived changelog after the run
+    dry_run: bool = False
+
+
+def expire_changelogs(
+    store: FileStore,
+    retain_max: int | None = None,
+    retain_min: int | None = None,
+    older_than: str | _dt.datetime | None = None,
+    max_deletes: int | None = None,
+    dry_run: bool = False,
+    now_ms: int | None = None,
+) -> ChangelogExpireResult:
+    """Expires long-lived changelogs (``changelog/changelog-<id>``, left by snapshot expiry under a
+    decoupled changelog lifecycle) as Paimon's ``ExpireChangelogImpl``: counted from the latest
+    *snapshot*, changelogs beyond ``retain_max`` go whatever their age, the ``retain_min`` newest
+    ids stay, a changelog goes only while it is older than ``older_than``, never one a consumer
+    still needs, at most ``max_deletes`` at a time, and never the latest long-lived changelog.
+    Defaults come from ``changelog.num-retained.max`` / ``.min`` / ``changelog.time-retained``
+    (each defaulting to its snapshot option) and ``snapshot.expire.limit``."""
+    o = store.options
+    name = store.name
+    what = "Changelog expiry of table " + name
+    rmax = _count(retain_max if retain_max is not None else o.changelog_num_retained_max, "retain_max", name, 1)
+    rmin = _count(retain_min if retain_min is not None else o.changelog_num_retained_min, "retain_min", name, 1)
+    limit = _count(max_deletes if max_deletes is not None else o.snapshot_expire_limit, "max_deletes", name, 0)
+    if not isinstance(dry_run, bool):
+        raise ValidationError(f"{what}: argument 'dry_run' must be true or false, got {dry_run!r}")
+    if rmin > rmax:
+        raise ValidationError(f"{what}: retain_max {rmax} must not be less than retain_min {rmin}")
+    now = now_ms if now_ms is not None else int(time.time() * 1000)
+    cutoff = _older_than_ms(older_than, name) if older_than is not None else now - o.changelog_time_retained_ms
+    cm = store.changelogs
+    sm = store.snapshots
+    nothing = ChangelogExpireResult(name, 0, 0, 0, 0, (), None, dry_run)
+    latest_snap = sm.latest_id()
+    ids = cm.ids()
+    if latest_snap is None or sm.earliest_id() is None or not ids:
+        return dataclasses.replace(nothing, earliest_changelog_id=ids[0] if ids else None)
+    earliest, latest = ids[0], ids[-1]
+    low = max(latest_snap - rmax + 1, earliest)
+    end = latest_snap - rmin + 1
+    consumer = min_next_snapshot(store)
+    if consumer is not None:
+        end = min(end, consumer)
+    end = min(end, earliest + limit, latest)  # the latest changelog stays
+    if end <= earliest:
+        return dataclasses.replace(nothing, earliest_changelog_id=earliest)
+    for cid in range(low, end + 1):
+        cl = cm.try_changelog(cid)
+        if cl is not None and cutoff <= cl.time_millis:
+            end = cid
+            break
+    return _expire_changelogs_until(store, earliest, end, [i for i in ids if earliest <= i < end], dry_run)
+
+
+def expire_all_changelogs(store: FileStore, dry_run: bool = False) -> ChangelogExpireResult:
+    """Deletes every long-lived changelog (Paimon's ``expire_changelogs(delete_all => true)``);
+    they must all be older than the earliest snapshot."""
+    cm = store.changelogs
+    ids = cm.ids()
+    earliest_snap = store.snapshots.earliest_id()
+    if not ids or earliest_snap is None:
+        return ChangelogExpireResult(store.name, 0, 0, 0, 0, (), ids[0] if ids else None, dry_run)
+    if ids[-1] >= earliest_snap:
+        raise ValidationError(
+            f"Changelog expiry of table {store.name}: the latest changelog {ids[-1]} is not older than the "
+            f"earliest snapshot {earliest_snap}; check the table"
+        )
+    result = _expire_changelogs_until(store, ids[0], earliest_snap, ids, dry_run, end_is_snapshot=True)
+    if not dry_run:
+        for hint in ("EARLIEST", "LATEST"):
+            store.file_io.delete_quietly(join(cm.dir, hint))
+    return result
+
+
+def _expire_changelogs_until(
+    store: FileStore, earliest: int, end: int, doomed: list[int], dry_run: bool, end_is_snapshot: bool = False
+) -> ChangelogExpireResult:
+    """Deletes the long-lived changelogs ``doomed`` (ids in ``[earliest, end)``) with what only they
+    use, keeping what changelog (or snapshot) ``end``, the earliest snapshot, the tags in the range
+    and other branches use (``ExpireChangelogImpl.expireUntil``)."""
+    cm = store.changelogs
+    sm = store.snapshots
+    fio = store.file_io
+    name = store.name
+    end_snap = sm.snapshot(end) if end_is_snapshot else cm.try_changelog(end)
+    if end_snap is None:
+        _LOG.error("Changelog expiry of table %s: changelog %s is missing, nothing expired", name, end)
+        return ChangelogExpireResult(name, 0, 0, 0, 0, (), earliest, dry_run)
+    refs = FileRefs(store)
+    all_tags = [s for s, _ in tagged_snapshots(store.tags)]
+    skipping = [*_skipping_tags(all_tags, earliest, end), end_snap]
+    earliest_snap = sm.earliest_id()
+    if earliest_snap is not None and earliest_snap != end_snap.id:
+        skipping.append(sm.snapshot(earliest_snap))
+    try:
+        keep = refs.branch_metadata_names()
+        for s in skipping:
+            keep |= refs.metadata_names(s, missing_ok=True)
+    except PaimonError as e:
+        _LOG.warning("%s: cannot read what is still used, nothing expired: %s", name, e)
+        return ChangelogExpireResult(name, 0, 0, 0, 0, (), earliest, dry_run)
+    n_cl = n_data = n_man = nbytes = 0
+    expired: list[int] = []
+    for cid in doomed:
+        cl = cm.try_changelog(cid)
+        if cl is None:
+            continue  # deleted concurrently
+        data: list[FileToDelete] = []
+        try:
+            if cl.changelog_manifest_list:
+                for ref in refs.added_in_changelog(cl):
+                    data += refs.data_paths(ref)
+            else:
+                candidates = refs.deleted_in_delta(cl)
+                keys = set(candidates)
+                previous = [t for t in all_tags if t.id < cid]
+                protected = refs.branch_live_among(keys)
+                if previous:
+                    protected |= refs.live_among(previous[-1], keys)
+                for k, ref in candidates.items():
+                    if k not in protected:
+                        data += refs.data_paths(ref)
+        except PaimonError as e:  # an earlier run deleted its manifests: its files went then
+            _LOG.info("Changelog expiry of table %s: skipping the files of changelog %s: %s", name, cid, e)
+        with_list = bool(cl.changelog_manifest_list)
+        manifests, _, _, lists = refs.unused_metadata(
+            cl, keep, data_lists=not with_list, changelog_list=with_list, index_and_statistics=False
+        )
+        n, b = _delete(fio, data, dry_run)
+        n_data, nbytes = n_data + n, nbytes + b
+        for group in (manifests, lists):
+            n, b = _delete(fio, group, dry_run)
+            n_man, nbytes = n_man + n, nbytes + b
+        n, b = _delete(fio, [FileToDelete(cm.path(cid), None)], dry_run, parallel=False)
+        n_cl, nbytes = n_cl + n, nbytes + b
+        expired.append(cid)
+    if not dry_run and not end_is_snapshot:
+        cm.write_hint("EARLIEST", end)
+    return ChangelogExpireResult(name, n_cl, n_data, n_man, nbytes, tuple(expired),
+                                 None if end_is_snapshot else end, dry_run)
 
 
 def _write_earliest(fio: FileIO, snapshot_dir: str, earliest: int) -> None:
@@ -422,6 +606,8 @@ def _run_after_commit(store: FileStore, batch_write: bool) -> None:
         partition_ops.expire_partitions_after_commit(store)
         expire_consumers(store)
         expire_snapshots(store)
+        if changelog_decoupled(store):
+            expire_changelogs(store)
     except Exception as e:  # noqa: BLE001 - surfaced by the next commit
         _LOG.error("Snapshot expiry of table %s after a commit failed: %s", store.name, e)
         state = _state(store)

@@ -49,6 +49,7 @@ class FileRef(NamedTuple):
     extra_files: tuple[str, ...]
     external_path: str | None
     file_size: int
+    file_source: int | None = None  # FileSource.APPEND / COMPACT; None in files of old writers
 
     @property
     def key(self) -> FileKey:
@@ -70,6 +71,7 @@ def _ref(rec: dict[str, Any]) -> FileRef:
     return FileRef(
         int(rec["_KIND"]), bytes(rec["_PARTITION"]), int(rec["_BUCKET"]), int(f["_LEVEL"]),
         f["_FILE_NAME"], tuple(f.get("_EXTRA_FILES") or ()), f.get("_EXTERNAL_PATH"), int(f["_FILE_SIZE"]),
+        f.get("_FILE_SOURCE"),
     )
 
 
@@ -219,17 +221,24 @@ class FileRefs:
         return found
 
     # -- metadata files ---------------------------------------------------------------------------
-    def metadata_names(self, snapshot: Snapshot) -> set[str]:
+    def metadata_names(self, snapshot: Snapshot, missing_ok: bool = False) -> set[str]:
         """Names of the manifest lists, manifests, index manifest, index files and statistics file
-        ``snapshot`` references (``FileDeletionBase.manifestSkippingSet``)."""
-        out = {snapshot.base_manifest_list, snapshot.delta_manifest_list}
-        out.update(m.file_name for m in self.data_manifests(snapshot))
-        if snapshot.changelog_manifest_list:
-            out.add(snapshot.changelog_manifest_list)
-            out.update(m.file_name for m in self.manifest_list(snapshot.changelog_manifest_list))
+        ``snapshot`` references (``FileDeletionBase.manifestSkippingSet``). ``missing_ok``: a list
+        or index manifest that no longer exists names nothing (a long-lived changelog's base and
+        delta lists go at snapshot expiry when the table has changelog files of its own)."""
+        read_list = self._try_list if missing_ok else self.manifest_list
+        out: set[str] = set()
+        for name in (snapshot.base_manifest_list, snapshot.delta_manifest_list, snapshot.changelog_manifest_list):
+            if name:
+                out.add(name)
+                out.update(m.file_name for m in read_list(name))
         if snapshot.index_manifest:
             out.add(snapshot.index_manifest)
-            out.update(e.index_file.file_name for e in self.index_manifest(snapshot.index_manifest))
+            try:
+                out.update(e.index_file.file_name for e in self.index_manifest(snapshot.index_manifest))
+            except NotFoundError:
+                if not missing_ok:
+                    raise
         if snapshot.statistics:
             out.add(snapshot.statistics)
         return out
@@ -251,23 +260,30 @@ class FileRefs:
                 out |= self.metadata_names(s)
         return out
 
-    def unused_metadata(self, snapshot: Snapshot, keep: set[str]) -> tuple[list[FileToDelete], ...]:
+    def unused_metadata(
+        self, snapshot: Snapshot, keep: set[str], data_lists: bool = True, changelog_list: bool = True,
+        index_and_statistics: bool = True,
+    ) -> tuple[list[FileToDelete], ...]:
         """What of ``snapshot``'s metadata no name in ``keep`` covers, as (data manifests, index
         files, index manifests, manifest lists and statistics): the order to delete them in, each
         file before the files naming it, so an interrupted run can be redone. Names returned are
         added to ``keep`` (a file shared by several expiring snapshots is listed once). Lists that
-        cannot be read any more (an interrupted earlier run) count as empty."""
+        cannot be read any more (an interrupted earlier run) count as empty. ``data_lists`` /
+        ``changelog_list`` / ``index_and_statistics`` False leave the base and delta manifest lists,
+        the changelog manifest list, or the index manifest and statistics (with what they name)
+        alone (Paimon's ``planManifestsCleaner`` under a decoupled changelog lifecycle, and
+        ``ChangelogDeletion``)."""
         manifests: list[FileToDelete] = []
         index_files: list[FileToDelete] = []
         index_manifests: list[FileToDelete] = []
         lists: list[FileToDelete] = []
         ms = self.store.manifests
-        for name, size in (
-            (snapshot.base_manifest_list, snapshot.base_manifest_list_size),
-            (snapshot.delta_manifest_list, snapshot.delta_manifest_list_size),
-            (snapshot.changelog_manifest_list, snapshot.changelog_manifest_list_size),
+        for name, size, wanted in (
+            (snapshot.base_manifest_list, snapshot.base_manifest_list_size, data_lists),
+            (snapshot.delta_manifest_list, snapshot.delta_manifest_list_size, data_lists),
+            (snapshot.changelog_manifest_list, snapshot.changelog_manifest_list_size, changelog_list),
         ):
-            if not name:
+            if not name or not wanted:
                 continue
             for m in self._try_list(name):
                 if m.file_name not in keep:
@@ -276,7 +292,7 @@ class FileRefs:
             if name not in keep:
                 keep.add(name)
                 lists.append(FileToDelete(ms.path(name), size))
-        if snapshot.index_manifest:
+        if snapshot.index_manifest and index_and_statistics:
             try:
                 entries = self.index_manifest(snapshot.index_manifest)
             except NotFoundError:
@@ -289,7 +305,7 @@ class FileRefs:
             if snapshot.index_manifest not in keep:
                 keep.add(snapshot.index_manifest)
                 index_manifests.append(FileToDelete(ms.path(snapshot.index_manifest), None))
-        if snapshot.statistics and snapshot.statistics not in keep:
+        if snapshot.statistics and index_and_statistics and snapshot.statistics not in keep:
             keep.add(snapshot.statistics)
             lists.append(FileToDelete(join(self.store.path, "statistics", snapshot.statistics), None))
         return manifests, index_files, index_manifests, lists

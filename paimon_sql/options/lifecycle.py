@@ -82,6 +82,14 @@ CHANGELOG_TIME_RETAINED: Option[int | None] = Option(
     "Changelog retention time; default: snapshot.time-retained.",
 )
 
+CONSUMER_CHANGELOG_ONLY: Option[bool] = Option(
+    "consumer.changelog-only",
+    BOOL,
+    "false",
+    "With a decoupled changelog lifecycle, consumers protect only changelogs from expiry, not "
+    "snapshots.",
+)
+
 CONSUMER_EXPIRATION_TIME: Option[int | None] = Option(
     "consumer.expiration-time",
     DURATION,
@@ -252,7 +260,6 @@ _KEPT: tuple[Option[Any], ...] = (
     kept("consumer-id", STRING),
     kept("consumer.mode", enum(("exactly-once", "at-least-once")), "exactly-once"),
     kept("consumer.ignore-progress", BOOL, "false"),
-    kept("consumer.changelog-only", BOOL, "false"),
     kept("tag.callbacks", STRING, ""),
     kept("partition.mark-done-action.custom.class", STRING),
     kept("partition.mark-done-action.http.url", STRING),

@@ -16,7 +16,6 @@ _FEATURE = "this Paimon feature is not implemented by paimon_sql yet"
 NOT_IMPLEMENTED: dict[str, str] = {
     **dict.fromkeys([
         "snapshot.clean-empty-directories",
-        "changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained",
         "tag.callbacks", "tag.create-success-file", "record-level.expire-time", "record-level.time-field",
     ], _LIFECYCLE),
     **dict.fromkeys([

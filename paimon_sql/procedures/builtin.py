@@ -140,6 +140,24 @@ def _expire_snapshots(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any,
              r.deleted_bytes)]
 
 
+def _expire_changelogs(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "expire_changelogs", args["table"])
+    older_than = args["older_than"]
+    if older_than is not None and not older_than.strip():
+        older_than = None
+    try:
+        if args["delete_all"]:
+            r = table.expire_changelogs(delete_all=True, dry_run=args["dry_run"])
+            head = "Delete all separated changelogs success."
+        else:
+            r = table.expire_changelogs(args["retain_max"], args["retain_min"], older_than, args["max_deletes"],
+                                        dry_run=args["dry_run"])
+            head = str(r.deleted_changelogs)
+    except ValidationError as e:
+        raise ValidationError(f"Procedure expire_changelogs: {e}") from None
+    return [(head, r.deleted_data_files, r.deleted_manifests, r.deleted_bytes)]
+
+
 CREATE_TAG = register(Procedure(
     name="create_tag",
     params=(
@@ -419,4 +437,29 @@ EXPIRE_SNAPSHOTS = register(Procedure(
                 "keeping 'retain_min' and what consumers need, at most 'max_deletes' at a time; "
                 "'options' ('k=v,...') overrides table options; 'dry_run' only reports.",
     fn=_expire_snapshots,
+))
+
+EXPIRE_CHANGELOGS = register(Procedure(
+    name="expire_changelogs",
+    params=(
+        ProcedureParam("table", "STRING", True),
+        ProcedureParam("retain_max", "INT", False),
+        ProcedureParam("retain_min", "INT", False),
+        ProcedureParam("older_than", "STRING", False),
+        ProcedureParam("max_deletes", "INT", False),
+        ProcedureParam("delete_all", "BOOLEAN", False, False),
+        ProcedureParam("dry_run", "BOOLEAN", False, False),
+    ),
+    output=(
+        ("result", "STRING"),
+        ("deleted_data_files_count", "BIGINT"),
+        ("deleted_manifests_count", "BIGINT"),
+        ("deleted_bytes", "BIGINT"),
+    ),
+    description="Expires the long-lived changelogs of table 'table' (kept by snapshot expiry when "
+                "changelog.num-retained.* / changelog.time-retained exceed the snapshot retention): beyond "
+                "'retain_max' counted from the latest snapshot, keeping 'retain_min', once older than "
+                "'older_than' (defaults: the table's changelog options), at most 'max_deletes'; "
+                "'delete_all' deletes every one; 'dry_run' only reports.",
+    fn=_expire_changelogs,
 ))

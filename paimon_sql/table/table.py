@@ -419,6 +419,30 @@ class Table:
             table.store, retain_max, retain_min, older_than, max_deletes, dry_run=dry_run
         )
 
+    def expire_changelogs(
+        self,
+        retain_max: int | None = None,
+        retain_min: int | None = None,
+        older_than: str | _dt.datetime | None = None,
+        max_deletes: int | None = None,
+        delete_all: bool = False,
+        dry_run: bool = False,
+    ) -> expire_ops.ChangelogExpireResult:
+        """Expires long-lived changelogs (``changelog/changelog-<id>``, which snapshot expiry keeps
+        when ``changelog.num-retained.*`` / ``changelog.time-retained`` exceed the snapshot
+        retention), as Paimon's ``expire_changelogs``: beyond ``retain_max`` counted from the latest
+        snapshot, the ``retain_min`` newest kept, once older than ``older_than``, at most
+        ``max_deletes``, never the latest one; defaults from the table's changelog options.
+        ``delete_all`` deletes every one. ``dry_run`` deletes nothing and reports what would go."""
+        if not isinstance(delete_all, bool):
+            raise ValidationError(
+                f"expire_changelogs of table {self.identifier}: argument 'delete_all' must be true or false, "
+                f"got {delete_all!r}"
+            )
+        if delete_all:
+            return expire_ops.expire_all_changelogs(self.store, dry_run=dry_run)
+        return expire_ops.expire_changelogs(self.store, retain_max, retain_min, older_than, max_deletes, dry_run=dry_run)
+
     def compact(
         self,
         partitions: Sequence[Mapping[str, Any]] | None = None,

@@ -64,3 +64,21 @@ def test_table_options_and_automatic_expiry(spark: Any, sql: Any, db: str) -> No
         spark.sql(f"INSERT INTO {t} VALUES ({i}, 'v{i}')")
     assert _snapshots(sql, t) == [5, 6]
     assert sql(f"SELECT a FROM {t} ORDER BY a") == [(i,) for i in range(1, 7)]
+
+
+def test_decoupled_changelogs_through_sql(spark: Any, sql: Any, db: str, spark_warehouse: str) -> None:
+    """With changelog.num-retained.max above snapshot.num-retained.max, INSERTs keep the expired
+    snapshots as long-lived changelogs; CALL sys.expire_changelogs expires them."""
+    t = f"{db}.t"
+    spark.sql(f"CREATE TABLE {t} (a INT, b STRING) TBLPROPERTIES ('snapshot.num-retained.max' = '2', "
+              "'snapshot.num-retained.min' = '1', 'changelog.num-retained.max' = '10')")
+    for i in range(1, 7):
+        spark.sql(f"INSERT INTO {t} VALUES ({i}, 'v{i}')")
+    table = Catalog(spark_warehouse).get_table(t)
+    assert _snapshots(sql, t) == [5, 6] and table.store.changelogs.ids() == [1, 2, 3, 4]
+    assert sql(f"CALL sys.expire_changelogs(table => '{t}', retain_max => 4)")[0][0] == "2"
+    assert table.store.changelogs.ids() == [3, 4]
+    assert sql(f"CALL sys.expire_changelogs(table => '{t}', delete_all => true)")[0][0] == (
+        "Delete all separated changelogs success.")
+    assert table.store.changelogs.ids() == []
+    assert sql(f"SELECT a FROM {t} ORDER BY a") == [(i,) for i in range(1, 7)]
