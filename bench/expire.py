@@ -9,7 +9,11 @@
 2. Expire all but 10 snapshots in one call (``retain_max = 10``, no limit) in a fresh subprocess:
    wall time, metadata files read, files deleted, peak RSS of the process (``ru_maxrss``) and the RSS
    just before the call (imports and table loaded).
-3. The cost of automatic expiry added to a small commit (one row): median commit time of a
+3. ``remove_orphan_files`` over the whole table before that expiry (1,000 snapshots, 20,000 data
+   files, plus ``--orphans`` orphan data files and manifests two days old), in a fresh subprocess,
+   with every file a candidate (``older_than`` = now): wall time, metadata files read, orphans
+   deleted, peak RSS.
+4. The cost of automatic expiry added to a small commit (one row): median commit time of a
    ``write-only`` table vs the same table expiring after every commit, (a) with the defaults (nothing
    old enough to expire: the check only) and (b) with ``snapshot.num-retained.max = 10`` (every
    commit expires one snapshot and its files).
@@ -65,6 +69,40 @@ print(json.dumps({"seconds": secs, "rss_before_kb": before, "peak_rss_kb": peak,
                   "bytes": r.deleted_bytes, "left": t.snapshot_ids()}))
 """
 
+ORPHAN_CHILD = r"""
+import datetime, json, resource, sys, time
+sys.path.insert(0, sys.argv[2])
+from paimon_sql import Catalog
+from paimon_sql.ops import file_refs
+
+holder = {}
+orig = file_refs.FileRefs.__init__
+def counting_init(self, store):
+    orig(self, store)
+    holder["refs"] = self
+file_refs.FileRefs.__init__ = counting_init
+t = Catalog(sys.argv[1]).get_table("db.t")
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.perf_counter()
+r = t.remove_orphan_files(older_than=datetime.datetime.now())
+secs = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": secs, "rss_before_kb": before, "peak_rss_kb": peak,
+                  "files_read": holder["refs"].files_read, "deleted": r.deleted_files, "bytes": r.deleted_bytes}))
+"""
+
+
+def add_orphans(wh: Path, n: int) -> None:
+    """``n`` orphan data files (spread over the partitions) and ``n // 10`` orphan manifests, two days old."""
+    old = time.time() - 2 * 86400
+    table_dir = wh / "db.db" / "t"
+    sample = next(table_dir.rglob("data-*.parquet")).read_bytes()
+    paths = [table_dir / f"p=p{i % PARTITIONS:02d}" / "bucket-0" / f"data-orphan-{i}.parquet" for i in range(n)]
+    paths += [table_dir / "manifest" / f"manifest-orphan-{i}" for i in range(n // 10)]
+    for p in paths:
+        p.write_bytes(sample)
+        os.utime(p, (old, old))
+
 
 def _batch(i: int) -> pa.Table:
     return pa.table({"id": [i * PARTITIONS + p for p in range(PARTITIONS)], "p": [f"p{p:02d}" for p in range(PARTITIONS)]})
@@ -109,6 +147,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--snapshots", type=int, default=1000)
     ap.add_argument("--commits", type=int, default=40)
+    ap.add_argument("--orphans", type=int, default=1000)
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench_expire_"))
     try:
@@ -116,6 +155,16 @@ def main() -> None:
         print(f"building {args.snapshots} snapshots x {PARTITIONS} files ...", flush=True)
         build(wh, args.snapshots)
         files_before = data_files(wh)
+        ow = tmp / "orphans"
+        shutil.copytree(wh, ow)
+        add_orphans(ow, args.orphans)
+        ochild = tmp / "orphan_child.py"
+        ochild.write_text(ORPHAN_CHILD)
+        out = subprocess.run([sys.executable, str(ochild), str(ow), str(REPO)], capture_output=True, text=True,
+                             check=True)
+        print(f"remove_orphan_files over {files_before} data files + {args.orphans} orphans:",
+              out.stdout.strip().splitlines()[-1], flush=True)
+        shutil.rmtree(ow)
         child = tmp / "child.py"
         child.write_text(CHILD)
         out = subprocess.run([sys.executable, str(child), str(wh), str(REPO)], capture_output=True, text=True,
