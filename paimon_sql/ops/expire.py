@@ -438,6 +438,8 @@ def expire_changelogs(
         if cl is not None and cutoff <= cl.time_millis:
             end = cid
             break
+    if end <= earliest:  # the earliest one is too young: nothing to read
+        return dataclasses.replace(nothing, earliest_changelog_id=earliest)
     return _expire_changelogs_until(store, earliest, end, [i for i in ids if earliest <= i < end], dry_run)
 
 
