@@ -62,6 +62,8 @@ class FieldAgg:
     ignore_retract: bool = False
     delimiter: str = ","  # listagg
     distinct: bool = False  # listagg
+    nested_key: tuple[str, ...] = ()  # nested_update, nested_partial_update
+    count_limit: int = 2**31 - 1  # nested_update
 
 
 @dataclass(frozen=True)
@@ -206,6 +208,9 @@ class Aggregator:
 
     def check_type(self, field: str, t: DataType) -> None:
         """Raises like Paimon's factory when the function does not accept the column's type."""
+
+    def check_options(self, fa: FieldAgg) -> None:
+        """Raises when the function's ``fields.<f>.*`` options do not fit the column (after check_type)."""
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
         raise NotImplementedError
@@ -1230,9 +1235,14 @@ AGGREGATORS: dict[str, Aggregator] = {
     )
 }
 """Paimon's aggregate functions by name (the unsupported ones raise UnsupportedError)."""
-for _name in ("merge_map_with_keytime", "nested_update", "nested_partial_update",
+for _name in ("merge_map_with_keytime",
               "rbm64", "hll_sketch", "theta_sketch"):
     AGGREGATORS[_name] = _NotImplemented(_name)
+
+# modules of further aggregators import the base above (import them through this module)
+from paimon_sql.lsm.agg_nested import NestedPartialUpdate, NestedUpdate  # noqa: E402
+
+AGGREGATORS.update({"nested_update": NestedUpdate(), "nested_partial_update": NestedPartialUpdate()})
 
 
 def aggregate_column(values: pa.Array | pa.ChunkedArray, seg: Segments, fa: FieldAgg) -> pa.Array:
@@ -1280,14 +1290,18 @@ def field_agg(field: DataField, function: str, options: CoreOptions) -> FieldAgg
             "behavior so should not be enabled at the same time."
         )
     impl.check_type(field.name, field.type)
-    return FieldAgg(
+    fa = FieldAgg(
         column=field.name,
         function=function,
         data_type=field.type,
         ignore_retract=ignore,
         delimiter=options.field_list_agg_delimiter(field.name),
         distinct=options.field_distinct(field.name),
+        nested_key=tuple(options.field_nested_key(field.name)),
+        count_limit=options.field_count_limit(field.name),
     )
+    impl.check_options(fa)
+    return fa
 
 
 def build_field_aggs(
