@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as _dt
+import time as _time
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,6 +97,13 @@ class DataFileMeta:
             "_WRITE_COLS": list(self.write_cols) if self.write_cols is not None else None,
         }
 
+    @property
+    def creation_time_epoch_ms(self) -> int | None:
+        """The creation time as epoch millis: ``_CREATION_TIME`` holds the writer's local wall clock
+        (Paimon writes ``LocalDateTime.now()``), read in this machine's time zone as Paimon's
+        ``creationTimeEpochMillis`` does."""
+        return None if self.creation_time_ms is None else wall_clock_to_epoch_ms(self.creation_time_ms)
+
     @staticmethod
     def from_avro(rec: dict[str, Any]) -> DataFileMeta:
         ct = rec.get("_CREATION_TIME")
@@ -125,3 +134,21 @@ class DataFileMeta:
             first_row_id=rec.get("_FIRST_ROW_ID"),
             write_cols=tuple(wc) if wc is not None else None,
         )
+
+
+_EPOCH = _dt.datetime(1970, 1, 1)
+
+
+def local_wall_clock_ms(epoch_ms: int | None = None) -> int:
+    """``epoch_ms`` (default: now) as the millis of the local wall clock (a TIMESTAMP without time
+    zone, as Paimon's ``LocalDateTime.now()`` stores a file's creation time)."""
+    ms = int(_time.time() * 1000) if epoch_ms is None else epoch_ms
+    offset = _dt.datetime.fromtimestamp(ms / 1000, _dt.timezone.utc).astimezone().utcoffset()
+    return ms + (int(offset.total_seconds() * 1000) if offset is not None else 0)
+
+
+def wall_clock_to_epoch_ms(wall_ms: int) -> int:
+    """The epoch millis of local wall-clock millis (``LocalDateTime.atZone(systemDefault())``)."""
+    naive = _EPOCH + _dt.timedelta(milliseconds=wall_ms)
+    offset = naive.astimezone().utcoffset()
+    return wall_ms - (int(offset.total_seconds() * 1000) if offset is not None else 0)

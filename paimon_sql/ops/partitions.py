@@ -97,7 +97,7 @@ def list_partitions(store: FileStore, snapshot: Snapshot | None = None) -> list[
         s[0] += e.file.row_count
         s[1] += e.file.file_size
         s[2] += 1
-        s[3] = max(s[3], e.file.creation_time_ms or 0)
+        s[3] = max(s[3], e.file.creation_time_epoch_ms or 0)
     out = []
     for part, (rows, size, files, created) in stats.items():
         values, spec = partition_spec_of(store, part)

@@ -50,7 +50,7 @@ def universal_compaction(store: FileStore, restored: Sequence[DataFileMeta] = ()
         early = EarlyFullCompaction(interval, total, incremental)
         # Paimon's estimateLastFullCompactionTime: the newest file at the highest level
         top = opts.num_levels - 1
-        times = [f.creation_time_ms for f in restored if f.level == top and f.creation_time_ms is not None]
+        times = [t for f in restored if f.level == top and (t := f.creation_time_epoch_ms) is not None]
         early.last_full_compaction = max(times) if times else None
     return UniversalCompaction(
         opts.compaction_max_size_amplification_percent,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from dataclasses import dataclass, field
 
@@ -20,7 +19,7 @@ from paimon_sql.format.system_fields import (
     SEQ_FIELD_ID,
 )
 from paimon_sql.fs.file_io import join
-from paimon_sql.meta.data_file_meta import DataFileMeta
+from paimon_sql.meta.data_file_meta import DataFileMeta, local_wall_clock_ms
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.kinds import FileSource
 from paimon_sql.meta.simple_stats import SimpleStats
@@ -103,7 +102,7 @@ def write_data_file(
         schema_id=store.schema.id,
         level=level,
         extra_files=(),
-        creation_time_ms=int(time.time() * 1000),
+        creation_time_ms=local_wall_clock_ms(),
         delete_row_count=delete_rows,
         embedded_file_index=None,
         file_source=file_source,

@@ -23,6 +23,7 @@ from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.murmur import murmur_hash_bytes
 from paimon_sql.format.partition_path import partition_value_string
+from paimon_sql.meta.data_file_meta import wall_clock_to_epoch_ms
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.predicate import Predicate
 from paimon_sql.table.system._format import (
@@ -105,7 +106,9 @@ def table_partitions(table: Table) -> tuple[list[str], dict[str, list[object]]]:
         "record_count": g["record_count"].take(idx).to_pylist(),
         "file_size_in_bytes": g["file_size_in_bytes"].take(idx).to_pylist(),
         "file_count": g["file_count"].take(idx).to_pylist(),
-        "last_file_creation_time": g["last_update_time"].take(idx).to_pylist(),
+        # $partitions shows the writers' local wall clock; this column is epoch millis
+        "last_file_creation_time": [None if v is None else wall_clock_to_epoch_ms(v)
+                                    for v in g["last_update_time"].take(idx).to_pylist()],
     }
     return [partition_name(store, p) for p in order], stats
 
