@@ -196,18 +196,37 @@ def create_auto_tags(store: FileStore) -> AutoTagResult:
     completion = o.get(TAG_AUTOMATIC_COMPLETION)
     max_tags = o.get(TAG_NUM_RETAINED_MAX)
     sm = store.snapshots
-    existing = [(when, s.id) for s, names in _auto_tags(store, handler) for n in names
-                if (when := handler.tag_to_time(n)) is not None]
+    # the newest automatic tag, by its name's time: only its file is read
+    named = [(when, n) for n in store.tags.tag_names()
+             if handler.is_auto_tag(n) and (when := handler.tag_to_time(n)) is not None]
     next_tag: _dt.datetime | None = None
-    if existing:
-        when, tagged_id = max(existing)  # the newest automatic tag
+    newest: tuple[str, int] | None = None
+    if named:
+        when, name = max(named)
+        try:
+            tagged_id = store.tags.tagged_snapshot(name).id
+        except NotFoundError:  # deleted since the listing: the next run sees the truth
+            return AutoTagResult((), ())
+        newest = (name, tagged_id)
         next_snapshot = tagged_id + 1
         next_tag = when + handler.period
     else:
         next_snapshot = sm.earliest_id() or 1
+    # a committer keeps its place in memory (Paimon's TagAutoCreation): resume after the last
+    # snapshot this process examined, when the newest tag is the same and that snapshot still is
+    key = (store.meta_path, tuple(sorted(store.schema.options.items())), newest)
+    resume = _POSITIONS.get(key)
+    if resume is not None:
+        pos, pos_tag, pos_time = resume
+        try:
+            if pos > next_snapshot and sm.snapshot(pos - 1).time_millis == pos_time:
+                next_snapshot, next_tag = pos, pos_tag
+        except NotFoundError:
+            pass  # rolled back or expired: walk again
     created: list[str] = []
     deleted: list[str] = []
     latest = sm.latest_id()
+    last_time: int | None = None
     while latest is not None:
         if not sm.exists(next_snapshot):
             earliest = sm.earliest_id()
@@ -217,6 +236,7 @@ def create_auto_tags(store: FileStore) -> AutoTagResult:
             break
         snap = sm.snapshot(next_snapshot)
         next_snapshot += 1
+        last_time = snap.time_millis
         time = extract(snap)
         if time is None:
             continue
@@ -242,7 +262,17 @@ def create_auto_tags(store: FileStore) -> AutoTagResult:
                     )
                 delete_tag(store, names[0])
                 deleted.append(names[0])
+    if not created and last_time is not None:
+        _POSITIONS[key] = (next_snapshot, next_tag, last_time)
     return AutoTagResult(tuple(created), tuple(deleted))
+
+
+# (table folder, table options, newest automatic tag) -> (next snapshot to examine, next tag time,
+# commit time of the snapshot before it): where this process's last walk stopped without creating
+# a tag (the snapshots it passed stay too early for the next tag)
+_POSITIONS: dict[
+    tuple[str, tuple[tuple[str, str], ...], tuple[str, int] | None], tuple[int, _dt.datetime | None, int]
+] = {}
 
 
 # -- batch -------------------------------------------------------------------------------------

@@ -199,3 +199,28 @@ def test_period_handler_names() -> None:
 def test_bad_options(catalog: Catalog, options: dict[str, Any], match: str) -> None:
     with pytest.raises(ValidationError, match=match):
         catalog.create_table("db.bad", pa.schema([("id", pa.int64())]), options=options)
+
+
+def test_walk_resumes_where_the_last_commit_stopped(catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many commits within one tag period: each commit reads only the snapshots it adds, not every
+    snapshot since the newest tag (a committer keeps its place, as Paimon's TagAutoCreation)."""
+    from paimon_sql.meta.snapshot_manager import SnapshotManager
+
+    s = Steps(catalog, **{"tag.automatic-creation": "watermark", "tag.creation-period": "daily"})
+    assert s.commit(watermark=_utc_ms("2023-07-18T01:00:00")) == ["2023-07-17"]
+    for minute in range(1, 20):
+        s.commit(watermark=_utc_ms(f"2023-07-18T02:{minute:02d}:00"))
+    reads: list[int] = []
+    real = SnapshotManager.snapshot
+
+    def counting(self: SnapshotManager, sid: int) -> Any:
+        reads.append(sid)
+        return real(self, sid)
+
+    monkeypatch.setattr(SnapshotManager, "snapshot", counting)
+    assert s.commit(watermark=_utc_ms("2023-07-18T03:00:00")) == ["2023-07-17"]
+    assert set(reads) <= {20, 21}, reads  # the resume point and the new snapshot, not all 21
+    reads.clear()
+    # the next day's tag still comes, from the resumed position
+    assert s.commit(watermark=_utc_ms("2023-07-19T00:30:00")) == ["2023-07-17", "2023-07-18"]
+    assert set(reads) <= {21, 22}, reads
