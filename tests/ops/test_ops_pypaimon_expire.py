@@ -52,12 +52,16 @@ def _py(warehouse: Path, *args: str) -> Any:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def test_pypaimon_reads_after_expiry(tmp_path: Path) -> None:
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_pypaimon_reads_after_expiry(tmp_path: Path, decoupled: bool) -> None:
+    """With ``decoupled`` the expired snapshots are kept as long-lived changelogs (their delta
+    files stay): pypaimon reads the same."""
     wh = tmp_path / "wh"
     cat = Catalog(str(wh))
     cat.create_database("db")
+    extra = {"changelog.num-retained.max": "20"} if decoupled else {}
     t = cat.create_table("db.t", pa.schema([("id", pa.int64()), ("v", pa.string())]), partition_keys=["v"],
-                         options={"snapshot.num-retained.max": "4", "snapshot.num-retained.min": "1"})
+                         options={"snapshot.num-retained.max": "4", "snapshot.num-retained.min": "1", **extra})
     assert isinstance(t, Table)
     current: list[int] = []
     history: list[list[int]] = []
@@ -73,6 +77,7 @@ def test_pypaimon_reads_after_expiry(tmp_path: Path) -> None:
         if i == 2:
             create_tag(t.store, "old", 2)
     assert t.snapshot_ids() == [9, 10, 11, 12]
+    assert t.store.changelogs.ids() == (list(range(1, 9)) if decoupled else [])
     assert sorted(t.read()["id"].to_pylist()) == history[-1]
     seen = _py(wh, "10")
     assert seen == {"latest": history[-1], "retained": history[9], "tag": history[1], "snapshots": [9, 10, 11, 12]}
