@@ -4,6 +4,7 @@ and the drop-delete rule of ``MergeTreeCompactManager``. Pure functions of the r
 
 from __future__ import annotations
 
+import datetime as _dt
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -63,6 +64,29 @@ class EarlyFullCompaction:
 
 
 @dataclass(frozen=True)
+class OffPeakHours:
+    """``compaction.offpeak.start.hour`` / ``.end.hour`` / ``compaction.offpeak-ratio`` (Paimon's
+    OffPeakHours): within the hours (local time; the range may wrap past midnight) the size ratio
+    grows by ``ratio``."""
+
+    start: int
+    end: int
+    ratio: int
+
+    @staticmethod
+    def of(start: int, end: int, ratio: int) -> OffPeakHours | None:
+        return None if start == -1 or end == -1 or start == end else OffPeakHours(start, end, ratio)
+
+    def current_ratio(self, hour: int) -> int:
+        off_peak = self.start <= hour < self.end if self.start <= self.end else hour < self.end or self.start <= hour
+        return self.ratio if off_peak else 0
+
+
+def _local_hour() -> int:
+    return _dt.datetime.now().hour
+
+
+@dataclass(frozen=True)
 class UniversalCompaction:
     """RocksDB-style universal compaction as Paimon picks it: first by size amplification (all runs
     into the highest level when the newer runs exceed ``max_size_amp`` percent of the oldest), then
@@ -73,6 +97,8 @@ class UniversalCompaction:
     size_ratio: int
     num_run_compaction_trigger: int
     early_full: EarlyFullCompaction | None = None
+    off_peak: OffPeakHours | None = None
+    hour: Callable[[], int] = _local_hour
 
     def pick(self, num_levels: int, runs: Sequence[LevelSortedRun]) -> CompactUnit | None:
         max_level = num_levels - 1
@@ -121,8 +147,9 @@ class UniversalCompaction:
     ) -> CompactUnit | None:
         size = sum(r.run.total_size for r in runs[:count])
         triggered = force or count > 1
+        ratio = self.size_ratio + (self.off_peak.current_ratio(self.hour()) if self.off_peak is not None else 0)
         for nxt in runs[count:]:
-            if size * (100.0 + self.size_ratio) / 100.0 < nxt.run.total_size:
+            if size * (100.0 + ratio) / 100.0 < nxt.run.total_size:
                 if not triggered or nxt.level > 1:
                     break
             size += nxt.run.total_size

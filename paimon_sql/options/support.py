@@ -21,8 +21,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
     **dict.fromkeys([
         "compaction.force-up-level-0",
         "compaction.file-num-limit", "compaction.delete-ratio-threshold", "compaction.force-rewrite-all-files",
-        "compaction.offpeak-ratio", "compaction.offpeak.start.hour",
-        "compaction.offpeak.end.hour", "compaction.skip-expired-partitions",
+        "compaction.skip-expired-partitions",
         "full-compaction.delta-commits", "lookup-compact", "lookup-compact.max-interval",
         "force-lookup", "clustering.columns", "clustering.strategy", "clustering.incremental",
         "clustering.incremental.mode", "clustering.incremental.optimize-write",

@@ -78,6 +78,33 @@ COMPACTION_SIZE_RATIO: Option[int] = Option(
     "Percentage slack when grouping sorted runs of similar size for a compaction.",
 )
 
+def _hour_or_off(v: int) -> str | None:
+    return None if v == -1 or 0 <= v <= 23 else "expected an hour between 0 and 23, or -1 (off)"
+
+
+COMPACTION_OFFPEAK_START_HOUR: Option[int] = Option(
+    "compaction.offpeak.start.hour",
+    INT,
+    "-1",
+    "First hour (0-23, local time) of the off-peak hours; -1 disables them.",
+    check=_hour_or_off,
+)
+
+COMPACTION_OFFPEAK_END_HOUR: Option[int] = Option(
+    "compaction.offpeak.end.hour",
+    INT,
+    "-1",
+    "End hour (0-23, exclusive, local time) of the off-peak hours; -1 disables them.",
+    check=_hour_or_off,
+)
+
+COMPACTION_OFFPEAK_RATIO: Option[int] = Option(
+    "compaction.offpeak-ratio",
+    INT,
+    "0",
+    "Added to compaction.size-ratio during off-peak hours (more aggressive compaction then).",
+)
+
 COMPACTION_MIN_FILE_NUM: Option[int] = Option(
     "compaction.min.file-num",
     INT,
@@ -201,9 +228,6 @@ _KEPT: tuple[Option[Any], ...] = (
     kept("target-file-row-num", LONG, str(LONG_MAX)),
     kept("write.sequence-number-init-mode", enum(("scan", "snapshot")), "scan"),
     kept("compaction.force-up-level-0", BOOL, "false"),
-    kept("compaction.offpeak.start.hour", INT, "-1"),
-    kept("compaction.offpeak.end.hour", INT, "-1"),
-    kept("compaction.offpeak-ratio", INT, "0"),
     kept("compaction.file-num-limit", INT, "100000"),
     kept("compaction.delete-ratio-threshold", DOUBLE, "0.2"),
     kept("compaction.skip-expired-partitions", BOOL, "false"),

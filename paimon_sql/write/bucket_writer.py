@@ -19,6 +19,7 @@ from paimon_sql.lsm.compact_strategy import (
     CompactUnit,
     EarlyFullCompaction,
     ForceUpLevel0Compaction,
+    OffPeakHours,
     UniversalCompaction,
     drop_delete,
     pick_full_compaction,
@@ -27,6 +28,11 @@ from paimon_sql.lsm.levels import KeyComparator, Levels, SortedRun
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.options.write import (
+    COMPACTION_OFFPEAK_END_HOUR,
+    COMPACTION_OFFPEAK_RATIO,
+    COMPACTION_OFFPEAK_START_HOUR,
+)
 from paimon_sql.write.compact_rewriter import CompactResult, CompactRewriter
 from paimon_sql.write.deletion_vectors import BucketDeletionVectors
 from paimon_sql.write.file_writer import FileNamer
@@ -57,6 +63,8 @@ def universal_compaction(store: FileStore, restored: Sequence[DataFileMeta] = ()
         opts.compaction_size_ratio,
         opts.num_sorted_run_compaction_trigger,
         early,
+        OffPeakHours.of(opts.get(COMPACTION_OFFPEAK_START_HOUR), opts.get(COMPACTION_OFFPEAK_END_HOUR),
+                        opts.get(COMPACTION_OFFPEAK_RATIO)),
     )
 
 

@@ -6,15 +6,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pyarrow as pa
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from paimon_sql import Catalog, Table
+from paimon_sql.errors import ValidationError
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.lsm.compact_plan import Rewrite, Upgrade, plan_unit
 from paimon_sql.lsm.compact_strategy import (
     CompactUnit,
     EarlyFullCompaction,
     ForceUpLevel0Compaction,
+    OffPeakHours,
     UniversalCompaction,
     create_unit,
     drop_delete,
@@ -24,6 +29,7 @@ from paimon_sql.lsm.levels import KeyComparator, Levels, LevelSortedRun, SortedR
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.simple_stats import SimpleStats
 from paimon_sql.types import BigIntType
+from paimon_sql.write.bucket_writer import universal_compaction
 
 KEY_TYPES = [BigIntType(nullable=False)]
 CMP = KeyComparator(KEY_TYPES)
@@ -329,3 +335,28 @@ def test_lsm_invariants_under_random_writes(writes: Sequence[tuple[int, int, int
             lv.update(before, after)  # raises if a level's files overlap
         assert lv.number_of_sorted_runs() <= trigger + 1
     assert sum(len(r.run.files) for r in lv.level_sorted_runs()) == len(lv.all_files())
+
+
+def test_off_peak_hours() -> None:
+    """Paimon's OffPeakHoursTest, and the off-peak ratio added to the size ratio (the pick of
+    test_size_ratio_threshold with ratio 10 becomes the pick of ratio 20 off-peak)."""
+    assert OffPeakHours.of(-1, -1, 10) is None and OffPeakHours.of(5, 5, 10) is None
+    assert OffPeakHours.of(2, -1, 10) is None and OffPeakHours.of(-1, 2, 10) is None
+    wrap = OffPeakHours.of(22, 6, 10)
+    assert wrap is not None and wrap.current_ratio(23) == 10 and wrap.current_ratio(7) == 0
+    assert [wrap.current_ratio(h) for h in (21, 22, 0, 5, 6)] == [0, 10, 10, 10, 0]
+    normal = OffPeakHours.of(2, 8, 10)
+    assert normal is not None and [normal.current_ratio(h) for h in (1, 2, 7, 8)] == [0, 10, 10, 0]
+    for hour, picked in ((12, [8, 9, 10]), (3, [27])):
+        c = UniversalCompaction(25, 10, 2, None, normal, lambda h=hour: h)  # type: ignore[misc]
+        assert _pick_ratio(c, [8, 9, 10]) == picked
+
+
+def test_off_peak_options_reach_the_writer(catalog: Catalog) -> None:
+    t = catalog.create_table("db.t", pa.schema([pa.field("k", pa.int64(), nullable=False)]), primary_keys=["k"],
+                             options={"bucket": "1", "compaction.offpeak.start.hour": "22",
+                                      "compaction.offpeak.end.hour": "6", "compaction.offpeak-ratio": "15"})
+    assert isinstance(t, Table)
+    assert universal_compaction(t.store).off_peak == OffPeakHours(22, 6, 15)
+    with pytest.raises(ValidationError, match="compaction.offpeak.start.hour"):
+        catalog.create_table("db.bad", pa.schema([("k", pa.int64())]), options={"compaction.offpeak.start.hour": "24"})
