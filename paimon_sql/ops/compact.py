@@ -11,6 +11,8 @@ WriteConflictError, and the files this compaction wrote are deleted.
 
 from __future__ import annotations
 
+import datetime as _dt
+import time
 from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -23,6 +25,8 @@ from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.kinds import FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.ops import partitions as partition_ops
+from paimon_sql.options import parse_duration_ms
 from paimon_sql.predicate import Predicate
 from paimon_sql.scan.planner import live_entries
 from paimon_sql.scan.reader import read_data_file
@@ -56,6 +60,25 @@ class CompactPlan:
     schema_id: int
     buckets: tuple[tuple[bytes, int], ...]
     full: bool
+
+
+def idle_partitions(store: FileStore, idle_time: str | _dt.timedelta, what: str) -> frozenset[bytes]:
+    """The partitions of the latest snapshot whose newest file was created at least ``idle_time``
+    ago (Paimon's ``partition_idle_time`` of ``compact``: ``lastFileCreationTime`` at or before now
+    minus the duration)."""
+    if isinstance(idle_time, _dt.timedelta):
+        ms = idle_time // _dt.timedelta(milliseconds=1)
+    else:
+        try:
+            ms = parse_duration_ms(idle_time)
+        except (ValueError, ValidationError):
+            raise ValidationError(f"{what}: argument 'partition_idle_time' must be a duration such as "
+                                  f"'1 d' or '12 h', got {idle_time!r}") from None
+    if ms < 0:
+        raise ValidationError(f"{what}: argument 'partition_idle_time' must not be negative, got {idle_time!r}")
+    cutoff = int(time.time() * 1000) - ms
+    return frozenset(p.partition for p in partition_ops.list_partitions(store)
+                     if p.last_file_creation_time_ms <= cutoff)
 
 
 def plan_compaction(

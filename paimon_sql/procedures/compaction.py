@@ -102,10 +102,9 @@ def _decode(catalog: Catalog, args: dict[str, Any]) -> tuple[Table, dict[str, An
             f"Procedure compact: order_by should not contain partition columns {in_partition} of table "
             f"{table.identifier}, because it is meaningless"
         )
-    if not _blank(args["partition_idle_time"]):
-        if order != "none":
-            raise ValidationError("Procedure compact: sort compact do not support 'partition_idle_time'.")
-        raise UnsupportedError("Procedure compact: 'partition_idle_time' is not supported yet")
+    idle = None if _blank(args["partition_idle_time"]) else str(args["partition_idle_time"])
+    if idle is not None and order != "none":
+        raise ValidationError("Procedure compact: sort compact do not support 'partition_idle_time'.")
     if order not in _ORDERS:
         raise ValidationError(
             f"Procedure compact: unknown order_strategy {args['order_strategy']!r} (one of {', '.join(_ORDERS)})"
@@ -128,7 +127,8 @@ def _decode(catalog: Catalog, args: dict[str, Any]) -> tuple[Table, dict[str, An
         return table, {"strategy": order, "order_by": order_by, "partitions": specs, "where": where_text,
                        "options": options}
     return table, {"partitions": specs, "where": where_text,
-                   "full": (strategy or "full").lower() == "full", "buckets": buckets, "options": options}
+                   "full": (strategy or "full").lower() == "full", "buckets": buckets, "options": options,
+                   "partition_idle_time": idle}
 
 
 def _compact(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:

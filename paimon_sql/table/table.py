@@ -450,13 +450,15 @@ class Table:
         full: bool = True,
         buckets: Iterable[int] | None = None,
         options: Mapping[str, str] | None = None,
+        partition_idle_time: str | _dt.timedelta | None = None,
     ) -> compact_ops.CompactTableResult:
         """Compacts the table (Paimon's ``compact``): every bucket of the latest snapshot, or those of
         the ``partitions`` (a list of partition specs, ``{'dt': '2024-01-01'}``) or of the partitions
-        matching ``where`` (a predicate on partition columns), or the bucket numbers ``buckets``.
-        ``full`` rewrites each bucket into its highest level (deletes dropped); otherwise universal
-        compaction picks what to merge. One COMPACT snapshot; ``options`` apply to this call."""
-        table, plan = self.plan_compaction(partitions, where, full, buckets, options)
+        matching ``where`` (a predicate on partition columns), or the bucket numbers ``buckets``;
+        with ``partition_idle_time`` ('1 d', or a timedelta) only partitions with no file newer than
+        that. ``full`` rewrites each bucket into its highest level (deletes dropped); otherwise
+        universal compaction picks what to merge. One COMPACT snapshot; ``options`` apply to this call."""
+        table, plan = self.plan_compaction(partitions, where, full, buckets, options, partition_idle_time)
         if isinstance(plan, compact_ops.CompactTableResult):
             result = plan
         else:
@@ -503,10 +505,14 @@ class Table:
         full: bool = True,
         buckets: Iterable[int] | None = None,
         options: Mapping[str, str] | None = None,
+        partition_idle_time: str | _dt.timedelta | None = None,
     ) -> tuple[Table, compact_ops.CompactPlan | compact_ops.CompactTableResult]:
         """The table as compaction sees it (``options`` applied) and its plan (see ``compact``); an
         empty or append table is compacted at once and its result returned instead."""
         table, match, pred = self._compaction_scope(partitions, where, options)
+        if partition_idle_time is not None:
+            idle = compact_ops.idle_partitions(self.store, partition_idle_time, f"compact of table {self.identifier}")
+            match = (lambda p, m=match: p in idle and m(p)) if match is not None else idle.__contains__
         wanted = None
         if buckets is not None:
             wanted = set(buckets)

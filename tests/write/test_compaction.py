@@ -175,6 +175,46 @@ def test_compact_partitions_and_where(catalog: Catalog) -> None:
     assert files_in("c") == 3
 
 
+@pytest.mark.parametrize("options", [
+    {"primary-key": "id,dt,hh", "bucket": "1"},
+    {"bucket": "-1", "compaction.min.file-num": "2"},
+], ids=["pk", "unaware-append"])
+def test_compact_partition_idle_time(catalog: Catalog, options: dict[str, str]) -> None:
+    """Paimon's 'compact with partition_idle_time' tests (pk and unaware-bucket append tables), with
+    a 1 s idle time instead of 10 s: the partitions written after the pause keep their files."""
+    import time
+
+    pk = options.pop("primary-key", None)
+    schema = pa.schema([pa.field("id", pa.int32(), nullable=pk is None), ("value", pa.string()),
+                        pa.field("dt", pa.string(), nullable=pk is None), pa.field("hh", pa.int32(), nullable=pk is None)])
+    t = catalog.create_table("db.t", schema, primary_keys=pk.split(",") if pk else None, partition_keys=["dt", "hh"],
+                             options={"write-only": "true", **options})
+    for rows in ([(1, "2024-01-01", 0), (2, "2024-01-01", 1)], [(5, "2024-01-02", 0), (6, "2024-01-02", 1)],
+                 [(3, "2024-01-01", 0), (4, "2024-01-01", 1)], [(7, "2024-01-02", 0), (8, "2024-01-02", 1)],
+                 None, [(9, "2024-01-01", 0), (10, "2024-01-02", 0)]):
+        if rows is None:
+            time.sleep(1.2)
+            continue
+        t.write(pa.table({"id": pa.array([r[0] for r in rows], pa.int32()), "value": [str(r[0]) for r in rows],
+                          "dt": [r[1] for r in rows], "hh": pa.array([r[2] for r in rows], pa.int32())}))
+    with pytest.raises(Exception, match="partition_idle_time"):
+        t.compact(partition_idle_time="soon")
+    t.compact(partition_idle_time="1 s")
+    assert _kinds(t)[-1] == "COMPACT"
+    files: dict[tuple[str, int], int] = {}
+    for e in _live(t):
+        dt, hh = _decode(t, e)
+        files[(dt, hh)] = files.get((dt, hh), 0) + 1
+    assert files == {("2024-01-01", 0): 3, ("2024-01-01", 1): 1, ("2024-01-02", 0): 3, ("2024-01-02", 1): 1}
+    assert sorted(r["id"] for r in t.read().to_pylist()) == list(range(1, 11))
+
+
+def _decode(t: Any, e: Any) -> tuple[Any, ...]:
+    from paimon_sql.format.binary_row import decode_row
+
+    return tuple(decode_row(e.partition, t.store.partition_types))
+
+
 def _live_partition(t: Any, dt: str) -> bytes:
     from paimon_sql.format.binary_row import encode_row
 
