@@ -13,6 +13,7 @@ from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.options import check_implemented, validate_options
+from paimon_sql.scan.default_values import check_default_values
 from paimon_sql.types import DataType, DefaultTypeVisitor, fields_from_arrow_schema, from_arrow_type
 
 _INT_RANK = {"TINYINT": 0, "SMALLINT": 1, "INT": 2, "BIGINT": 3}
@@ -248,6 +249,7 @@ def alter_schema(
             raise ValidationError(f"Option 'bucket' of table {table} cannot be removed")
         options.pop(k, None)
     validate_options(options, table, columns=names)
+    check_default_values(fields, schema.primary_keys, schema.partition_keys, options, table)
 
     return TableSchema(
         id=schema.id + 1,

@@ -195,7 +195,8 @@ FIELD_DEFAULT_VALUE: Family[str | None] = Family(
         "fields.<name>.default-value",
         STRING,
         None,
-        "Value read for a null column (Paimon up to 1.2; later versions keep it in the schema).",
+        "Value a read returns for a null value of this column, after the merge (Paimon up to 1.2; "
+        "not on key or partition columns; Paimon 1.3+ keeps column defaults in the schema instead).",
     ),
 )
 
