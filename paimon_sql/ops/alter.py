@@ -10,9 +10,10 @@ import pyarrow as pa
 
 from paimon_sql import types as pt
 from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.lsm.engines import engine_of
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
-from paimon_sql.options import check_implemented, validate_options
+from paimon_sql.options import CoreOptions, check_implemented, validate_options
 from paimon_sql.scan.default_values import check_default_values
 from paimon_sql.types import DataType, DefaultTypeVisitor, fields_from_arrow_schema, from_arrow_type
 
@@ -250,6 +251,10 @@ def alter_schema(
         options.pop(k, None)
     validate_options(options, table, columns=names)
     check_default_values(fields, schema.primary_keys, schema.partition_keys, options, table)
+    if schema.primary_keys:  # the merge engine's options against the new columns, as CREATE TABLE checks them
+        pks = list(schema.primary_keys)
+        core = CoreOptions(options, table)
+        engine_of(core).spec(core, pks, fields, pks, table)
 
     return TableSchema(
         id=schema.id + 1,

@@ -23,3 +23,14 @@ def test_default_value_reads_and_filters(spark: Any, sql: Any, db: str) -> None:
     with pytest.raises(Exception, match="fields.rate.default-value"):
         spark.sql(f"ALTER TABLE {db}.r SET TBLPROPERTIES ('fields.rate.default-value' = 'abc')")
     assert sql(f"SELECT count(*) FROM {db}.r WHERE rate = 1000") == [(2,)]
+
+
+def test_alter_rechecks_aggregate_functions(spark: Any, sql: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE {db}.a (k BIGINT, v BIGINT, name STRING) TBLPROPERTIES ('primary-key' = 'k', "
+              "'bucket' = '1', 'merge-engine' = 'aggregation', 'fields.v.aggregate-function' = 'sum')")
+    spark.sql(f"INSERT INTO {db}.a VALUES (1, 2, 'x'), (1, 3, 'y')")
+    with pytest.raises(Exception, match=r"sum column must be 'NumericType' but was 'STRING' \(field 'name'\)"):
+        spark.sql(f"ALTER TABLE {db}.a SET TBLPROPERTIES ('fields.name.aggregate-function' = 'sum')")
+    props = dict(sql(f"SHOW TBLPROPERTIES {db}.a"))
+    assert "fields.name.aggregate-function" not in props
+    assert sql(f"SELECT * FROM {db}.a") == [(1, 5, "y")]
