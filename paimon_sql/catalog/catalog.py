@@ -27,6 +27,7 @@ from paimon_sql.meta.schema_manager import SchemaManager
 from paimon_sql.names import MAX_NAME_BYTES, check_name
 from paimon_sql.ops.alter import check_column_name
 from paimon_sql.options import CoreOptions, check_implemented, validate_options
+from paimon_sql.options.validation import check_full_compaction_delta_commits
 from paimon_sql.scan.default_values import check_default_values
 from paimon_sql.table.table import Table
 from paimon_sql.types import fields_from_arrow_schema
@@ -270,6 +271,8 @@ class Catalog:
         validate_options(opts, ident.full_name, primary_keys=list(src.primary_keys),
                          columns=[f.name for f in src.fields])
         check_implemented(opts, ident.full_name)
+        check_full_compaction_delta_commits(CoreOptions(opts, ident.full_name), bool(src.primary_keys),
+                                            ident.full_name)
         check_default_values(src.fields, src.primary_keys, src.partition_keys, opts, ident.full_name)
         table_schema = TableSchema(
             id=0, fields=src.fields, highest_field_id=src.highest_field_id, partition_keys=src.partition_keys,
@@ -348,6 +351,7 @@ def build_schema(
         )
     validate_options(opts, name, primary_keys=pks, columns=names)
     check_implemented(opts, name)
+    check_full_compaction_delta_commits(CoreOptions(opts, name), bool(pks), name)
     bucket_key = opts.get("bucket-key")
     if bucket_key:
         bks = [k.strip() for k in bucket_key.split(",")]

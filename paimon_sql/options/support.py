@@ -24,7 +24,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "compaction.file-num-limit", "compaction.delete-ratio-threshold", "compaction.force-rewrite-all-files",
         "compaction.offpeak-ratio", "compaction.offpeak.start.hour",
         "compaction.offpeak.end.hour", "compaction.skip-expired-partitions",
-        "full-compaction.delta-commits", "lookup-compact", "lookup-compact.max-interval",
+        "lookup-compact", "lookup-compact.max-interval",
         "force-lookup", "clustering.columns", "clustering.strategy", "clustering.incremental",
         "clustering.incremental.mode", "clustering.incremental.optimize-write",
         "sort-compaction.range-strategy", "sort-compaction.local-sample.magnification",

@@ -34,3 +34,15 @@ def test_alter_rechecks_aggregate_functions(spark: Any, sql: Any, db: str) -> No
     props = dict(sql(f"SHOW TBLPROPERTIES {db}.a"))
     assert "fields.name.aggregate-function" not in props
     assert sql(f"SELECT * FROM {db}.a") == [(1, 5, "y")]
+
+
+def test_full_compaction_delta_commits_on_spark_writes(spark: Any, sql: Any, db: str) -> None:
+    """Each INSERT fully compacts the buckets it wrote (Paimon's Spark DataWrite.preCommit)."""
+    spark.sql(f"CREATE TABLE {db}.f (k INT, v STRING) TBLPROPERTIES ('primary-key' = 'k', 'bucket' = '2', "
+              "'full-compaction.delta-commits' = '1')")
+    spark.sql(f"INSERT INTO {db}.f VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    spark.sql(f"INSERT INTO {db}.f VALUES (2, 'B'), (4, 'd')")
+    assert [r[0] for r in sql(f"SELECT commit_kind FROM {db}.`f$snapshots` ORDER BY snapshot_id")] == [
+        "APPEND", "COMPACT", "APPEND", "COMPACT"]
+    assert {r[0] for r in sql(f"SELECT level FROM {db}.`f$files`")} == {5}
+    assert sql(f"SELECT * FROM {db}.f ORDER BY k") == [(1, "a"), (2, "B"), (3, "c"), (4, "d")]
