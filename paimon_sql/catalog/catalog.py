@@ -27,6 +27,8 @@ from paimon_sql.meta.schema_manager import SchemaManager
 from paimon_sql.names import MAX_NAME_BYTES, check_name
 from paimon_sql.ops.alter import check_column_name
 from paimon_sql.options import CoreOptions, check_implemented, validate_options
+from paimon_sql.options.validation import check_full_compaction_delta_commits
+from paimon_sql.scan.default_values import check_default_values
 from paimon_sql.table.table import Table
 from paimon_sql.types import fields_from_arrow_schema
 
@@ -269,6 +271,9 @@ class Catalog:
         validate_options(opts, ident.full_name, primary_keys=list(src.primary_keys),
                          columns=[f.name for f in src.fields])
         check_implemented(opts, ident.full_name)
+        check_full_compaction_delta_commits(CoreOptions(opts, ident.full_name), bool(src.primary_keys),
+                                            ident.full_name)
+        check_default_values(src.fields, src.primary_keys, src.partition_keys, opts, ident.full_name)
         table_schema = TableSchema(
             id=0, fields=src.fields, highest_field_id=src.highest_field_id, partition_keys=src.partition_keys,
             primary_keys=src.primary_keys, options=opts, comment=src.comment, time_millis=TableSchema.now_ms(),
@@ -346,6 +351,7 @@ def build_schema(
         )
     validate_options(opts, name, primary_keys=pks, columns=names)
     check_implemented(opts, name)
+    check_full_compaction_delta_commits(CoreOptions(opts, name), bool(pks), name)
     bucket_key = opts.get("bucket-key")
     if bucket_key:
         bks = [k.strip() for k in bucket_key.split(",")]
@@ -370,6 +376,7 @@ def build_schema(
         if f.name in pks and f.type.nullable:
             f = type(f)(f.id, f.name, f.type.copy(False), f.description)
         fixed.append(f)
+    check_default_values(fixed, pks, parts, opts, name)
     if pks:  # the merge engine's options and field types (aggregate functions on their types)
         core = CoreOptions(opts)
         engine_of(core).spec(core, pks, fixed, pks, name)

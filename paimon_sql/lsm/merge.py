@@ -60,6 +60,9 @@ class MergeSpec:
     field_aggs: tuple[FieldAgg, ...] = ()
     # partial-update: 'fields.<s1,s2>.sequence-group' = 'f1,f2'
     sequence_groups: tuple[SequenceGroup, ...] = ()
+    # partial-update: 'partial-update.remove-record-on-sequence-group' (sequence fields): a -D record
+    # that updates the group of one of them removes the row (it becomes the row's new initial values)
+    remove_record_on_sequence_group: tuple[str, ...] = ()
 
 
 _SIGN_MASK = np.int64(0x7FFFFFFFFFFFFFFF)
@@ -362,7 +365,9 @@ def _partial_update_with_groups(t: pa.Table, starts: np.ndarray, ends: np.ndarra
     it that initialises the row with its values. Per group, a record takes part when its sequence
     fields are not all null, and *wins* when they are not older than the row's (the running maximum,
     ties to the newer record). Sequence fields and plain protected fields come from the last winner
-    (null if that winner retracts); aggregated protected fields fold the records taking part."""
+    (null if that winner retracts); aggregated protected fields fold the records taking part.
+    With ``remove_record_on_sequence_group``, a key's last removing -D (``_row_removals``) replaces
+    the row: the merge runs on from it as from an initial row, and the row is a -D if it is last."""
     n = t.num_rows
     kinds = np.asarray(t.column(KIND).to_numpy(), dtype=np.int8)
     retract = (kinds == KIND_UPDATE_BEFORE) | (kinds == KIND_DELETE)
@@ -379,24 +384,39 @@ def _partial_update_with_groups(t: pa.Table, starts: np.ndarray, ends: np.ndarra
     e_ends = np.searchsorted(group_of, np.arange(len(starts)), side="right") - 1
     e_retract = retract[idx] & ~init
     e_add = ~retract[idx]
+    aggs = {fa.column: fa for fa in spec.field_aggs}
+    removed = np.zeros(len(starts), dtype=bool)  # the key's last record removed the row
+    touched: dict[tuple[str, ...], np.ndarray] = {}
+    e_delete = (kinds[idx] == KIND_DELETE) & e_retract
+    if spec.remove_record_on_sequence_group and e_delete.any():
+        ev = _Events(e, init, e_add, e_retract, group_of, e_starts, e_ends)
+        resets, triggers = _row_removals(ev, e_delete, spec)
+        _check_removal_retracts(ev, resets, triggers, spec, list(t.column_names))
+        last = np.full(len(starts), -1, dtype=np.int64)
+        np.maximum.at(last, group_of[resets], resets)
+        if len(resets):
+            # the last removal replaced the whole row: the merge goes on from it, as from a first record
+            begin = np.where(last >= 0, last, e_starts)
+            keep = np.arange(m) >= begin[group_of]
+            for g in spec.sequence_groups:  # first_value: had the group's aggregator been called before?
+                before = ~keep & e_add & ~_all_null(e, g.sequence_fields)
+                touched[g.sequence_fields] = np.add.reduceat(before.astype(np.int64), e_starts) > 0
+            removed = last == e_ends
+            init = init.copy()
+            init[resets] = True
+            e_retract = e_retract & ~init
+            keep_idx = pa.array(np.flatnonzero(keep))
+            e = e.take(keep_idx)
+            init, e_add, e_retract, group_of = init[keep], e_add[keep], e_retract[keep], group_of[keep]
+            m = e.num_rows
+            e_starts = np.searchsorted(group_of, np.arange(len(starts)), side="left")
+            e_ends = np.searchsorted(group_of, np.arange(len(starts)), side="right") - 1
     applied = e_retract & (not spec.ignore_delete)
     pos = np.arange(m)
     out: dict[str, pa.Array] = {}
-    aggs = {fa.column: fa for fa in spec.field_aggs}
     for g in spec.sequence_groups:
-        seq_cols = [e.column(c) for c in g.sequence_fields]
-        empty = np.ones(m, dtype=bool)
-        for c in seq_cols:
-            empty &= np.asarray(c.is_null().to_numpy(), dtype=bool)
-        part = (e_add | applied) & ~empty
-        counted = init | part
-        rank = _tuple_rank(e, g.sequence_fields)
-        off = group_of * (int(rank.max()) + 2)
-        run = np.maximum.accumulate(np.where(counted, rank + off, off - 1))
-        prev = np.empty(m, dtype=np.int64)
-        prev[1:] = run[:-1]
-        prev[e_starts] = off[e_starts] - 1
-        win = counted & (rank + off >= prev)
+        part = (e_add | applied) & ~_all_null(e, g.sequence_fields)
+        win = _group_wins(e, g.sequence_fields, init | part, group_of, e_starts)
         last_win = _last_where(win, e_starts, e_ends)
         for c in g.sequence_fields:
             out[c] = _take_or_null(e.column(c), last_win)
@@ -408,7 +428,7 @@ def _partial_update_with_groups(t: pa.Table, starts: np.ndarray, ends: np.ndarra
                 out[f] = _take_or_null(col, np.where(null_win, -1, last_win))
             else:
                 out[f] = _group_field_agg(col, fa, init, part, win, applied & part, e_add & part,
-                                          e_starts, e_ends, pos)
+                                          e_starts, e_ends, pos, touched.get(g.sequence_fields))
     rows = init | e_add  # fields outside groups: newest non-null of the row's initial values and inserts
     keys = set(spec.key_columns)
     seq_out, meet_insert = _partial_update_seq_and_insert(t, retract, starts, ends, spec)
@@ -417,7 +437,7 @@ def _partial_update_with_groups(t: pa.Table, starts: np.ndarray, ends: np.ndarra
         if name in keys:
             cols.append(t.column(name).take(pa.array(ends)))
         elif name == KIND:
-            cols.append(pa.array(np.where(meet_insert, KIND_INSERT, KIND_DELETE).astype(np.int8)))
+            cols.append(pa.array(np.where(meet_insert & ~removed, KIND_INSERT, KIND_DELETE).astype(np.int8)))
         elif name == SEQ:
             cols.append(pa.array(seq_out))
         elif name in out:
@@ -427,12 +447,119 @@ def _partial_update_with_groups(t: pa.Table, starts: np.ndarray, ends: np.ndarra
     return pa.Table.from_arrays(cols, names=t.column_names)
 
 
+def _all_null(t: pa.Table, columns: Sequence[str]) -> np.ndarray:
+    """Rows whose ``columns`` are all null (a sequence group a record leaves alone)."""
+    empty = np.ones(t.num_rows, dtype=bool)
+    for c in columns:
+        empty &= np.asarray(t.column(c).is_null().to_numpy(), dtype=bool)
+    return empty
+
+
+def _group_wins(t: pa.Table, sequence_fields: Sequence[str], counted: np.ndarray, group_of: np.ndarray,
+                starts: np.ndarray) -> np.ndarray:
+    """The ``counted`` records whose sequence fields are not older than the row's (the running
+    maximum of the key's counted records before them: Paimon's ``compare(record, row) >= 0``)."""
+    rank = _tuple_rank(t, sequence_fields)
+    off = group_of * (int(rank.max()) + 2)
+    run = np.maximum.accumulate(np.where(counted, rank + off, off - 1))
+    prev = np.empty(len(rank), dtype=np.int64)
+    prev[1:] = run[:-1]
+    prev[starts] = off[starts] - 1
+    return counted & (rank + off >= prev)
+
+
+@dataclass(frozen=True)
+class _Events:
+    """The records of the keys of a partial-update merge with sequence groups, as events (a key
+    whose first record is a retraction has one more, ``init``, that initialises the row)."""
+
+    table: pa.Table
+    init: np.ndarray
+    add: np.ndarray
+    retract: np.ndarray  # not the init events
+    key_of: np.ndarray
+    starts: np.ndarray  # per key
+    ends: np.ndarray
+
+
+def _row_removals(ev: _Events, delete: np.ndarray, spec: MergeSpec) -> tuple[np.ndarray, np.ndarray]:
+    """The -D records that remove their key's row (``partial-update.remove-record-on-sequence-group``)
+    and, for each, the column position where Paimon's field loop meets the removal.
+
+    A -D removes the row when, in a group of one of the listed sequence fields, its sequence fields
+    are not all null and not older than the row's; the row then becomes the -D's values, from which
+    later records merge on. As the row's sequence fields change at each removal, a key's removals
+    are found one after the other (each round looks at the records after the last one found)."""
+    listed = set(spec.remove_record_on_sequence_group)
+    groups = [g for g in spec.sequence_groups if listed & set(g.sequence_fields)]
+    names = list(ev.table.column_names)
+    trigger_col = [min(names.index(c) for c in g.sequence_fields) for g in groups]
+    found: list[np.ndarray] = []
+    found_at: list[np.ndarray] = []
+    begin = ev.starts.copy()
+    restarted = np.zeros(len(ev.starts), dtype=bool)
+    todo = np.flatnonzero(np.add.reduceat(delete.astype(np.int64), ev.starts) > 0)
+    while len(todo):
+        lens = ev.ends[todo] - begin[todo] + 1
+        s_ends = np.cumsum(lens) - 1
+        s_starts = s_ends - lens + 1
+        sel = np.repeat(begin[todo] - s_starts, lens) + np.arange(int(lens.sum()))
+        sub = ev.table.take(pa.array(sel))
+        s_key = np.repeat(np.arange(len(todo)), lens)
+        s_init = ev.init[sel].copy()
+        s_init[s_starts[restarted[todo]]] = True  # a removal is the row's new first record
+        s_retract = ev.retract[sel] & ~s_init
+        s_add = ev.add[sel]
+        trig = np.full(len(sel), np.iinfo(np.int64).max, dtype=np.int64)
+        for g, col in zip(groups, trigger_col):
+            part = (s_add | s_retract) & ~_all_null(sub, g.sequence_fields)
+            won = part & _group_wins(sub, g.sequence_fields, s_init | part, s_key, s_starts)
+            trig = np.where(won, np.minimum(trig, col), trig)
+        removal = delete[sel] & ~s_init & (trig < np.iinfo(np.int64).max)
+        first = _first_where(removal, s_starts, s_ends)
+        hit = first >= 0
+        keys = todo[hit]
+        found.append(sel[first[hit]])
+        found_at.append(trig[first[hit]])
+        begin[keys] = sel[first[hit]]
+        restarted[keys] = True
+        todo = keys[begin[keys] < ev.ends[keys]]
+    if not found:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(found), np.concatenate(found_at)
+
+
+def _check_removal_retracts(ev: _Events, resets: np.ndarray, triggers: np.ndarray, spec: MergeSpec,
+                            names: Sequence[str]) -> None:
+    """A removing -D still retracts, as Paimon's field loop does, the aggregated fields of its
+    non-empty groups that come before the column where the removal happens: an aggregate function
+    without retraction fails there as it does for any -D."""
+    if not len(resets):
+        return
+    aggs = {fa.column: fa for fa in spec.field_aggs}
+    sub = ev.table.take(pa.array(resets))
+    for g in spec.sequence_groups:
+        live = ~_all_null(sub, g.sequence_fields)
+        for f in g.fields:
+            fa = aggs.get(f)
+            if fa is None or fa.ignore_retract or AGGREGATORS[fa.function].retracts:
+                continue
+            if (live & (names.index(f) < triggers)).any():
+                raise UnsupportedError(
+                    f"Aggregate function '{fa.function}' does not support retraction (a -U/-D record of field "
+                    f"{fa.column!r}); to ignore retraction messages set 'fields.{fa.column}.ignore-retract' = 'true'"
+                )
+
+
 def _group_field_agg(
     col: pa.ChunkedArray, fa: FieldAgg, init: np.ndarray, part: np.ndarray, win: np.ndarray,
     ret: np.ndarray, add: np.ndarray, starts: np.ndarray, ends: np.ndarray, pos: np.ndarray,
+    initialized: np.ndarray | None = None,
 ) -> pa.Array:
     """An aggregated field of a sequence group: records that win call agg(acc, x), older ones
-    agg(x, acc) (aggReversed), retractions retract(acc, x); the initial row sets acc."""
+    agg(x, acc) (aggReversed), retractions retract(acc, x); the initial row sets acc.
+    ``initialized`` (per key): the aggregator was called before the records given (which start
+    where a removal replaced the row), so first_value's state is set already."""
     arr = col.combine_chunks()
     valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
     if fa.ignore_retract:  # FieldIgnoreRetractAgg: a retraction leaves the value
@@ -458,7 +585,11 @@ def _group_field_agg(
         # Paimon's 'initialized' flag: the first record sets it (newer: its value, older: keeps acc);
         # afterwards each older record replaces the value and newer ones keep it
         f = _first_where(add, starts, ends)
-        after = np.repeat(np.where(f >= 0, f, ends + 1), ends - starts + 1)
+        no_first = ends + 1
+        if initialized is not None:  # set already: every older record replaces the value
+            f = np.where(initialized, -1, f)
+            no_first = np.where(initialized, starts - 1, no_first)
+        after = np.repeat(np.where(f >= 0, f, no_first), ends - starts + 1)
         later_old = _last_where(add & ~win & (pos > after), starts, ends)
         base = np.where(init[starts], starts, -1)
         f_wins = (f >= 0) & win[np.maximum(f, 0)]
@@ -525,12 +656,14 @@ def build_merge_spec(
     field_aggs: tuple[FieldAgg, ...] = ()
     sequence_groups: tuple[SequenceGroup, ...] = ()
     remove_record_on_delete = False
+    remove_on_groups: tuple[str, ...] = ()
     if engine == "aggregation":
         field_aggs = build_field_aggs(options, value_fields, primary_keys)
         remove_record_on_delete = options.aggregation_remove_record_on_delete
     elif engine == "partial-update":
         remove_record_on_delete = options.partial_update_remove_record_on_delete
         sequence_groups, field_aggs = _partial_update_groups(options, value_fields, primary_keys, where)
+        remove_on_groups = tuple(options.partial_update_remove_record_on_sequence_group)
     return MergeSpec(
         key_columns=tuple(key_columns),
         sequence_columns=tuple(options.sequence_fields),
@@ -539,9 +672,11 @@ def build_merge_spec(
         remove_record_on_delete=remove_record_on_delete,
         field_aggs=field_aggs,
         sequence_groups=sequence_groups,
+        remove_record_on_sequence_group=remove_on_groups,
     )
 
 
+_REMOVE_ON_GROUP = "partial-update.remove-record-on-sequence-group"
 _PK_IN_GROUP = (
     "The sequence-group '{}' contains primary key field '{}', which is not allowed. Primary key columns "
     "cannot be put in sequence-group."
@@ -556,14 +691,15 @@ def _partial_update_groups(
     """Sequence groups and aggregate functions of a partial-update table, checked as Paimon's
     PartialUpdateMergeFunction.Factory checks them."""
     table = f" (table {where})" if where else ""
-    if options.partial_update_remove_record_on_sequence_group:
-        raise UnsupportedError(
-            f"partial-update.remove-record-on-sequence-group is not supported yet by paimon_sql{table}"
-        )
     if options.ignore_delete and options.partial_update_remove_record_on_delete:
         raise ValidationError(
             "ignore-delete and partial-update.remove-record-on-delete have conflicting behavior so should "
             f"not be enabled at the same time{table}."
+        )
+    if options.ignore_delete and options.contains(_REMOVE_ON_GROUP):
+        raise ValidationError(
+            f"ignore-delete and {_REMOVE_ON_GROUP} have conflicting behavior so should not be enabled "
+            f"at the same time{table}."
         )
     names = {f.name for f in value_fields}
     groups: list[SequenceGroup] = []
@@ -586,6 +722,14 @@ def _partial_update_groups(
             f"not be enabled at the same time{table}."
         )
     sequence_fields = {s for g in groups for s in g.sequence_fields}
+    if options.contains(_REMOVE_ON_GROUP) and not (
+        set(options.partial_update_remove_record_on_sequence_group) <= sequence_fields
+        and options.partial_update_remove_record_on_sequence_group
+    ):
+        raise ValidationError(
+            f"field '{options.raw.get(_REMOVE_ON_GROUP, '')}' defined in '{_REMOVE_ON_GROUP}' "
+            f"option must be part of sequence groups{table}"
+        )
     aggs = []
     for fld in value_fields:
         if fld.name in primary_keys or fld.name in sequence_fields:

@@ -10,9 +10,12 @@ import pyarrow as pa
 
 from paimon_sql import types as pt
 from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.lsm.engines import engine_of
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
-from paimon_sql.options import check_implemented, validate_options
+from paimon_sql.options import CoreOptions, check_implemented, validate_options
+from paimon_sql.options.validation import check_full_compaction_delta_commits
+from paimon_sql.scan.default_values import check_default_values
 from paimon_sql.types import DataType, DefaultTypeVisitor, fields_from_arrow_schema, from_arrow_type
 
 _INT_RANK = {"TINYINT": 0, "SMALLINT": 1, "INT": 2, "BIGINT": 3}
@@ -248,6 +251,13 @@ def alter_schema(
             raise ValidationError(f"Option 'bucket' of table {table} cannot be removed")
         options.pop(k, None)
     validate_options(options, table, columns=names)
+    check_default_values(fields, schema.primary_keys, schema.partition_keys, options, table)
+    if {*(set_options or {}), *(remove_options or ())} & {"full-compaction.delta-commits", "write-only"}:
+        check_full_compaction_delta_commits(CoreOptions(options, table), bool(schema.primary_keys), table)
+    if schema.primary_keys:  # the merge engine's options against the new columns, as CREATE TABLE checks them
+        pks = list(schema.primary_keys)
+        core = CoreOptions(options, table)
+        engine_of(core).spec(core, pks, fields, pks, table)
 
     return TableSchema(
         id=schema.id + 1,

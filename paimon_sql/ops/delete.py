@@ -14,6 +14,7 @@ from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.kinds import FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.predicate import Predicate, parse_predicate, to_arrow_expression
+from paimon_sql.scan.default_values import fill_defaults
 from paimon_sql.scan.planner import plan
 from paimon_sql.scan.reader import read_data_file, read_split
 from paimon_sql.write.commit import CommitRequest, WriteBase, commit, commit_write_compaction, retry_wait_ms
@@ -77,7 +78,8 @@ def _delete_once(store: FileStore, pred: Predicate) -> int | None:
             namer = FileNamer(store.options.data_file_prefix, store.options.file_format)
             for f in s.files:
                 data = read_data_file(store, s, f, fields)
-                mask = pc.fill_null(_eval(data, expr), False)
+                # the filter sees what a read returns (default values filled in); kept rows stay as stored
+                mask = pc.fill_null(_eval(fill_defaults(data, fields, store.options, store.name), expr), False)
                 if not pc.any(mask).as_py():
                     continue
                 keep = data.filter(pc.invert(mask))

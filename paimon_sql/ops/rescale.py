@@ -51,7 +51,7 @@ def rescale(
     try:
         for split in plan(store, base, partition_filter):
             if split.partition in selected:
-                rows = read_split(store, split, fields)
+                rows = read_split(store, split, fields, defaults=False)
                 if rows.num_rows:
                     writer.write(rows if isinstance(rows, pa.Table) else pa.table(rows))
         changes = writer.prepare_commit()

@@ -493,6 +493,16 @@ class CoreOptions(Mapping[str, str]):
     def field_default_value(self, name: str) -> str | None:
         return self.get(FIELD_DEFAULT_VALUE.of(name))
 
+    def field_default_values(self) -> dict[str, str]:
+        """Every ``fields.<name>.default-value``: column name -> the value's text (the name is the
+        key between ``fields.`` and ``.default-value``, as Paimon takes it)."""
+        prefix, suffix = "fields.", ".default-value"
+        return {
+            key[len(prefix):-len(suffix)]: value
+            for key, value in self._options.items()
+            if key.startswith(prefix) and key.endswith(suffix) and len(key) > len(prefix) + len(suffix)
+        }
+
     def sequence_groups(self) -> dict[tuple[str, ...], list[str]]:
         """partial-update sequence groups: sequence columns -> the columns they guard."""
         out: dict[tuple[str, ...], list[str]] = {}

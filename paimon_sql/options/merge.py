@@ -110,7 +110,8 @@ PARTIAL_UPDATE_REMOVE_RECORD_ON_SEQUENCE_GROUP: Option[list[str] | None] = Optio
     "partial-update.remove-record-on-sequence-group",
     LIST,
     None,
-    "partial-update engine: a -D row of one of these sequence groups removes the whole row.",
+    "partial-update engine: sequence fields; a -D row that advances the group of one of them (its "
+    "sequence fields set and not older than the row's) removes the whole row.",
 )
 
 AGGREGATION_REMOVE_RECORD_ON_DELETE: Option[bool] = Option(
@@ -195,7 +196,8 @@ FIELD_DEFAULT_VALUE: Family[str | None] = Family(
         "fields.<name>.default-value",
         STRING,
         None,
-        "Value read for a null column (Paimon up to 1.2; later versions keep it in the schema).",
+        "Value a read returns for a null value of this column, after the merge (Paimon up to 1.2; "
+        "not on key or partition columns; Paimon 1.3+ keeps column defaults in the schema instead).",
     ),
 )
 

@@ -22,7 +22,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "compaction.force-up-level-0",
         "compaction.file-num-limit", "compaction.delete-ratio-threshold", "compaction.force-rewrite-all-files",
         "compaction.skip-expired-partitions",
-        "full-compaction.delta-commits", "lookup-compact", "lookup-compact.max-interval",
+        "lookup-compact", "lookup-compact.max-interval",
         "force-lookup", "clustering.columns", "clustering.strategy", "clustering.incremental",
         "clustering.incremental.mode", "clustering.incremental.optimize-write",
         "sort-compaction.range-strategy", "sort-compaction.local-sample.magnification",

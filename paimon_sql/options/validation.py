@@ -212,3 +212,29 @@ def _cross_checks(o: CoreOptions, where: str, primary_keys: Sequence[str] | None
         if producer != "none" and not has_pk:
             errors.append(f"Option 'changelog-producer' = {producer!r}{of} needs a primary key")
     return errors
+
+
+def check_full_compaction_delta_commits(options: CoreOptions, has_primary_key: bool, where: str) -> None:
+    """``full-compaction.delta-commits`` on the tables that can have it (Paimon's SchemaValidation:
+    not on a bucket-unaware append table, not with changelog-producer lookup); paimon_sql applies it
+    to primary-key tables only (its append writers do not compact)."""
+    delta = options.full_compaction_delta_commits
+    if delta is None:
+        return
+    of = where_suffix(where)
+    if not has_primary_key and options.bucket == -1:
+        raise ValidationError(
+            f"Option 'full-compaction.delta-commits'{of}: an append table of unaware or dynamic bucket "
+            "does not support 'full-compaction.delta-commits'"
+        )
+    if options.changelog_producer == "lookup":
+        raise UnsupportedError(
+            f"Option 'full-compaction.delta-commits'{of} is incompatible with 'changelog-producer'='lookup'. "
+            "Use 'changelog-producer'='full-compaction' to get periodic full compaction with changelog "
+            "generation, or remove 'full-compaction.delta-commits'."
+        )
+    if not has_primary_key and delta > 0 and not options.write_only:
+        raise UnsupportedError(
+            f"Option 'full-compaction.delta-commits' = {delta}{of} is not supported on append tables yet "
+            "(paimon_sql's append writers do not compact; primary-key tables are supported)"
+        )

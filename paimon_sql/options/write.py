@@ -147,7 +147,9 @@ FULL_COMPACTION_DELTA_COMMITS: Option[int | None] = Option(
     "full-compaction.delta-commits",
     INT,
     None,
-    "Run a full compaction every this many commits (batch writes: with every commit if > 0).",
+    "Batch writes (every paimon_sql write): when > 0, each write fully compacts the buckets it wrote "
+    "before its commit (Paimon's batch rule; streaming writers compact every this many commits). "
+    "Primary-key tables; not on bucket-unaware append tables.",
 )
 
 COMMIT_FORCE_COMPACT: Option[bool] = Option(

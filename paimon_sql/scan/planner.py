@@ -24,6 +24,7 @@ from paimon_sql.predicate import (
     referenced_columns,
     split_and,
 )
+from paimon_sql.scan.default_values import without_default_columns
 from paimon_sql.scan.split import DataSplit, DeletionFile
 
 
@@ -61,7 +62,9 @@ def plan(
 ) -> list[DataSplit]:
     """Splits of ``snapshot`` that may hold rows matching ``predicate``. ``top_level_only``: a
     primary-key table's files of the highest level only (``num-levels`` - 1: Paimon's
-    read-optimized ``$ro`` table, which merges nothing and misses what is not compacted yet)."""
+    read-optimized ``$ro`` table, which merges nothing and misses what is not compacted yet).
+    Conjuncts naming a column with a default value prune nothing (its nulls read as the default)."""
+    predicate = without_default_columns(predicate, store.options)
     part_pred = partition_only(predicate, list(store.schema.partition_keys)) if predicate is not None else None
     entries = live_entries(store, snapshot, part_pred)
     if top_level_only and store.has_primary_key:

@@ -24,6 +24,7 @@ from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.predicate import Predicate, to_arrow_expression
+from paimon_sql.scan.default_values import fill_defaults
 from paimon_sql.scan.split import DataSplit, DeletionFile
 from paimon_sql.types import DataField, DataType, to_arrow_field, to_arrow_type
 
@@ -136,9 +137,12 @@ def apply_deletion_vector(store: FileStore, table: pa.Table, dv: DeletionFile) -
 
 
 def read_split(
-    store: FileStore, split: DataSplit, fields: Sequence[DataField], predicate: Predicate | None = None
+    store: FileStore, split: DataSplit, fields: Sequence[DataField], predicate: Predicate | None = None,
+    defaults: bool = True,
 ) -> pa.Table:
-    """All live rows of ``split`` as a table of ``fields`` (filtered by ``predicate`` if given)."""
+    """All live rows of ``split`` as a table of ``fields`` (filtered by ``predicate`` if given).
+    Nulls of columns with a ``fields.<name>.default-value`` read as that value, before the filter;
+    ``defaults=False`` keeps them (a rewrite of the data, which must not store the defaults)."""
     schema = output_schema(fields)
     if not store.has_primary_key:
         parts = [read_data_file(store, split, f, fields) for f in split.files]
@@ -159,6 +163,8 @@ def read_split(
     if not parts:
         return schema.empty_table()
     result = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+    if defaults:
+        result = fill_defaults(result, fields, store.options, store.name)
     if predicate is not None:
         result = result.filter(to_arrow_expression(predicate))
     return result.cast(schema) if not result.schema.equals(schema) else result

@@ -12,6 +12,7 @@ scan takes the Python path):
 - it holds every column (no ``write_cols``: data-evolution files hold some columns only);
 - in a primary-key table, its split needs no merge (``raw_convertible``) and the file holds no
   retraction row (``delete_row_count == 0``; files that do not say are not read natively);
+- no column has a default value (``fields.<name>.default-value``: nulls read as it);
 - every requested column has a type Spark's reader turns into the same values as the engine's
   (flat primitive types; timestamps up to microseconds) and exists in the file under the same name
   and type as in the table's schema (no renamed, re-typed or later-added column).
@@ -160,6 +161,9 @@ def plan_native(
         wanted.append(f)
     if table.schema.options.get(FALLBACK_BRANCH):
         return no("the table reads a fallback branch")
+    defaults = sorted(store.options.field_default_values())
+    if defaults:
+        return no(f"column {defaults[0]!r} has a default value (the engine's reader fills in its nulls)")
     for key in ("scan.ignore-corrupt-files", "scan.ignore-lost-files"):
         if store.options.get(key):
             return no(f"{key} is set (the engine's reader skips such files)")

@@ -37,6 +37,7 @@ from paimon_sql.meta.kinds import FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.simple_stats import empty_row
 from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.options.validation import check_full_compaction_delta_commits
 from paimon_sql.types import to_arrow_type
 from paimon_sql.write.bucket_writer import BucketWriter
 from paimon_sql.write.commit import WriteBase
@@ -143,6 +144,11 @@ class TableWrite:
         # primary-key buckets this write touched (or compacts): their LSM levels and compaction
         self.bucket_writers: dict[tuple[bytes, int], BucketWriter] = {}
         self.compaction = self.has_pk and not opts.write_only
+        check_full_compaction_delta_commits(opts, self.has_pk, store.name)
+        # full-compaction.delta-commits > 0: a batch write fully compacts every bucket it wrote
+        # (Paimon's Spark and Flink batch writers: write.compact(partition, bucket, true) before
+        # committing)
+        self.full_compaction = self.compaction and (opts.full_compaction_delta_commits or 0) > 0
         self._dyn: dict[bytes, PartitionBuckets] = {}
         self._dyn_loaded = False
         self._buffer: list[pa.Table] = []
@@ -182,13 +188,13 @@ class TableWrite:
 
     def prepare_commit(self, full_compaction: bool = False) -> CommitChanges:
         """Flushes the buffer, compacts the buckets written (as Paimon's batch writer waits for its
-        compaction before committing; ``full_compaction``: every bucket written, fully), and returns
-        what to commit."""
+        compaction before committing; ``full_compaction``, or ``full-compaction.delta-commits`` > 0:
+        every bucket written, fully), and returns what to commit."""
         self._flush()
         if self._dyn:
             self._write_dynamic_index()
         if self.compaction and self.bucket_writers:
-            self._compact(list(self.bucket_writers.values()), full_compaction)
+            self._compact(list(self.bucket_writers.values()), full_compaction or self.full_compaction)
         self._collect_compactions()
         return self.changes
 

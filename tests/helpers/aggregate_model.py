@@ -281,8 +281,9 @@ def _compare(a: list[Any], b: list[Any], idx: list[int]) -> int:
 
 
 def partial_update_key(rows: Sequence[tuple[int, list[Any]]], names: Sequence[str], groups: Sequence[Group],
-                       aggs: dict[str, Col], primary_keys: Sequence[str], ignore_delete: bool
-                       ) -> tuple[int, list[Any]]:
+                       aggs: dict[str, Col], primary_keys: Sequence[str], ignore_delete: bool,
+                       remove_on: Sequence[str] = ()) -> tuple[int, list[Any]]:
+    """``remove_on``: partial-update.remove-record-on-sequence-group (sequence fields)."""
     if len(rows) == 1:
         return rows[0][0], list(rows[0][1])
     pos = {n: i for i, n in enumerate(names)}
@@ -294,8 +295,9 @@ def partial_update_key(rows: Sequence[tuple[int, list[Any]]], names: Sequence[st
     for c in aggs.values():
         c.state.clear()
     row: list[Any] = [None] * len(names)
-    filled = meet_insert = False
+    filled = meet_insert = deleted = False
     for kind, values in rows:
+        deleted = False
         if kind in (1, 3):
             if not filled:
                 row, filled = list(values), True
@@ -314,8 +316,13 @@ def partial_update_key(rows: Sequence[tuple[int, list[Any]]], names: Sequence[st
                 if _compare(values, row, seq_idx) >= 0:
                     if i in seq_idx:
                         for j in seq_idx:
+                            if kind == 3 and names[j] in remove_on:
+                                row, deleted = list(values), True
+                                break
                             row[j] = values[j]
                             processed[j] = True
+                        if deleted:
+                            break
                     else:
                         row[i] = None if c is None else retract(c, row[i], values[i])
                 elif c is not None:
@@ -344,4 +351,4 @@ def partial_update_key(rows: Sequence[tuple[int, list[Any]]], names: Sequence[st
             elif name in primary_keys or values[i] is not None:
                 row[i] = values[i]
         meet_insert = filled = True
-    return (0 if meet_insert else 3), row
+    return (0 if meet_insert and not deleted else 3), row
