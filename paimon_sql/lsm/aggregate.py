@@ -1231,8 +1231,12 @@ AGGREGATORS: dict[str, Aggregator] = {
 }
 """Paimon's aggregate functions by name (the unsupported ones raise UnsupportedError)."""
 for _name in ("merge_map_with_keytime", "nested_update", "nested_partial_update",
-              "rbm64", "hll_sketch", "theta_sketch"):
+              "hll_sketch", "theta_sketch"):
     AGGREGATORS[_name] = _NotImplemented(_name)
+
+from paimon_sql.lsm.agg_rbm64 import RoaringBitmap64  # noqa: E402 - it builds on this module
+
+AGGREGATORS["rbm64"] = RoaringBitmap64()
 
 
 def aggregate_column(values: pa.Array | pa.ChunkedArray, seg: Segments, fa: FieldAgg) -> pa.Array:

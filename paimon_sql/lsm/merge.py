@@ -546,7 +546,9 @@ _PK_IN_GROUP = (
     "The sequence-group '{}' contains primary key field '{}', which is not allowed. Primary key columns "
     "cannot be put in sequence-group."
 )
-_NOT_IN_GROUPS = ("first_non_null_value", "first_not_null_value", "listagg", "collect", "merge_map", "rbm32")
+_NOT_IN_GROUPS = (
+    "first_non_null_value", "first_not_null_value", "listagg", "collect", "merge_map", "rbm32", "rbm64",
+)
 
 
 def _partial_update_groups(
