@@ -62,6 +62,7 @@ class FieldAgg:
     ignore_retract: bool = False
     delimiter: str = ","  # listagg
     distinct: bool = False  # listagg
+    ts_field: str | None = None  # merge_map_with_keytime: fields.<f>.ts-field
 
 
 @dataclass(frozen=True)
@@ -206,6 +207,9 @@ class Aggregator:
 
     def check_type(self, field: str, t: DataType) -> None:
         """Raises like Paimon's factory when the function does not accept the column's type."""
+
+    def check_options(self, fa: FieldAgg) -> None:
+        """Raises like Paimon's factory when the field's options do not fit (after ``check_type``)."""
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
         raise NotImplementedError
@@ -1230,13 +1234,14 @@ AGGREGATORS: dict[str, Aggregator] = {
     )
 }
 """Paimon's aggregate functions by name (the unsupported ones raise UnsupportedError)."""
-for _name in ("merge_map_with_keytime", "nested_update", "nested_partial_update",
-              "hll_sketch", "theta_sketch"):
+for _name in ("nested_update", "nested_partial_update", "hll_sketch", "theta_sketch"):
     AGGREGATORS[_name] = _NotImplemented(_name)
 
+from paimon_sql.lsm.agg_keytime import MergeMapWithKeyTime  # noqa: E402 - it builds on this module
 from paimon_sql.lsm.agg_rbm64 import RoaringBitmap64  # noqa: E402 - it builds on this module
 
 AGGREGATORS["rbm64"] = RoaringBitmap64()
+AGGREGATORS["merge_map_with_keytime"] = MergeMapWithKeyTime()
 
 
 def aggregate_column(values: pa.Array | pa.ChunkedArray, seg: Segments, fa: FieldAgg) -> pa.Array:
@@ -1284,14 +1289,17 @@ def field_agg(field: DataField, function: str, options: CoreOptions) -> FieldAgg
             "behavior so should not be enabled at the same time."
         )
     impl.check_type(field.name, field.type)
-    return FieldAgg(
+    fa = FieldAgg(
         column=field.name,
         function=function,
         data_type=field.type,
         ignore_retract=ignore,
         delimiter=options.field_list_agg_delimiter(field.name),
         distinct=options.field_distinct(field.name),
+        ts_field=options.field_merge_map_ts_field(field.name),
     )
+    impl.check_options(fa)
+    return fa
 
 
 def build_field_aggs(

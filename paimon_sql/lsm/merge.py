@@ -548,6 +548,7 @@ _PK_IN_GROUP = (
 )
 _NOT_IN_GROUPS = (
     "first_non_null_value", "first_not_null_value", "listagg", "collect", "merge_map", "rbm32", "rbm64",
+    "merge_map_with_keytime",
 )
 
 
