@@ -31,7 +31,6 @@ from typing import Any, ClassVar, cast
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyroaring import BitMap
 
 from paimon_sql import types as pt
 from paimon_sql.errors import UnsupportedError, ValidationError
@@ -1080,11 +1079,8 @@ def _hash_map(items: list[tuple[Any, Any]], hash_of: Callable[[Any], int] | None
 
 class RoaringBitmap32(Aggregator):
     """Paimon's ``rbm32``: the union of the serialized 32-bit Roaring bitmaps of a key, folded pair
-    by pair as Paimon does (a lone value is kept as it is; no retraction). For inputs without run
-    containers the result is written with Java RoaringBitmap's container choices (see
-    ``_java_or_types``: checked byte for byte against the RoaringBitmap jar Spark ships); an input
-    with run containers makes the union go through CRoaring (pyroaring), whose bytes hold the same
-    values and read in Java but may pick other containers."""
+    by pair as Paimon does (a lone value is kept as it is; no retraction), each result written as
+    Paimon's ``RoaringBitmap32.serialize`` writes it (``runOptimize`` first; see ``agg_rbm32``)."""
 
     name = "rbm32"
 
@@ -1096,121 +1092,33 @@ class RoaringBitmap32(Aggregator):
             )
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
+        from paimon_sql.lsm.agg_rbm32 import Roaring32
+
         agg, _ = _rows(seg, active)
         py = values.to_pylist()
         out: list[bytes | None] = []
         for start, end in zip(seg.starts.tolist(), seg.ends.tolist()):
             acc: bytes | None = None
-            acc_bm: Any = None
-            types: dict[int, str] | None = None  # per 16-bit key: Java's container (None: CRoaring)
+            bm: Roaring32 | None = None
             for r in range(start, end + 1):
                 x = py[r]
                 if seg.reset_rows[r] and r == start:
-                    acc, acc_bm = x, None
+                    acc = x
                 elif agg[r] and x is not None:
                     if acc is None:
-                        acc, acc_bm = x, None
+                        acc = x
                         continue
                     try:
-                        if acc_bm is None:
-                            acc_bm = BitMap.deserialize(acc)
-                            types = None if _has_run_containers(acc) else _container_types(acc_bm)
-                        x_bm = BitMap.deserialize(x)
-                        x_types = None if _has_run_containers(x) else _container_types(x_bm)
-                        acc_bm = acc_bm | x_bm
-                    except Exception as e:  # noqa: BLE001 - pyroaring raises plain exceptions
+                        if bm is None:
+                            bm = Roaring32.parse(acc)
+                        bm.or_(Roaring32.parse(x))
+                    except (ValueError, IndexError) as e:
                         raise ValidationError(
                             f"Unable to se/deserialize roaring bitmap of field {fa.column!r}: {e}"
                         ) from e
-                    types = None if types is None or x_types is None else _java_or_types(types, x_types, acc_bm)
-                    acc = bytes(acc_bm.serialize()) if types is None else _java_roaring_bytes(acc_bm, types)
-            out.append(acc)
+                    bm.run_optimize()
+            out.append(bm.serialize() if bm is not None else acc)
         return pa.array(out, type=values.type)
-
-
-def _key_cards(bm: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    values = np.asarray(bm.to_array(), dtype=np.uint32)
-    highs, starts, counts = np.unique(values >> 16, return_index=True, return_counts=True)
-    return values, highs, starts, counts
-
-
-def _container_types(bm: Any) -> dict[int, str]:
-    """The containers of a deserialized bitmap without runs: arrays up to 4096 values, bitmaps."""
-    _, highs, _, counts = _key_cards(bm)
-    return {int(h): ("array" if c <= 4096 else "bitmap") for h, c in zip(highs.tolist(), counts.tolist())}
-
-
-def _java_or_types(a: dict[int, str], b: dict[int, str], union: Any) -> dict[int, str]:
-    """The container of every key after Java's in-place ``acc.or(x)`` (``a``: the accumulator's
-    containers, ``b``: the input's): a key of one side keeps its container; array|array stays an
-    array up to 4096 values; a full result becomes ``RunContainer.full()`` except when a bitmap
-    accumulator takes an array (``BitmapContainer.ior(ArrayContainer)`` keeps the bitmap); a full
-    run absorbs anything."""
-    _, highs, _, counts = _key_cards(union)
-    out: dict[int, str] = {}
-    for h, c in zip(highs.tolist(), counts.tolist()):
-        x, y = a.get(h), b.get(h)
-        full = c == 1 << 16
-        if x is None or y is None:
-            out[h] = x or y or "array"
-        elif "fullrun" in (x, y):
-            out[h] = "fullrun"
-        elif x == y == "array":
-            out[h] = "array" if c <= 4096 else "bitmap"
-        elif x == "bitmap" and y == "array":
-            out[h] = "bitmap"
-        else:  # bitmap|bitmap, array|bitmap (Java computes x.or(acc))
-            out[h] = "fullrun" if full else "bitmap"
-    return out
-
-
-_NO_RUN_COOKIE = 12346
-_RUN_COOKIE = 12347
-
-
-def _has_run_containers(data: bytes) -> bool:
-    """Whether a portable Roaring bitmap holds run containers (its cookie says so)."""
-    return len(data) >= 4 and int.from_bytes(data[:2], "little") == _RUN_COOKIE
-
-
-def _java_roaring_bytes(bm: Any, types: dict[int, str]) -> bytes:
-    """``bm`` in the portable format with the given container per 16-bit key (array, bitmap, or
-    ``fullrun``: one run over the whole key), as Java's RoaringBitmap serializes it."""
-    values, highs, starts, counts = _key_cards(bm)
-    n = len(highs)
-    kinds = [types[h] for h in highs.tolist()]
-    runs = np.array([k == "fullrun" for k in kinds], dtype=bool)
-    descriptive = np.empty(2 * n, dtype="<u2")
-    descriptive[0::2] = highs
-    descriptive[1::2] = counts - 1
-    bodies: list[bytes] = []
-    for start, count, kind in zip(starts.tolist(), counts.tolist(), kinds):
-        if kind == "fullrun":
-            bodies.append(np.array([1, 0, 0xFFFF], dtype="<u2").tobytes())
-            continue
-        lows = (values[start:start + count] & 0xFFFF).astype("<u2")
-        if kind == "array":
-            bodies.append(lows.tobytes())
-        else:
-            words = np.zeros(1024, dtype="<u8")
-            np.bitwise_or.at(words, lows >> 6, np.left_shift(np.uint64(1), (lows & 63).astype(np.uint64)))
-            bodies.append(words.tobytes())
-    if runs.any():
-        head = (_RUN_COOKIE | ((n - 1) << 16)).to_bytes(4, "little")
-        head += np.packbits(runs, bitorder="little").tobytes()
-        with_offsets = n >= 4  # Java's NO_OFFSET_THRESHOLD
-    else:
-        head = _NO_RUN_COOKIE.to_bytes(4, "little") + n.to_bytes(4, "little")
-        with_offsets = True
-    head += descriptive.tobytes()
-    if with_offsets:
-        pos = len(head) + 4 * n
-        offsets = np.empty(n, dtype="<u4")
-        for i, b in enumerate(bodies):
-            offsets[i] = pos
-            pos += len(b)
-        head += offsets.tobytes()
-    return head + b"".join(bodies)
 
 
 class _NotImplemented(Aggregator):

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql.errors import UnsupportedError, ValidationError
-from paimon_sql.lsm.agg_rbm64 import rbm64_bytes, rbm64_values
+from paimon_sql.lsm.agg_rbm64 import _RUN, Roaring64, _Container, rbm64_bytes, rbm64_values
 from paimon_sql.lsm.aggregate import FieldAgg
 from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec, aggregation
 from paimon_sql.types import VarBinaryType
@@ -155,6 +155,11 @@ def test_container_choices_at_the_size_ties(java: Any) -> None:
     built = java(["B 1 " + " ".join(map(str, v)) for v in specs])
     groups = [[built[i], built[i + 1]] for i in range(0, len(specs), 2)]
     groups += [[b, a] for a, b in groups]
+    # a wasteful run container (one run per value), which Java's 64-bit runOptimize keeps as it is
+    wasteful = Roaring64()
+    wasteful.put(bytes(6), _Container.of(_RUN, np.array([1, 5, 9, 13], dtype=np.uint16)))
+    groups += [[wasteful.serialize(), rbm64_bytes([1 << 16])], [rbm64_bytes([1 << 16]), wasteful.serialize()],
+               [wasteful.serialize(), rbm64_bytes([2])]]
     assert list(_engine(groups).values()) == java(["F " + ":".join(b.hex() for b in g) for g in groups])
 
 
