@@ -40,12 +40,12 @@ class Roaring32:
             runs = np.unpackbits(np.frombuffer(data, dtype=np.uint8, count=(size + 7) // 8, offset=4),
                                  bitorder="little")[:size].astype(bool)
             pos = 4 + (size + 7) // 8
-        elif cookie == _NO_RUN_COOKIE:
+        elif cookie == _NO_RUN_COOKIE and len(data) >= 8:
             size = int.from_bytes(data[4:8], "little")
             runs = np.zeros(size, dtype=bool)
             pos = 8
         else:
-            raise ValueError(f"not a portable Roaring bitmap (cookie {cookie})")
+            raise ValueError(f"not a portable Roaring bitmap (cookie {cookie}, {len(data)} bytes)")
         header = np.frombuffer(data, dtype="<u2", count=2 * size, offset=pos).astype(np.int64)
         pos += 4 * size
         if cookie == _NO_RUN_COOKIE or size >= _NO_OFFSET_THRESHOLD:

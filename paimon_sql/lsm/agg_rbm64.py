@@ -20,7 +20,8 @@ these bytes.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -559,28 +560,44 @@ class RoaringBitmap64(Aggregator):
             )
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, _ = _rows(seg, active)
-        py = values.to_pylist()
-        out: list[bytes | None] = []
-        for start, end in zip(seg.starts.tolist(), seg.ends.tolist()):
-            acc: bytes | None = None
-            bm: Roaring64 | None = None
-            for r in range(start, end + 1):
-                x = py[r]
-                if seg.reset_rows[r] and r == start:
+        return fold_bitmaps(values, seg, fa, active, Roaring64.parse)
+
+
+class _Bitmap(Protocol):
+    def or_(self, other: Any) -> None: ...
+
+    def run_optimize(self) -> None: ...
+
+    def serialize(self) -> bytes: ...
+
+
+def fold_bitmaps(values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray,
+                 parse: Callable[[bytes], _Bitmap]) -> pa.Array:
+    """Per segment, Paimon's pairwise bitmap fold: a null input is skipped, the first value is kept
+    as it is, each later one is ``or``-ed in and the result run-optimized (serialized once at the end:
+    the model of a serialized result is the model it was written from)."""
+    agg, _ = _rows(seg, active)
+    py = values.to_pylist()
+    out: list[bytes | None] = []
+    for start, end in zip(seg.starts.tolist(), seg.ends.tolist()):
+        acc: bytes | None = None
+        bm: _Bitmap | None = None
+        for r in range(start, end + 1):
+            x = py[r]
+            if seg.reset_rows[r] and r == start:
+                acc = x
+            elif agg[r] and x is not None:
+                if acc is None:
                     acc = x
-                elif agg[r] and x is not None:
-                    if acc is None:
-                        acc = x
-                        continue
-                    try:
-                        if bm is None:
-                            bm = Roaring64.parse(acc)
-                        bm.or_(Roaring64.parse(x))
-                    except (ValueError, IndexError, struct.error) as e:
-                        raise ValidationError(
-                            f"Unable to se/deserialize roaring bitmap of field {fa.column!r} (rbm64): {e}"
-                        ) from e
-                    bm.run_optimize()
-            out.append(bm.serialize() if bm is not None else acc)
-        return pa.array(out, type=values.type)
+                    continue
+                try:
+                    if bm is None:
+                        bm = parse(acc)
+                    bm.or_(parse(x))
+                except (ValueError, IndexError, struct.error) as e:
+                    raise ValidationError(
+                        f"Unable to se/deserialize roaring bitmap of field {fa.column!r} ({fa.function}): {e}"
+                    ) from e
+                bm.run_optimize()
+        out.append(bm.serialize() if bm is not None else acc)
+    return pa.array(out, type=values.type)

@@ -1093,32 +1093,9 @@ class RoaringBitmap32(Aggregator):
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
         from paimon_sql.lsm.agg_rbm32 import Roaring32
+        from paimon_sql.lsm.agg_rbm64 import fold_bitmaps
 
-        agg, _ = _rows(seg, active)
-        py = values.to_pylist()
-        out: list[bytes | None] = []
-        for start, end in zip(seg.starts.tolist(), seg.ends.tolist()):
-            acc: bytes | None = None
-            bm: Roaring32 | None = None
-            for r in range(start, end + 1):
-                x = py[r]
-                if seg.reset_rows[r] and r == start:
-                    acc = x
-                elif agg[r] and x is not None:
-                    if acc is None:
-                        acc = x
-                        continue
-                    try:
-                        if bm is None:
-                            bm = Roaring32.parse(acc)
-                        bm.or_(Roaring32.parse(x))
-                    except (ValueError, IndexError) as e:
-                        raise ValidationError(
-                            f"Unable to se/deserialize roaring bitmap of field {fa.column!r}: {e}"
-                        ) from e
-                    bm.run_optimize()
-            out.append(bm.serialize() if bm is not None else acc)
-        return pa.array(out, type=values.type)
+        return fold_bitmaps(values, seg, fa, active, Roaring32.parse)
 
 
 class _NotImplemented(Aggregator):

@@ -133,6 +133,11 @@ def test_nulls_and_single_values_are_kept() -> None:
     one = _bm([1, 2])
     odd = b"\x3a\x30\x00\x00"  # kept as it is: a lone value is never parsed, as in Paimon
     assert _engine([[None, one], [None, None], [odd]]) == {0: one, 1: None, 2: odd}
+    from paimon_sql.errors import ValidationError
+
+    for bad in (odd, b"\x3a\x30\x00\x00\x01\x00\x00\x00\x00\x00\x05\x00", b"xyz"):  # short, truncated, no cookie
+        with pytest.raises(ValidationError, match="roaring bitmap of field 'b'"):
+            _engine([[one, bad]])
 
 
 def test_table_column(tmp_path: Path) -> None:
