@@ -129,9 +129,15 @@ def _random_values(rnd: random.Random) -> list[int]:
 def test_unions_are_javas_bytes(java: Any) -> None:
     rnd = random.Random(11)
     specs = [(rnd.choice("01"), _random_values(rnd)) for _ in range(int(os.environ.get("RBM_CASES", "16")))]
+    # 40 high parts each under one radix-tree node: their unions grow it from Node48 to Node256, and
+    # high parts that share 3, 4 or 5 leading bytes split prefixes
+    n = len(specs)
+    specs += [("1", [(k << 16) | j for k in range(j, 120, 3)]) for j in range(3)]
+    specs += [("1", [(base + d) << 16 for d in (0, 1, 0x100, 0x10000, 0x1000000)]) for base in (0, 0x5A5A5A000000)]
     built = java([f"B {opt} " + " ".join(map(str, v)) for opt, v in specs])
-    groups = [[rnd.randrange(len(specs)) for _ in range(rnd.randint(2, 5))] for _ in range(30)]
+    groups = [[rnd.randrange(n) for _ in range(rnd.randint(2, 5))] for _ in range(30)]
     groups += [[0, 0], [1, 2, 1]]  # a bitmap with itself, twice
+    groups += [[n, n + 1], [n + 1, n, n + 2], [n + 3, n + 4, n], [n + 4, n + 3]]
     want = java(["F " + ":".join(built[i].hex() for i in g) for g in groups])
     ours = _engine([[built[i] for i in g] for g in groups])
     assert [ours[k] for k in range(len(groups))] == want
