@@ -31,7 +31,6 @@ from typing import Any, ClassVar, cast
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyroaring import BitMap
 
 from paimon_sql import types as pt
 from paimon_sql.errors import UnsupportedError, ValidationError
@@ -64,6 +63,7 @@ class FieldAgg:
     distinct: bool = False  # listagg
     nested_key: tuple[str, ...] = ()  # nested_update, nested_partial_update
     count_limit: int = 2**31 - 1  # nested_update
+    ts_field: str | None = None  # merge_map_with_keytime: fields.<f>.ts-field
 
 
 @dataclass(frozen=True)
@@ -210,7 +210,7 @@ class Aggregator:
         """Raises like Paimon's factory when the function does not accept the column's type."""
 
     def check_options(self, fa: FieldAgg) -> None:
-        """Raises when the function's ``fields.<f>.*`` options do not fit the column (after check_type)."""
+        """Raises like Paimon's factory when the field's options do not fit (after ``check_type``)."""
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
         raise NotImplementedError
@@ -1081,11 +1081,8 @@ def _hash_map(items: list[tuple[Any, Any]], hash_of: Callable[[Any], int] | None
 
 class RoaringBitmap32(Aggregator):
     """Paimon's ``rbm32``: the union of the serialized 32-bit Roaring bitmaps of a key, folded pair
-    by pair as Paimon does (a lone value is kept as it is; no retraction). For inputs without run
-    containers the result is written with Java RoaringBitmap's container choices (see
-    ``_java_or_types``: checked byte for byte against the RoaringBitmap jar Spark ships); an input
-    with run containers makes the union go through CRoaring (pyroaring), whose bytes hold the same
-    values and read in Java but may pick other containers."""
+    by pair as Paimon does (a lone value is kept as it is; no retraction), each result written as
+    Paimon's ``RoaringBitmap32.serialize`` writes it (``runOptimize`` first; see ``agg_rbm32``)."""
 
     name = "rbm32"
 
@@ -1097,121 +1094,10 @@ class RoaringBitmap32(Aggregator):
             )
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, _ = _rows(seg, active)
-        py = values.to_pylist()
-        out: list[bytes | None] = []
-        for start, end in zip(seg.starts.tolist(), seg.ends.tolist()):
-            acc: bytes | None = None
-            acc_bm: Any = None
-            types: dict[int, str] | None = None  # per 16-bit key: Java's container (None: CRoaring)
-            for r in range(start, end + 1):
-                x = py[r]
-                if seg.reset_rows[r] and r == start:
-                    acc, acc_bm = x, None
-                elif agg[r] and x is not None:
-                    if acc is None:
-                        acc, acc_bm = x, None
-                        continue
-                    try:
-                        if acc_bm is None:
-                            acc_bm = BitMap.deserialize(acc)
-                            types = None if _has_run_containers(acc) else _container_types(acc_bm)
-                        x_bm = BitMap.deserialize(x)
-                        x_types = None if _has_run_containers(x) else _container_types(x_bm)
-                        acc_bm = acc_bm | x_bm
-                    except Exception as e:  # noqa: BLE001 - pyroaring raises plain exceptions
-                        raise ValidationError(
-                            f"Unable to se/deserialize roaring bitmap of field {fa.column!r}: {e}"
-                        ) from e
-                    types = None if types is None or x_types is None else _java_or_types(types, x_types, acc_bm)
-                    acc = bytes(acc_bm.serialize()) if types is None else _java_roaring_bytes(acc_bm, types)
-            out.append(acc)
-        return pa.array(out, type=values.type)
+        from paimon_sql.lsm.agg_rbm32 import Roaring32
+        from paimon_sql.lsm.agg_rbm64 import fold_bitmaps
 
-
-def _key_cards(bm: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    values = np.asarray(bm.to_array(), dtype=np.uint32)
-    highs, starts, counts = np.unique(values >> 16, return_index=True, return_counts=True)
-    return values, highs, starts, counts
-
-
-def _container_types(bm: Any) -> dict[int, str]:
-    """The containers of a deserialized bitmap without runs: arrays up to 4096 values, bitmaps."""
-    _, highs, _, counts = _key_cards(bm)
-    return {int(h): ("array" if c <= 4096 else "bitmap") for h, c in zip(highs.tolist(), counts.tolist())}
-
-
-def _java_or_types(a: dict[int, str], b: dict[int, str], union: Any) -> dict[int, str]:
-    """The container of every key after Java's in-place ``acc.or(x)`` (``a``: the accumulator's
-    containers, ``b``: the input's): a key of one side keeps its container; array|array stays an
-    array up to 4096 values; a full result becomes ``RunContainer.full()`` except when a bitmap
-    accumulator takes an array (``BitmapContainer.ior(ArrayContainer)`` keeps the bitmap); a full
-    run absorbs anything."""
-    _, highs, _, counts = _key_cards(union)
-    out: dict[int, str] = {}
-    for h, c in zip(highs.tolist(), counts.tolist()):
-        x, y = a.get(h), b.get(h)
-        full = c == 1 << 16
-        if x is None or y is None:
-            out[h] = x or y or "array"
-        elif "fullrun" in (x, y):
-            out[h] = "fullrun"
-        elif x == y == "array":
-            out[h] = "array" if c <= 4096 else "bitmap"
-        elif x == "bitmap" and y == "array":
-            out[h] = "bitmap"
-        else:  # bitmap|bitmap, array|bitmap (Java computes x.or(acc))
-            out[h] = "fullrun" if full else "bitmap"
-    return out
-
-
-_NO_RUN_COOKIE = 12346
-_RUN_COOKIE = 12347
-
-
-def _has_run_containers(data: bytes) -> bool:
-    """Whether a portable Roaring bitmap holds run containers (its cookie says so)."""
-    return len(data) >= 4 and int.from_bytes(data[:2], "little") == _RUN_COOKIE
-
-
-def _java_roaring_bytes(bm: Any, types: dict[int, str]) -> bytes:
-    """``bm`` in the portable format with the given container per 16-bit key (array, bitmap, or
-    ``fullrun``: one run over the whole key), as Java's RoaringBitmap serializes it."""
-    values, highs, starts, counts = _key_cards(bm)
-    n = len(highs)
-    kinds = [types[h] for h in highs.tolist()]
-    runs = np.array([k == "fullrun" for k in kinds], dtype=bool)
-    descriptive = np.empty(2 * n, dtype="<u2")
-    descriptive[0::2] = highs
-    descriptive[1::2] = counts - 1
-    bodies: list[bytes] = []
-    for start, count, kind in zip(starts.tolist(), counts.tolist(), kinds):
-        if kind == "fullrun":
-            bodies.append(np.array([1, 0, 0xFFFF], dtype="<u2").tobytes())
-            continue
-        lows = (values[start:start + count] & 0xFFFF).astype("<u2")
-        if kind == "array":
-            bodies.append(lows.tobytes())
-        else:
-            words = np.zeros(1024, dtype="<u8")
-            np.bitwise_or.at(words, lows >> 6, np.left_shift(np.uint64(1), (lows & 63).astype(np.uint64)))
-            bodies.append(words.tobytes())
-    if runs.any():
-        head = (_RUN_COOKIE | ((n - 1) << 16)).to_bytes(4, "little")
-        head += np.packbits(runs, bitorder="little").tobytes()
-        with_offsets = n >= 4  # Java's NO_OFFSET_THRESHOLD
-    else:
-        head = _NO_RUN_COOKIE.to_bytes(4, "little") + n.to_bytes(4, "little")
-        with_offsets = True
-    head += descriptive.tobytes()
-    if with_offsets:
-        pos = len(head) + 4 * n
-        offsets = np.empty(n, dtype="<u4")
-        for i, b in enumerate(bodies):
-            offsets[i] = pos
-            pos += len(b)
-        head += offsets.tobytes()
-    return head + b"".join(bodies)
+        return fold_bitmaps(values, seg, fa, active, Roaring32.parse)
 
 
 class _NotImplemented(Aggregator):
@@ -1235,14 +1121,18 @@ AGGREGATORS: dict[str, Aggregator] = {
     )
 }
 """Paimon's aggregate functions by name (the unsupported ones raise UnsupportedError)."""
-for _name in ("merge_map_with_keytime",
-              "rbm64", "hll_sketch", "theta_sketch"):
+for _name in ("hll_sketch", "theta_sketch"):
     AGGREGATORS[_name] = _NotImplemented(_name)
 
-# modules of further aggregators import the base above (import them through this module)
+# modules of further aggregators build on the base above
+from paimon_sql.lsm.agg_keytime import MergeMapWithKeyTime  # noqa: E402
 from paimon_sql.lsm.agg_nested import NestedPartialUpdate, NestedUpdate  # noqa: E402
+from paimon_sql.lsm.agg_rbm64 import RoaringBitmap64  # noqa: E402
 
-AGGREGATORS.update({"nested_update": NestedUpdate(), "nested_partial_update": NestedPartialUpdate()})
+AGGREGATORS.update({
+    "nested_update": NestedUpdate(), "nested_partial_update": NestedPartialUpdate(),
+    "rbm64": RoaringBitmap64(), "merge_map_with_keytime": MergeMapWithKeyTime(),
+})
 
 
 def aggregate_column(values: pa.Array | pa.ChunkedArray, seg: Segments, fa: FieldAgg) -> pa.Array:
@@ -1299,6 +1189,7 @@ def field_agg(field: DataField, function: str, options: CoreOptions) -> FieldAgg
         distinct=options.field_distinct(field.name),
         nested_key=tuple(options.field_nested_key(field.name)),
         count_limit=options.field_count_limit(field.name),
+        ts_field=options.field_merge_map_ts_field(field.name),
     )
     impl.check_options(fa)
     return fa

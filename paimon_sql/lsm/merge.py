@@ -681,8 +681,10 @@ _PK_IN_GROUP = (
     "The sequence-group '{}' contains primary key field '{}', which is not allowed. Primary key columns "
     "cannot be put in sequence-group."
 )
-_NOT_IN_GROUPS = ("first_non_null_value", "first_not_null_value", "listagg", "collect", "merge_map", "rbm32",
-                  "nested_update", "nested_partial_update")
+_NOT_IN_GROUPS = (
+    "first_non_null_value", "first_not_null_value", "listagg", "collect", "merge_map", "rbm32", "rbm64",
+    "merge_map_with_keytime", "nested_update", "nested_partial_update",
+)
 
 
 def _partial_update_groups(

@@ -63,6 +63,7 @@ from paimon_sql.options.merge import (
     FIELD_NESTED_KEY,
     FIELD_SEQUENCE_GROUP,
     FIELD_STATS_MODE,
+    FIELD_TS_FIELD,
     FIELDS_DEFAULT_AGGREGATE_FUNCTION,
     IGNORE_DELETE,
     IGNORE_UPDATE_BEFORE,
@@ -489,6 +490,9 @@ class CoreOptions(Mapping[str, str]):
 
     def field_list_agg_delimiter(self, name: str) -> str:
         return self.get(FIELD_LIST_AGG_DELIMITER.of(name))
+
+    def field_merge_map_ts_field(self, name: str) -> str | None:
+        return self.get(FIELD_TS_FIELD.of(name))
 
     def field_default_value(self, name: str) -> str | None:
         return self.get(FIELD_DEFAULT_VALUE.of(name))

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.lsm.merge import KIND, SEQ, build_merge_spec, partial_update
 from paimon_sql.options import CoreOptions
-from paimon_sql.types import BigIntType, DataField, IntType, VarCharType
+from paimon_sql.types import BigIntType, DataField, IntType, VarBinaryType, VarCharType
 from tests.helpers.aggregate_model import Col, Group, canon, partial_update_key
 
 KEY = "_KEY_k"
@@ -143,8 +143,10 @@ def test_sequence_group_options_are_checked_like_paimon() -> None:
         spec_of(**{"fields.g1.sequence-group": "a", remove: "g1", "ignore-delete": "true"})
     with pytest.raises(UnsupportedError, match="'listagg' of field 'a'"):
         spec_of(**{"fields.g1.sequence-group": "a", "fields.a.aggregate-function": "listagg"})
-    with pytest.raises(UnsupportedError, match="'rbm64' of field 'a'"):
-        spec_of(**{"fields.g1.sequence-group": "a", "fields.a.aggregate-function": "rbm64"})
+    binary = [*FIELDS, DataField(len(FIELDS), "bm", VarBinaryType())]
+    with pytest.raises(UnsupportedError, match="'rbm64' of field 'bm' in a partial-update sequence group"):
+        build_merge_spec(CoreOptions({"merge-engine": "partial-update", "fields.g1.sequence-group": "bm",
+                                      "fields.bm.aggregate-function": "rbm64"}), [KEY], binary, ["k"])
 
 
 # -- partial-update.remove-record-on-sequence-group --------------------------------------------------

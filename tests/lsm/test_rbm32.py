@@ -1,8 +1,7 @@
 """``rbm32`` (Paimon's FieldRoaringBitmap32Agg): the union of serialized 32-bit Roaring bitmaps,
-byte for byte what Java's RoaringBitmap writes: each case is also run through the RoaringBitmap jar
-Spark ships (a tiny Java program compiled with javac), and the bytes compared. Inputs without run
-containers are written by Java's rules; inputs with run containers go through CRoaring (the tested
-case matches; see docs/features.md for the limit)."""
+byte for byte what Paimon writes: each case is also folded by the RoaringBitmap jar Spark ships (a tiny
+Java program compiled with javac doing what Paimon's fold does: deserialize, ``or``, then
+``RoaringBitmap32.serialize``, which calls ``runOptimize`` first), and the bytes compared."""
 
 from __future__ import annotations
 
@@ -10,6 +9,7 @@ import glob
 import os
 import random
 import shutil
+import struct
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ public class Rbm {
       for (String hex : group.split(":")) {
         RoaringBitmap b = new RoaringBitmap();
         b.deserialize(ByteBuffer.wrap(HexFormat.of().parseHex(hex)));
-        if (acc == null) { acc = b; } else { acc.or(b); }
+        if (acc == null) { acc = b; } else { acc.or(b); acc.runOptimize(); }
       }
       ByteBuffer buf = ByteBuffer.allocate(acc.serializedSizeInBytes());
       acc.serialize(buf);
@@ -81,6 +81,12 @@ def _bm(values: Any, optimize: bool = False) -> bytes:
     return bytes(b.serialize())
 
 
+def _one_run_container(lows: list[int]) -> bytes:
+    """A bitmap of key 0 stored as a run container, however wasteful (one run per value here)."""
+    head = (12347).to_bytes(4, "little") + b"\x01" + struct.pack("<HH", 0, len(lows) - 1)
+    return head + struct.pack("<H", len(lows)) + b"".join(struct.pack("<HH", v, 0) for v in lows)
+
+
 def test_unions_are_javas_bytes(tmp_path: Path) -> None:
     rnd = random.Random(7)
     groups = [
@@ -95,14 +101,27 @@ def test_unions_are_javas_bytes(tmp_path: Path) -> None:
          _bm([5 << 16, 7 << 16])],
         [_bm(x for x in range(65536) if x != 5), _bm([5, 1 << 20])],  # bitmap | array fills a key
         [_bm(rnd.sample(range(1 << 24), 20000)) for _ in range(4)],
+        # run merges with two values per run (Java keeps them as runs) and runOptimize's strict rule
+        *([_bm(range(100), optimize=True), _bm([200 + 2 * i for i in range(s)] + [600 + 3 * i + j for i in range(5)
+                                                                             for j in (0, 1)])]
+          for s in (96, 97, 98, 99, 100)),
+        # wasteful run containers: runOptimize turns them into arrays (and bitmaps)
+        [_one_run_container([1, 5, 9, 13]), _bm([2])],
+        [_bm([1 << 16]), _one_run_container([1, 5, 9, 13])],  # a key of one side only
+        [_one_run_container(list(range(0, 20000, 4))), _bm([70000])],
     ]
     for _ in range(int(os.environ.get("RBM_CASES", "25"))):  # random densities per key: arrays, bitmaps, full keys, in 2 to 5 folds
         group = []
         for _ in range(rnd.randint(2, 5)):
             keys = rnd.sample(range(6), rnd.randint(1, 4))
-            vals = [(k << 16) | v for k in keys
-                    for v in rnd.sample(range(1 << 16), rnd.choice([10, 3000, 4100, 30000, 65000, 65536]))]
-            group.append(_bm(vals))
+            vals = []
+            for k in keys:
+                n = rnd.choice([10, 3000, 4100, 30000, 65000, 65536])
+                start = rnd.randrange(65537 - n)
+                lows = rnd.choice([rnd.sample(range(1 << 16), n), range(start, start + n),
+                                   [y for x in range(0, 65535, 3) for y in (x, x + 1)][:n]])
+                vals += [(k << 16) | v for v in lows]
+            group.append(_bm(vals, optimize=rnd.random() < 0.5))  # inputs as Paimon writes them have runs
         groups.append(group)
     ours = _engine([list(g) for g in groups])
     assert [ours[k] for k in range(len(groups))] == _java_unions(tmp_path, groups)
@@ -114,6 +133,11 @@ def test_nulls_and_single_values_are_kept() -> None:
     one = _bm([1, 2])
     odd = b"\x3a\x30\x00\x00"  # kept as it is: a lone value is never parsed, as in Paimon
     assert _engine([[None, one], [None, None], [odd]]) == {0: one, 1: None, 2: odd}
+    from paimon_sql.errors import ValidationError
+
+    for bad in (odd, b"\x3a\x30\x00\x00\x01\x00\x00\x00\x00\x00\x05\x00", b"xyz"):  # short, truncated, no cookie
+        with pytest.raises(ValidationError, match="roaring bitmap of field 'b'"):
+            _engine([[one, bad]])
 
 
 def test_table_column(tmp_path: Path) -> None:
