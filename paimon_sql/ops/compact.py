@@ -11,6 +11,7 @@ WriteConflictError, and the files this compaction wrote are deleted.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ import pyarrow as pa
 from paimon_sql.errors import UnsupportedError, ValidationError, WriteConflictError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.index_file_meta import IndexManifestEntry
 from paimon_sql.meta.kinds import FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
@@ -28,6 +30,7 @@ from paimon_sql.scan.planner import live_entries
 from paimon_sql.scan.reader import read_data_file
 from paimon_sql.scan.split import DataSplit
 from paimon_sql.write.append_compact import pack_unaware, pick_bucketed_full, rewrite_append
+from paimon_sql.write.append_deletion_vectors import deletion_files, dv_entries_by_bucket
 from paimon_sql.write.commit import CommitRequest, WriteBase, commit
 from paimon_sql.write.compact_rewriter import CompactResult, rows_per_file_of, sequence_counter, write_rolling
 from paimon_sql.write.file_writer import FileNamer, append_arrow_schema
@@ -179,14 +182,17 @@ def _compact_append(store: FileStore, base: Snapshot, live: list[ManifestEntry],
 
 def _commit_rewrite(
     store: FileStore, kind: str, base: Snapshot, entries: list[ManifestEntry], written: list[str],
-    looked_at: int, compacted: int,
+    looked_at: int, compacted: int, index_entries: Sequence[IndexManifestEntry] = (),
 ) -> CompactTableResult:
-    """Commits files rewritten from ``base`` (their DELETE and ADD entries) as one ``kind`` snapshot;
-    on failure the ``written`` files are deleted."""
+    """Commits files rewritten from ``base`` (their DELETE and ADD entries, and the deletion-vector
+    index changes) as one ``kind`` snapshot; on failure the ``written`` files are deleted."""
     if not entries:
+        for p in written:
+            store.file_io.delete_quietly(p)
         return CompactTableResult(None, looked_at, 0, 0, 0, 0, 0)
     try:
-        snap = commit(store, CommitRequest(kind, tuple(entries), base=WriteBase(base.id, store.schema.id)))
+        snap = commit(store, CommitRequest(kind, tuple(entries), tuple(index_entries),
+                                           base=WriteBase(base.id, store.schema.id)))
     except BaseException:
         for p in written:
             store.file_io.delete_quietly(p)
@@ -232,12 +238,18 @@ def sort_compact(
     types = [fields[c].type for c in columns]
     var_size = int(opts.get("zorder.var-length-contribution") or 8)
     entries: list[ManifestEntry] = []
+    index_entries: list[IndexManifestEntry] = []
     written: list[str] = []
+    stored_dvs = dv_entries_by_bucket(store, base)
     try:
         for partition, es in sorted(groups.items()):
             files = sorted((e.file for e in es), key=lambda f: (f.min_sequence_number, f.max_sequence_number))
             pvals = list(decode_row(partition, store.partition_types)) if store.partition_fields else []
-            split = DataSplit(0, partition, tuple(pvals), 0, es[0].total_buckets, store.bucket_dir(pvals, 0), ())
+            # the rows deletion vectors delete stay deleted; the partition's vectors go with its files
+            dvs = stored_dvs.get((partition, 0), [])
+            index_entries += [dataclasses.replace(e, kind=FileKind.DELETE) for e in dvs]
+            split = DataSplit(0, partition, tuple(pvals), 0, es[0].total_buckets, store.bucket_dir(pvals, 0), (),
+                              deletion_files=deletion_files(store, dvs))
             rows = pa.concat_tables([read_data_file(store, split, f, list(store.schema.fields)) for f in files])
             rows = rows.take(pa.array(sort_indices(rows, columns, types, strategy, var_size)))
             result = CompactResult(before=files)
@@ -251,4 +263,4 @@ def sort_compact(
         for p in written:
             store.file_io.delete_quietly(p)
         raise
-    return _commit_rewrite(store, "OVERWRITE", base, entries, written, len(groups), len(groups))
+    return _commit_rewrite(store, "OVERWRITE", base, entries, written, len(groups), len(groups), index_entries)
