@@ -221,3 +221,106 @@ def test_delete_entries_name_the_replaced_index_files(catalog: Catalog) -> None:
     req, _ = _prepare_delete(t, name, [1])
     kinds = sorted((e.kind, e.index_file.file_name == old.index_file.file_name) for e in req.index_entries)
     assert kinds == [(FileKind.ADD, False), (FileKind.DELETE, True)]
+
+
+# -- compaction ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("opts", [UNAWARE, {**FIXED, "bucket": "1"}, FIXED], ids=["unaware", "bucket-1", "bucket-2"])
+def test_compaction_rewrites_files_without_deleted_rows_and_drops_their_vectors(
+    catalog: Catalog, opts: dict[str, str],
+) -> None:
+    """Paimon's DeletionVectorTest 'delete for append non-partitioned table': after the deletes a
+    compaction leaves no deletion vector and the same rows."""
+    t = catalog.create_table("db.t", SCHEMA, options=opts)
+    t.write(_data([1, 2]))
+    t.delete("id = 2")
+    t.write(_data([2, 3, 4]))
+    t.delete("id IN (1, 3)")
+    assert _ids(t) == [2, 4] and _dv_entries(t)
+    result = t.compact()
+    snap = t.latest_snapshot()
+    assert result.snapshot_id == snap.id and snap.commit_kind == "COMPACT"
+    assert _dv_entries(t) == [] and snap.index_manifest is not None
+    assert _ids(t) == [2, 4]
+    assert sum(e.file.row_count for e in t.store.manifests.live_entries(snap)) == 2 == snap.total_record_count
+
+
+def test_compaction_of_a_partition_keeps_the_other_partitions_vectors(catalog: Catalog) -> None:
+    """Paimon's DeletionVectorTest 'delete for append partitioned table' (bucket-unaware)."""
+    t = catalog.create_table("db.t", SCHEMA, partition_keys=["pt"], options=UNAWARE)
+    t.write(pa.concat_tables([_data([1, 2], "2024"), _data([3, 4], "2025")]))
+    t.delete("id = 2")
+    t.delete("id = 3")
+    assert {e.partition for e in _dv_entries(t)} and len(_dv_entries(t)) == 2
+    t.compact(where="pt = '2024'")
+    (left,) = _dv_entries(t)
+    (f2025,) = [e for e in t.store.manifests.live_entries(t.latest_snapshot()) if e.partition == left.partition]
+    assert set(left.index_file.dv_ranges or {}) == {f2025.file.file_name}
+    assert _ids(t) == [1, 4]
+    t.compact(where="pt = '2025'")
+    assert _dv_entries(t) == [] and _ids(t) == [1, 4]
+
+
+def test_unaware_large_files_are_compacted_by_their_delete_ratio(catalog: Catalog) -> None:
+    t = catalog.create_table("db.t", SCHEMA, options={**UNAWARE, "target-file-size": "1 kb"})
+    t.write(_data(list(range(300))))
+    (big,) = t.store.manifests.live_entries(t.latest_snapshot())
+    assert big.file.file_size >= t.store.options.compaction_file_size(False)
+    t.delete("id < 10")  # 10 of 300 rows: below compaction.delete-ratio-threshold (0.2)
+    assert t.compact().snapshot_id is None
+    t.delete("id < 100")  # 100 of 300
+    assert t.compact().snapshot_id is not None
+    after = t.store.manifests.live_entries(t.latest_snapshot())
+    assert big.file.file_name not in _live_files(t)  # rewritten into files of about the target size
+    assert sum(e.file.row_count for e in after) == 200 and _dv_entries(t) == []
+    assert _ids(t) == list(range(100, 300))
+    t2 = catalog.create_table("db.t2", SCHEMA, options={**UNAWARE, "target-file-size": "1 kb",
+                                                        "compaction.delete-ratio-threshold": "0.01"})
+    t2.write(_data(list(range(300))))
+    t2.delete("id < 10")
+    assert t2.compact().snapshot_id is not None and _dv_entries(t2) == []
+
+
+def test_fixed_bucket_compaction_skips_leading_large_files_without_vectors(catalog: Catalog) -> None:
+    t = catalog.create_table("db.t", SCHEMA, options={**FIXED, "bucket": "1", "target-file-size": "1 kb"})
+    t.write(_data(list(range(300))))  # large
+    t.write(_data([1000, 1001]))  # small
+    big = next(e.file.file_name for e in t.store.manifests.live_entries(t.latest_snapshot()) if e.file.row_count == 300)
+    t.compact()
+    assert big in _live_files(t) and len(_live_files(t)) == 2  # the small file is rewritten alone
+    t.delete("id = 5")  # the large file has a vector now: it is rewritten too
+    t.compact()
+    assert big not in _live_files(t) and _dv_entries(t) == []
+    assert _ids(t) == [i for i in range(300) if i != 5] + [1000, 1001]
+
+
+def test_a_concurrent_delete_makes_the_compaction_conflict(catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    import paimon_sql.ops.compact as compact_ops
+
+    t = catalog.create_table("db.t", SCHEMA, options=UNAWARE)
+    t.write(_data([1, 2, 3]))
+    t.write(_data([4, 5, 6]))
+    t.delete("id = 1")
+    real = compact_ops.commit
+
+    def racing_commit(store: Any, req: CommitRequest) -> Any:
+        t.delete("id = 2")  # lands between the compaction's read and its commit
+        return real(store, req)
+
+    monkeypatch.setattr(compact_ops, "commit", racing_commit)
+    with pytest.raises(WriteConflictError, match="deletion"):
+        t.compact()
+    assert _ids(t) == [3, 4, 5, 6]
+    listed = {n for n in t.store.file_io.list_names(t.store.bucket_dir([], 0)) if n.startswith("data-")}
+    assert listed == _live_files(t)  # the compaction's files are deleted
+
+
+def test_sort_compaction_applies_and_drops_the_vectors(catalog: Catalog) -> None:
+    t = catalog.create_table("db.t", SCHEMA, options=UNAWARE)
+    t.write(_data([5, 1, 3]))
+    t.write(_data([4, 2]))
+    t.delete("id IN (3, 4)")
+    t.sort_compact("order", ["id"])
+    assert t.latest_snapshot().commit_kind == "OVERWRITE"
+    assert _dv_entries(t) == []
+    assert t.read().column("id").to_pylist() == [1, 2, 5]
