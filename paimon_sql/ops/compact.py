@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import time
+import dataclasses
 from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -21,17 +22,31 @@ import pyarrow as pa
 
 from paimon_sql.errors import UnsupportedError, ValidationError, WriteConflictError
 from paimon_sql.format.binary_row import decode_row
+from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.index_file_meta import IndexManifestEntry
 from paimon_sql.meta.kinds import FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.ops import partitions as partition_ops
 from paimon_sql.options import parse_duration_ms
+from paimon_sql.options.write import COMPACTION_DELETE_RATIO_THRESHOLD
 from paimon_sql.predicate import Predicate
 from paimon_sql.scan.planner import live_entries
 from paimon_sql.scan.reader import read_data_file
 from paimon_sql.scan.split import DataSplit
-from paimon_sql.write.append_compact import pack_unaware, pick_bucketed_full, rewrite_append
+from paimon_sql.write.append_compact import (
+    pack_unaware,
+    pack_unaware_dv,
+    pick_bucketed_full,
+    pick_bucketed_full_dv,
+    rewrite_append,
+)
+from paimon_sql.write.append_deletion_vectors import (
+    AppendDeletionVectors,
+    deletion_files,
+    dv_entries_by_bucket,
+)
 from paimon_sql.write.commit import CommitRequest, WriteBase, commit
 from paimon_sql.write.compact_rewriter import CompactResult, rows_per_file_of, sequence_counter, write_rolling
 from paimon_sql.write.file_writer import FileNamer, append_arrow_schema
@@ -89,10 +104,6 @@ def plan_compaction(
     ``partition_filter`` (a predicate on partition columns) and ``partition_match`` (a test of the
     partition's BinaryRow) and whose number is in ``buckets`` (all when None); or, for an empty
     table and for append tables (compacted here at once: small files), the result."""
-    if store.options.deletion_vectors_enabled and not store.has_primary_key:
-        raise UnsupportedError(
-            f"Compacting append table {store.name} with deletion-vectors.enabled is not supported yet"
-        )
     base = store.snapshots.latest()
     if base is None:
         return CompactTableResult(None, 0, 0, 0, 0, 0, 0)
@@ -170,17 +181,28 @@ def _compact_append(store: FileStore, base: Snapshot, live: list[ManifestEntry],
     groups: dict[tuple[bytes, int], list[ManifestEntry]] = defaultdict(list)
     for e in live:
         groups[(e.partition, e.bucket)].append(e)
+    with_dv = opts.deletion_vectors_enabled
+    stored_dvs = dv_entries_by_bucket(store, base)
     entries: list[ManifestEntry] = []
+    index_entries: list[IndexManifestEntry] = []
     written: list[str] = []
     compacted = 0
     try:
         for (partition, bucket), es in sorted(groups.items(), key=lambda kv: kv[0]):
             files = [e.file for e in es]
-            if opts.bucket == -1:
+            dv_entries = stored_dvs.get((partition, bucket), [])
+            dvs = AppendDeletionVectors(store, partition, bucket, dv_entries)
+            if opts.bucket == -1 and with_dv:
+                ratio = opts.get(COMPACTION_DELETE_RATIO_THRESHOLD)
+                candidates = [f for f in files if f.file_size < small or _too_many_deleted(dvs, f, ratio)]
+                plans = pack_unaware_dv(candidates, dvs.where, target, opts.compaction_min_file_num,
+                                        opts.source_split_open_file_cost)
+            elif opts.bucket == -1:
                 plans = pack_unaware(files, target, small, opts.compaction_min_file_num,
                                      opts.source_split_open_file_cost)
             else:
-                chosen = pick_bucketed_full(files, small)
+                chosen = (pick_bucketed_full_dv(files, small, dvs.where.__contains__) if with_dv
+                          else pick_bucketed_full(files, small))
                 plans = [chosen] if chosen else []
             if not plans:
                 continue
@@ -188,28 +210,45 @@ def _compact_append(store: FileStore, base: Snapshot, live: list[ManifestEntry],
             pvals = list(decode_row(partition, store.partition_types)) if store.partition_fields else []
             namer = FileNamer(opts.data_file_prefix, opts.file_format)
             total = es[0].total_buckets
+            applied = deletion_files(store, dv_entries)
             for plan in plans:
-                r = rewrite_append(store, partition, pvals, bucket, total, plan, namer)
+                r = rewrite_append(store, partition, pvals, bucket, total, plan, namer, applied)
                 written += r.written
                 entries += [ManifestEntry(FileKind.DELETE, partition, bucket, total, f) for f in r.before]
                 entries += [ManifestEntry(FileKind.ADD, partition, bucket, total, f) for f in r.after]
+                dvs.drop(f.file_name for f in r.before)  # their deleted rows are gone with them
+            changes, paths = dvs.persist()
+            index_entries += changes
+            written += paths
     except BaseException:
         for p in written:
             store.file_io.delete_quietly(p)
         raise
-    return _commit_rewrite(store, "COMPACT", base, entries, written, n_buckets, compacted)
+    return _commit_rewrite(store, "COMPACT", base, entries, written, n_buckets, compacted, index_entries)
+
+
+def _too_many_deleted(dvs: AppendDeletionVectors, f: DataFileMeta, ratio: float) -> bool:
+    """Paimon's delete-ratio trigger: the file's deleted rows exceed ``ratio`` of its rows (or
+    their number is unknown)."""
+    if f.file_name not in dvs.where:
+        return False
+    deleted = dvs.cardinality(f.file_name)
+    return deleted is None or deleted > f.row_count * ratio
 
 
 def _commit_rewrite(
     store: FileStore, kind: str, base: Snapshot, entries: list[ManifestEntry], written: list[str],
-    looked_at: int, compacted: int,
+    looked_at: int, compacted: int, index_entries: Sequence[IndexManifestEntry] = (),
 ) -> CompactTableResult:
-    """Commits files rewritten from ``base`` (their DELETE and ADD entries) as one ``kind`` snapshot;
-    on failure the ``written`` files are deleted."""
+    """Commits files rewritten from ``base`` (their DELETE and ADD entries, and the deletion-vector
+    index changes) as one ``kind`` snapshot; on failure the ``written`` files are deleted."""
     if not entries:
+        for p in written:
+            store.file_io.delete_quietly(p)
         return CompactTableResult(None, looked_at, 0, 0, 0, 0, 0)
     try:
-        snap = commit(store, CommitRequest(kind, tuple(entries), base=WriteBase(base.id, store.schema.id)))
+        snap = commit(store, CommitRequest(kind, tuple(entries), tuple(index_entries),
+                                           base=WriteBase(base.id, store.schema.id)))
     except BaseException:
         for p in written:
             store.file_io.delete_quietly(p)
@@ -255,12 +294,18 @@ def sort_compact(
     types = [fields[c].type for c in columns]
     var_size = int(opts.get("zorder.var-length-contribution") or 8)
     entries: list[ManifestEntry] = []
+    index_entries: list[IndexManifestEntry] = []
     written: list[str] = []
+    stored_dvs = dv_entries_by_bucket(store, base)
     try:
         for partition, es in sorted(groups.items()):
             files = sorted((e.file for e in es), key=lambda f: (f.min_sequence_number, f.max_sequence_number))
             pvals = list(decode_row(partition, store.partition_types)) if store.partition_fields else []
-            split = DataSplit(0, partition, tuple(pvals), 0, es[0].total_buckets, store.bucket_dir(pvals, 0), ())
+            # the rows deletion vectors delete stay deleted; the partition's vectors go with its files
+            dvs = stored_dvs.get((partition, 0), [])
+            index_entries += [dataclasses.replace(e, kind=FileKind.DELETE) for e in dvs]
+            split = DataSplit(0, partition, tuple(pvals), 0, es[0].total_buckets, store.bucket_dir(pvals, 0), (),
+                              deletion_files=deletion_files(store, dvs))
             rows = pa.concat_tables([read_data_file(store, split, f, list(store.schema.fields)) for f in files])
             rows = rows.take(pa.array(sort_indices(rows, columns, types, strategy, var_size)))
             result = CompactResult(before=files)
@@ -274,4 +319,4 @@ def sort_compact(
         for p in written:
             store.file_io.delete_quietly(p)
         raise
-    return _commit_rewrite(store, "OVERWRITE", base, entries, written, len(groups), len(groups))
+    return _commit_rewrite(store, "OVERWRITE", base, entries, written, len(groups), len(groups), index_entries)

@@ -1,9 +1,14 @@
-"""DELETE WHERE: primary-key tables get -D records; append tables are rewritten (copy on write)."""
+"""DELETE WHERE: primary-key tables get -D records; append tables are rewritten (copy on write), or,
+with ``deletion-vectors.enabled``, get the matching rows marked in their files' deletion vectors
+(Paimon's DELETE on append tables with deletion vectors: no data file is rewritten; the changed
+index files are committed as one OVERWRITE snapshot, as Paimon commits deletion-vector changes)."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
@@ -11,12 +16,16 @@ import pyarrow.dataset as ds
 from paimon_sql.errors import WriteConflictError
 from paimon_sql.format.system_fields import RowKind
 from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.index_file_meta import IndexManifestEntry
 from paimon_sql.meta.kinds import FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
-from paimon_sql.predicate import Predicate, parse_predicate, to_arrow_expression
+from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns, to_arrow_expression
 from paimon_sql.scan.default_values import fill_defaults
 from paimon_sql.scan.planner import plan
 from paimon_sql.scan.reader import read_data_file, read_split
+from paimon_sql.scan.split import DataSplit
+from paimon_sql.write.append_deletion_vectors import AppendDeletionVectors, dv_entries_by_bucket
 from paimon_sql.write.commit import CommitRequest, WriteBase, commit, commit_write_compaction, retry_wait_ms
 from paimon_sql.write.file_writer import FileNamer, append_arrow_schema, write_data_file
 from paimon_sql.write.table_write import TableWrite
@@ -69,6 +78,8 @@ def _delete_once(store: FileStore, pred: Predicate) -> int | None:
             commit_write_compaction(store, changes.compact_entries, changes.compact_index_entries,
                                     changes.base, changes.entries)
         return snap.id
+    if store.options.deletion_vectors_enabled:
+        return _delete_with_vectors(store, base, splits, pred)
     # append table: rewrite every file holding a matching row
     expr = to_arrow_expression(pred)
     entries: list[ManifestEntry] = []
@@ -95,6 +106,48 @@ def _delete_once(store: FileStore, pred: Predicate) -> int | None:
             return None
         snap = commit(store, CommitRequest(
             "OVERWRITE", tuple(entries), base=WriteBase(base.id, store.schema.id)
+        ))
+        return snap.id
+    except BaseException:
+        for p in written:
+            store.file_io.delete_quietly(p)
+        raise
+
+
+def _delete_with_vectors(store: FileStore, base: Snapshot, splits: list[DataSplit], pred: Predicate) -> int | None:
+    """Append tables with deletion vectors: the positions of the matching rows of every file join
+    the file's deletion vector (merged with the one it has); one commit of the changed index files."""
+    expr = to_arrow_expression(pred)
+    wanted = referenced_columns(pred)
+    fields = [f for f in store.schema.fields if f.name in wanted] or list(store.schema.fields[:1])
+    stored = dv_entries_by_bucket(store, base)
+    vectors: dict[tuple[bytes, int], AppendDeletionVectors] = {}
+    index_entries: list[IndexManifestEntry] = []
+    written: list[str] = []
+    try:
+        for s in splits:
+            raw = dataclasses.replace(s, deletion_files={})  # positions count every row of a file
+            for f in s.files:
+                data = read_data_file(store, raw, f, fields)
+                mask = np.asarray(pc.fill_null(_eval(data, expr), False).to_numpy(), dtype=bool)
+                if not mask.any():
+                    continue
+                k = (s.partition, s.bucket)
+                dvs = vectors.get(k)
+                if dvs is None:
+                    dvs = vectors[k] = AppendDeletionVectors(store, s.partition, s.bucket, stored.get(k, []))
+                old = dvs.current(f.file_name)
+                if old is not None:
+                    mask[old[old < mask.size]] = False
+                dvs.delete(f.file_name, np.flatnonzero(mask))
+        for dvs in vectors.values():
+            entries, paths = dvs.persist()
+            index_entries += entries
+            written += paths
+        if not index_entries:
+            return None
+        snap = commit(store, CommitRequest(
+            "OVERWRITE", (), tuple(index_entries), base=WriteBase(base.id, store.schema.id)
         ))
         return snap.id
     except BaseException:

@@ -141,7 +141,15 @@ DELETION_VECTORS_ENABLED: Option[bool] = Option(
     "deletion-vectors.enabled",
     BOOL,
     "false",
-    "Mark replaced and deleted rows in deletion vectors at write time so reads need no merge.",
+    "Mark replaced and deleted rows in deletion vectors at write time so reads need no merge "
+    "(primary-key tables: rows replaced by newer ones; append tables: rows a DELETE removes).",
+)
+
+DV_INDEX_FILE_TARGET_SIZE: Option[int] = Option(
+    "deletion-vector.index-file.target-size",
+    MEMORY,
+    "2 mb",
+    "Bucket-unaware append tables: a new deletion-vector index file is started once one grows past this.",
 )
 
 DELETION_VECTORS_BITMAP64: Option[bool] = Option(
@@ -269,7 +277,6 @@ _KEPT: tuple[Option[Any], ...] = (
     kept("key-value.sequence_number.enabled", BOOL, "false"),
     kept("sequence.snapshot-ordering", BOOL, "false"),
     kept("deletion-vectors.modifiable", BOOL, "false"),
-    kept("deletion-vector.index-file.target-size", MEMORY, "2 mb"),
     kept("deletion-vectors.merge-on-read", BOOL, "false"),
     kept("delete.force-produce-changelog", BOOL, "false"),
     kept("force-lookup", BOOL, "false"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 _LIFECYCLE = "snapshot, changelog, partition and tag lifecycle (expiry, automatic tags) is not implemented yet"
 _COMPACTION = "this compaction option is not implemented yet (universal compaction with its size-ratio, size-amplification and sorted-run triggers is)"
-_DV_WRITES = "this deletion-vector option is not implemented yet (deletion-vectors.enabled on primary-key tables is)"
+_DV_WRITES = "this deletion-vector option is not implemented yet (deletion-vectors.enabled is)"
 _CHANGELOG = "changelog producers are not implemented yet"
 _INCREMENTAL = "incremental reads are not implemented yet"
 _FEATURE = "this Paimon feature is not implemented by paimon_sql yet"
@@ -20,7 +20,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
     ], _LIFECYCLE),
     **dict.fromkeys([
         "compaction.force-up-level-0",
-        "compaction.file-num-limit", "compaction.delete-ratio-threshold", "compaction.force-rewrite-all-files",
+        "compaction.file-num-limit", "compaction.force-rewrite-all-files",
         "compaction.skip-expired-partitions",
         "lookup-compact", "lookup-compact.max-interval",
         "force-lookup", "clustering.columns", "clustering.strategy", "clustering.incremental",

@@ -113,6 +113,14 @@ COMPACTION_MIN_FILE_NUM: Option[int] = Option(
     check=at_least(1),
 )
 
+COMPACTION_DELETE_RATIO_THRESHOLD: Option[float] = Option(
+    "compaction.delete-ratio-threshold",
+    DOUBLE,
+    "0.2",
+    "Bucket-unaware append tables with deletion vectors: a file whose deleted rows exceed this share of "
+    "its rows is compacted whatever its size.",
+)
+
 COMPACTION_OPTIMIZATION_INTERVAL: Option[int | None] = Option(
     "compaction.optimization-interval",
     DURATION,
@@ -231,7 +239,6 @@ _KEPT: tuple[Option[Any], ...] = (
     kept("write.sequence-number-init-mode", enum(("scan", "snapshot")), "scan"),
     kept("compaction.force-up-level-0", BOOL, "false"),
     kept("compaction.file-num-limit", INT, "100000"),
-    kept("compaction.delete-ratio-threshold", DOUBLE, "0.2"),
     kept("compaction.skip-expired-partitions", BOOL, "false"),
     kept("write.batch-size", INT, "1024", ("orc.write.batch-size",)),
     kept("write.batch-memory", MEMORY, "128 mb"),

@@ -10,6 +10,18 @@
   in sequence order; leading large files are skipped; the rest is rewritten when it holds more small
   files than large ones and at least three files.
 
+With ``deletion-vectors.enabled`` (Paimon's rules for such tables):
+
+- bucket-unaware: a file is also a candidate when its deleted rows exceed
+  ``compaction.delete-ratio-threshold`` of its rows (or their count is unknown); the candidates
+  with deletion vectors are grouped by the index file holding their vector, the groups (smallest
+  first) packed into bins closed at twice the target size, and what is left of them is compacted
+  too (a file with deleted rows always is); the candidates without vectors are packed as above.
+- fixed buckets: leading large files are skipped only when they have no deletion vector, and the
+  rest is always rewritten.
+
+Rewrites leave out the deleted rows, and the vectors of the rewritten files are dropped.
+
 A rewrite reads the files in sequence order and writes their rows, in that order, into files of
 about the target size; sequence numbers count on from the first file's minimum (Paimon's append
 rewriter). Files come out at level 0 with file source COMPACT.
@@ -17,14 +29,14 @@ rewriter). Files come out at level 0 with file source COMPACT.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import pyarrow as pa
 
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.scan.reader import read_data_file
-from paimon_sql.scan.split import DataSplit
+from paimon_sql.scan.split import DataSplit, DeletionFile
 from paimon_sql.write.compact_rewriter import CompactResult, rows_per_file_of, sequence_counter, write_rolling
 from paimon_sql.write.file_writer import FileNamer, append_arrow_schema
 
@@ -51,6 +63,51 @@ def pack_unaware(
     return out
 
 
+def pack_unaware_dv(
+    files: Sequence[DataFileMeta], index_file_of: Mapping[str, str], target_file_size: int, min_file_num: int,
+    open_file_cost: int,
+) -> list[list[DataFileMeta]]:
+    """The compaction groups of the candidate ``files`` of one partition of a bucket-unaware
+    deletion-vector table (Paimon's packInDeletionVectorVMode); ``index_file_of``: the index file
+    holding a file's vector, for the files that have one."""
+    groups: dict[str, list[DataFileMeta]] = {}
+    rest: list[DataFileMeta] = []
+    for f in files:
+        holder = index_file_of.get(f.file_name)
+        if holder is None:
+            rest.append(f)
+        else:
+            groups.setdefault(holder, []).append(f)
+    out: list[list[DataFileMeta]] = []
+    bin_: list[DataFileMeta] = []
+    size = 0
+    for group in sorted(groups.values(), key=lambda g: sum(f.file_size for f in g)):
+        for f in group:
+            bin_.append(f)
+            size += f.file_size + open_file_cost
+        if len(bin_) > 1 and size >= target_file_size * 2:
+            out.append(bin_)
+            bin_, size = [], 0
+    if bin_:
+        out.append(bin_)
+    if len(rest) > 1:
+        out += pack_unaware(rest, target_file_size, 1 << 62, min_file_num, open_file_cost)  # all candidates
+    return out
+
+
+def pick_bucketed_full_dv(
+    files: Sequence[DataFileMeta], compaction_file_size: int, has_vector: Callable[[str], bool],
+) -> list[DataFileMeta]:
+    """The files a full compaction of one fixed bucket of a deletion-vector table rewrites
+    (Paimon's FullCompactTask with a deletion-vector maintainer): the leading large files without a
+    vector are skipped, the rest is rewritten."""
+    ordered = sorted(files, key=lambda f: (f.min_sequence_number, f.max_sequence_number))
+    i = 0
+    while i < len(ordered) and ordered[i].file_size >= compaction_file_size and not has_vector(ordered[i].file_name):
+        i += 1
+    return ordered[i:]
+
+
 def pick_bucketed_full(files: Sequence[DataFileMeta], compaction_file_size: int) -> list[DataFileMeta]:
     """The files a full compaction of one fixed bucket rewrites (Paimon's FullCompactTask); empty
     when it would not rewrite anything."""
@@ -69,12 +126,14 @@ def pick_bucketed_full(files: Sequence[DataFileMeta], compaction_file_size: int)
 
 def rewrite_append(
     store: FileStore, partition: bytes, partition_values: Sequence[object], bucket: int, total_buckets: int,
-    files: Sequence[DataFileMeta], namer: FileNamer,
+    files: Sequence[DataFileMeta], namer: FileNamer, deletion_files: Mapping[str, DeletionFile] | None = None,
 ) -> CompactResult:
-    """The rows of ``files`` (in sequence order) rewritten into files of about the target size."""
+    """The rows of ``files`` (in sequence order; without the rows their ``deletion_files`` delete)
+    rewritten into files of about the target size."""
     ordered = sorted(files, key=lambda f: (f.min_sequence_number, f.max_sequence_number))
     split = DataSplit(0, partition, tuple(partition_values), bucket, total_buckets,
-                      store.bucket_dir(list(partition_values), bucket), ())
+                      store.bucket_dir(list(partition_values), bucket), (),
+                      deletion_files=dict(deletion_files or {}))
     fields = list(store.schema.fields)
     table = pa.concat_tables([read_data_file(store, split, f, fields) for f in ordered])
     table = table.cast(append_arrow_schema(store))

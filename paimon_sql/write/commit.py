@@ -18,13 +18,14 @@ from dataclasses import dataclass, replace
 
 from paimon_sql.errors import CommitConflictError, WriteConflictError
 from paimon_sql.meta.file_store import FileStore
-from paimon_sql.meta.index_file_meta import IndexManifestEntry
+from paimon_sql.meta.index_file_meta import INDEX_TYPE_DELETION_VECTORS, IndexManifestEntry
 from paimon_sql.meta.kinds import FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry, merge_entries
 from paimon_sql.meta.manifest_file_meta import ManifestFileMeta
 from paimon_sql.meta.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.write.conflicts import (
     changes_since,
+    check_append_deletion_vectors,
     check_compacted_buckets_unchanged,
     check_dynamic_bucket_index,
     check_not_committed,
@@ -102,10 +103,16 @@ def build_snapshot(
     overwritten = {e.partition for e in entries if e.kind == FileKind.DELETE} if req.kind == "OVERWRITE" else set()
     prev = ms.index_entries(base) if base is not None and (req.index_entries or overwritten) else []
     if req.index_entries or any(e.partition in overwritten for e in prev):
-        # an entry replaces the bucket's index of its type; a DELETE entry only removes it
-        replaced = {(e.partition, e.bucket, e.index_file.index_type) for e in req.index_entries}
+        # an entry replaces the bucket's index of its type; a DELETE entry only removes it. The
+        # deletion vectors of a bucket-unaware append table are combined by file name instead
+        # (Paimon's GlobalCombiner: a partition has many index files, an entry adds or removes one)
+        by_name = not store.has_primary_key and store.options.bucket == -1
+        by_file = {INDEX_TYPE_DELETION_VECTORS} if by_name else set()
+        removed = {e.index_file.file_name for e in req.index_entries if e.index_file.index_type in by_file}
+        replaced = {(e.partition, e.bucket, e.index_file.index_type) for e in req.index_entries
+                    if e.index_file.index_type not in by_file}
         kept = [e for e in prev if (e.partition, e.bucket, e.index_file.index_type) not in replaced
-                and e.partition not in overwritten]
+                and e.index_file.file_name not in removed and e.partition not in overwritten]
         added = [e for e in req.index_entries if e.kind == FileKind.ADD]
         index_manifest = ms.write_index_manifest(kept + added)
         written.append(ms.path(index_manifest))
@@ -221,9 +228,14 @@ def commit(store: FileStore, req: CommitRequest) -> Snapshot:
         if req.deletes_for is not None:
             deletes = req.deletes_for(store, base)
         explicit_deletes = [e for e in entries if e.kind == FileKind.DELETE]
+        live: list[ManifestEntry] | None = None
         if explicit_deletes:
             live = store.manifests.live_entries(base) if base is not None else []
             check_deleted_files_exist(live, explicit_deletes, store.name)
+        if not store.has_primary_key and (req.index_entries or explicit_deletes):
+            if live is None:
+                live = store.manifests.live_entries(base) if base is not None else []
+            check_append_deletion_vectors(store, base, live, explicit_deletes, req.index_entries)
         entries = deletes + entries
         check_against_base(store, req, base, entries)
         written: list[str] = []

@@ -38,7 +38,7 @@ from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.data_files import file_format_of, read_file
 from paimon_sql.format.partition_path import partition_value_string
 from paimon_sql.meta.file_store import FileStore
-from paimon_sql.meta.index_file_meta import INDEX_TYPE_HASH, IndexManifestEntry
+from paimon_sql.meta.index_file_meta import INDEX_TYPE_DELETION_VECTORS, INDEX_TYPE_HASH, IndexManifestEntry
 from paimon_sql.meta.kinds import FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
@@ -368,3 +368,59 @@ def check_compacted_buckets_unchanged(
                 f"{e.file.file_name} was added to {describe_bucket(store, e.partition, e.bucket)} "
                 f"after the compaction read it (snapshot {since.base_id} -> {since.latest_id})"
             )
+
+
+def check_append_deletion_vectors(
+    store: FileStore, latest: Snapshot | None, live: Sequence[ManifestEntry],
+    deletes: Sequence[ManifestEntry], index_entries: Sequence[IndexManifestEntry],
+) -> None:
+    """Append tables with deletion vectors (Paimon attaches each data file's vector to its entry
+    and checks them as one): the DELETION_VECTORS index files this commit replaces must still be
+    there; every data file it sets a vector on must still be live, and, like every file it
+    removes, must have no vector in ``latest`` other than one in an index file it replaces (a
+    concurrent DELETE changed it: the rows it deleted would come back); a fixed bucket's index
+    (rewritten whole) must be the one this commit replaces."""
+    dv = [e for e in index_entries if e.index_file.index_type == INDEX_TYPE_DELETION_VECTORS]
+    if not dv and not (deletes and store.options.deletion_vectors_enabled):
+        return
+    current = [e for e in store.manifests.index_entries(latest)
+               if e.index_file.index_type == INDEX_TYPE_DELETION_VECTORS] if latest is not None else []
+    present = {(e.partition, e.bucket, e.index_file.file_name) for e in current}
+    holder: dict[tuple[bytes, int, str], str] = {}
+    by_bucket: dict[BucketKey, list[str]] = defaultdict(list)
+    for e in current:
+        by_bucket[(e.partition, e.bucket)].append(e.index_file.file_name)
+        for data_file in e.index_file.dv_ranges or {}:
+            holder[(e.partition, e.bucket, data_file)] = e.index_file.file_name
+    replaced = {(e.partition, e.bucket, e.index_file.file_name) for e in dv if e.kind == FileKind.DELETE}
+
+    def conflict(what: str, partition: bytes, bucket: int) -> WriteConflictError:
+        return WriteConflictError(
+            f"Commit to table {store.name} conflicts with a concurrent commit to "
+            f"{describe_bucket(store, partition, bucket)}: {what}"
+        )
+
+    for p, b, name in sorted(replaced - present):
+        raise conflict(f"deletion-vector index file {name} it replaces is gone (a concurrent DELETE or "
+                       "compaction changed the deletion vectors)", p, b)
+    live_ids = {(e.partition, e.bucket, e.file.file_name) for e in live}
+    for e in dv:
+        if e.kind != FileKind.ADD:
+            continue
+        for data_file in e.index_file.dv_ranges or {}:
+            k = (e.partition, e.bucket, data_file)
+            if k not in live_ids:
+                raise conflict(f"data file {data_file} it sets a deletion vector on no longer exists", e.partition, e.bucket)
+            h = holder.get(k)
+            if h is not None and (e.partition, e.bucket, h) not in replaced:
+                raise conflict(f"the deletion vector of data file {data_file} changed since it was read", e.partition, e.bucket)
+    for d in deletes:
+        h = holder.get((d.partition, d.bucket, d.file.file_name))
+        if h is not None and (d.partition, d.bucket, h) not in replaced:
+            raise conflict(f"data file {d.file.file_name} it rewrites got deletion vectors since it was read",
+                           d.partition, d.bucket)
+    if store.options.bucket > 0:
+        for p, b in sorted({(e.partition, e.bucket) for e in dv if e.kind == FileKind.ADD}):
+            for name in by_bucket.get((p, b), []):
+                if (p, b, name) not in replaced:
+                    raise conflict(f"its deletion-vector index was replaced by {name} since it was read", p, b)

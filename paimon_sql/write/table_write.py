@@ -120,11 +120,6 @@ class TableWrite:
         self.has_pk = store.has_primary_key
         self.num_buckets = opts.bucket
         self.engine = engine_of(opts)
-        if opts.deletion_vectors_enabled and not self.has_pk:
-            raise UnsupportedError(
-                f"Writing to append table {store.name} with deletion-vectors.enabled is not supported yet "
-                "(primary-key tables with deletion vectors are)"
-            )
         if self.has_pk:
             if not self.engine.writable:
                 writable = [n for n, e in MERGE_ENGINES.items() if e.writable]

@@ -73,3 +73,28 @@ def test_delete_with_numeric_and_boolean_literals(spark: Any, sql: Any, db: str)
     assert sql(f"SELECT id FROM {db}.n") == [(2,)]
     spark.sql(f"DELETE FROM {db}.n WHERE NOT f")
     assert sql(f"SELECT id FROM {db}.n") == []
+
+
+def test_delete_from_append_table_with_deletion_vectors(spark: Any, sql: Any, db: str, spark_warehouse: str) -> None:
+    """Paimon's DeletionVectorTest 'delete for append partitioned table' (bucket-unaware): DELETE
+    writes deletion vectors (no file rewritten, one OVERWRITE snapshot each), reads and count(*)
+    apply them, a compaction of a partition drops that partition's vectors."""
+    t = f"{db}.dv"
+    spark.sql(f"CREATE TABLE {t} (id INT, name STRING, pt STRING) PARTITIONED BY (pt) "
+              "TBLPROPERTIES ('deletion-vectors.enabled' = 'true')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', '2024'), (2, 'b', '2024'), (3, 'c', '2025'), (4, 'd', '2025')")
+    table = Catalog(spark_warehouse).get_table(t)
+    files = {e.file.file_name for e in table.store.manifests.live_entries(table.latest_snapshot())}
+    spark.sql(f"DELETE FROM {t} WHERE id = 2")
+    spark.sql(f"DELETE FROM {t} WHERE id = 3")
+    assert sql(f"SELECT * FROM {t} ORDER BY id") == [(1, "a", "2024"), (4, "d", "2025")]
+    assert sql(f"SELECT count(*) FROM {t}") == [(2,)]
+    table = Catalog(spark_warehouse).get_table(t)
+    assert {e.file.file_name for e in table.store.manifests.live_entries(table.latest_snapshot())} == files
+    assert [table.store.snapshots.snapshot(i).commit_kind for i in table.snapshot_ids()] == [
+        "APPEND", "OVERWRITE", "OVERWRITE"]
+    assert sorted(sql(f"SELECT partition, bucket, index_type FROM {t}$table_indexes")) == [
+        ("{2024}", 0, "DELETION_VECTORS"), ("{2025}", 0, "DELETION_VECTORS")]
+    spark.sql(f"CALL sys.compact(table => '{t}', partitions => \"pt = '2024'\")")
+    assert sql(f"SELECT partition FROM {t}$table_indexes") == [("{2025}",)]
+    assert sql(f"SELECT * FROM {t} ORDER BY id") == [(1, "a", "2024"), (4, "d", "2025")]

@@ -13,7 +13,6 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql import Catalog
-from paimon_sql.errors import UnsupportedError
 from paimon_sql.format import deletion_vector
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_DELETION_VECTORS
 
@@ -76,13 +75,6 @@ def test_write_only_rows_show_after_compaction(catalog: Catalog) -> None:
     assert t.read().num_rows == 0  # level 0 is skipped by batch reads, as in Paimon
     t.compact(full=False)
     assert _rows(catalog.get_table("db.t")) == [(1, "a", 1)]
-
-
-def test_append_tables_with_deletion_vectors_are_refused(catalog: Catalog) -> None:
-    t = catalog.create_table("db.a", SCHEMA, options={"deletion-vectors.enabled": "true"})
-    with pytest.raises(UnsupportedError, match="append table"):
-        t.write(pa.table({"id": [1], "v": ["a"], "n": [1]}))
-    assert t.snapshot_ids() == []
 
 
 @pytest.mark.parametrize("fixture", ["pk_table_scan_and_read_dv.db", "pk_table_with_dv_cardinality.db"])
