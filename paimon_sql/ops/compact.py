@@ -11,9 +11,9 @@ WriteConflictError, and the files this compaction wrote are deleted.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import time
-import dataclasses
 from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
