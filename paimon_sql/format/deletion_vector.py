@@ -57,3 +57,28 @@ def serialize_v1(positions: np.ndarray) -> bytes:
     bitmap = BitMap(np.asarray(positions, dtype=np.uint32))
     body = struct.pack(">i", MAGIC_V1) + bitmap.serialize()
     return struct.pack(">i", len(body)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+
+
+def serialize_v2(positions: np.ndarray) -> bytes:
+    """Encodes deleted positions as a v2 vector (``Bitmap64DeletionVector``): big-endian length of
+    (magic + bitmap), little-endian magic, Paimon's ``OptimizedRoaringBitmap64`` (little-endian count
+    of 32-bit bitmaps, one per high word from 0 to the highest used, each as a little-endian key and
+    a run-optimized portable RoaringBitmap), big-endian CRC32 of (magic + bitmap)."""
+    pos = np.unique(np.asarray(positions, dtype=np.int64))
+    if pos.size and pos[0] < 0:
+        raise ValueError(f"negative deletion vector position {int(pos[0])}")
+    highs = (pos >> 32).astype(np.int64)
+    count = int(highs[-1]) + 1 if pos.size else 0
+    parts = [struct.pack("<i", MAGIC_V2), struct.pack("<q", count)]
+    bounds = np.searchsorted(highs, np.arange(count + 1))
+    for key in range(count):
+        bm = BitMap((pos[bounds[key]:bounds[key + 1]] & 0xFFFFFFFF).astype(np.uint32))
+        bm.run_optimize()
+        parts += [struct.pack("<i", key), bm.serialize()]
+    body = b"".join(parts)
+    return struct.pack(">i", len(body)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+
+
+def serialize(positions: np.ndarray, bitmap64: bool) -> bytes:
+    """A v2 vector with ``deletion-vectors.bitmap64``, else a v1 vector."""
+    return serialize_v2(positions) if bitmap64 else serialize_v1(positions)

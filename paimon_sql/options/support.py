@@ -29,7 +29,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "zorder.var-length-contribution",
     ], _COMPACTION),
     **dict.fromkeys([
-        "deletion-vectors.merge-on-read", "deletion-vectors.modifiable", "deletion-vectors.bitmap64",
+        "deletion-vectors.merge-on-read", "deletion-vectors.modifiable",
     ], _DV_WRITES),
     **dict.fromkeys([
         "changelog-producer", "changelog-producer.row-deduplicate", "changelog-producer.row-deduplicate-ignore-fields",

@@ -174,7 +174,7 @@ class AppendDeletionVectors:
 def write_index_files(
     store: FileStore, vectors: dict[str, np.ndarray], target_size: int | None,
 ) -> list[tuple[IndexFileMeta, str]]:
-    """Writes ``vectors`` (by data file name, in name order) as v1 DELETION_VECTORS index files: one
+    """Writes ``vectors`` (by data file name, in name order) as DELETION_VECTORS index files (v1 vectors, v2 with ``deletion-vectors.bitmap64``): one
     file, or (``target_size``) a new file once one has grown past it (Paimon's rolling writer)."""
     out: list[tuple[IndexFileMeta, str]] = []
     names = sorted(vectors)
@@ -184,7 +184,7 @@ def write_index_files(
         ranges: dict[str, DeletionVectorRange] = {}
         while i < len(names):
             pos = vectors[names[i]]
-            blob = deletion_vector.serialize_v1(pos)
+            blob = deletion_vector.serialize(pos, store.options.deletion_vectors_bitmap64)
             ranges[names[i]] = DeletionVectorRange(len(buf), len(blob) - 8, int(pos.size))
             buf += blob
             i += 1

@@ -85,7 +85,7 @@ class BucketDeletionVectors:
         ranges: dict[str, DeletionVectorRange] = {}
         for file_name in sorted(self.vectors):
             pos = self.vectors[file_name]
-            blob = deletion_vector.serialize_v1(pos)
+            blob = deletion_vector.serialize(pos, self.store.options.deletion_vectors_bitmap64)
             ranges[file_name] = DeletionVectorRange(len(out), len(blob) - 8, int(pos.size))
             out += blob
         self.store.file_io.write_bytes(path, bytes(out))
