@@ -200,15 +200,17 @@ class _Nested(Aggregator):
         rank = np.full(n_keys, -1, dtype=np.int64)
         if not len(pos):
             return pos, rank
-        # key ids count up in order of first arrival (dictionary encoding), so a key's first element
-        # gives its segment, hash and arrival rank
+        # a key's first element among these gives its segment, hash and arrival rank (inside a
+        # bucket the HashMap keeps the order of first puts). The key ids cannot serve as the arrival
+        # rank: they were numbered over all elements, those of rows not folded in (retractions
+        # under ignore-retract, ...) included, which can come first.
         ids, first_pos = np.unique(keys, return_index=True)
         k_seg = el.seg[pos[first_pos]]
         k_hash = el.hash[pos[first_pos]]
         per_seg = np.bincount(k_seg, minlength=len(merged))
         cap = _hash_map_capacity(per_seg)[k_seg]
         bucket = (k_hash ^ (k_hash >> 16)) & (cap - 1)
-        order = np.lexsort((ids, bucket, k_seg))
+        order = np.lexsort((first_pos, bucket, k_seg))
         seg_sorted = k_seg[order]
         starts = np.searchsorted(seg_sorted, seg_sorted, side="left")
         rank[ids[order]] = np.arange(len(order)) - starts
