@@ -21,22 +21,15 @@ import pyarrow as pa
 
 from paimon_sql import types as pt
 from paimon_sql.errors import UnsupportedError, ValidationError
-from paimon_sql.lsm.aggregate import (
-    Aggregator,
-    FieldAgg,
-    Segments,
-    _java_value,
-    _MapKeyHash,
-    _rows,
-    _set_key,
-)
+from paimon_sql.lsm.agg_base import Aggregator, FieldAgg, Segments, agg_and_retract_rows
+from paimon_sql.lsm.agg_java_keys import MapKeyHash, java_value, set_key
 from paimon_sql.types import DataType
 
 _TREEIFY = 8  # HashMap.TREEIFY_THRESHOLD
 _MIN_TREEIFY_CAPACITY = 64
 
 
-class _KeyHash(_MapKeyHash):
+class _KeyHash(MapKeyHash):
     def default(self, t: DataType) -> Callable[[Any], int] | None:
         raise UnsupportedError(
             f"merge_map_with_keytime is not supported for map keys of type {t.to_string()} (Java's HashMap "
@@ -70,17 +63,17 @@ class JavaHashMap:
             self.bins[b] = self.bins.get(b, 0) + 1
 
     def get(self, key: Any) -> tuple[bool, Any]:
-        e = self.entries.get(_set_key(key))
+        e = self.entries.get(set_key(key))
         return (False, None) if e is None else (True, e[1])
 
     def put(self, key: Any, value: Any) -> None:
-        k = _set_key(key)
+        k = set_key(key)
         e = self.entries.get(k)
         if e is not None:
             e[1] = value
             return
         self.seq += 1
-        h = 0 if self.hash_of is None else self.hash_of(_java_value(key))
+        h = 0 if self.hash_of is None else self.hash_of(java_value(key))
         self.entries[k] = [key, value, self.seq, h]
         if self.hash_of is None:
             return
@@ -104,7 +97,7 @@ class JavaHashMap:
             self._rebin()
 
     def remove(self, key: Any) -> None:
-        e = self.entries.pop(_set_key(key), None)
+        e = self.entries.pop(set_key(key), None)
         if e is not None and self.hash_of is not None:
             self.bins[self._bucket(e[3])] -= 1
 
@@ -162,7 +155,7 @@ class MergeMapWithKeyTime(Aggregator):
         return name
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, _ = _rows(seg, active)
+        agg, _ = agg_and_retract_rows(seg, active)
         ts = self.time_field(fa)
         hash_of = cast(pt.MapType, fa.data_type).key.accept(_KeyHash())
         what = f"Aggregation of field {fa.column!r} (merge_map_with_keytime)"

@@ -41,7 +41,15 @@ from paimon_sql.errors import ValidationError
 from paimon_sql.format.binary_row import encode_rows_array
 from paimon_sql.format.java_hash import java_hash_map_order
 from paimon_sql.format.murmur import hash_columns
-from paimon_sql.lsm.aggregate import Aggregator, FieldAgg, Segments, _count, _first_true, _rows, _valid
+from paimon_sql.lsm.agg_base import (
+    Aggregator,
+    FieldAgg,
+    Segments,
+    agg_and_retract_rows,
+    count_true,
+    first_true,
+    valid_mask,
+)
 from paimon_sql.types import DataType
 
 __all__ = ["NestedUpdate", "NestedPartialUpdate"]
@@ -75,7 +83,7 @@ class _Elements:
         self.row_start = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
         self.row = np.repeat(np.arange(len(lengths)), lengths)
         self.seg = seg.ids[self.row]
-        self.valid = _valid(self.flat)
+        self.valid = valid_mask(self.flat)
         self.key = np.full(len(self.flat), -1, dtype=np.int64)
         self.hash = np.zeros(len(self.flat), dtype=np.int64)
         if key_fields and self.valid.any():
@@ -122,14 +130,14 @@ class _Nested(Aggregator):
                 )
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, retract = _rows(seg, active)
-        valid = _valid(values)
+        agg, retract = agg_and_retract_rows(seg, active)
+        valid = valid_mask(values)
         used = (agg | seg.reset_rows) & valid  # rows whose array is folded in (a reset row starts anew)
         minus = retract & valid
         el = _Elements(values, seg, fa.nested_key, _row_type(fa))
         n_segs = len(seg.starts)
-        m = _count(used, seg)
-        first = _first_true(used, seg)
+        m = count_true(used, seg)
+        first = first_true(used, seg)
         hard = self._hard(seg, el, used, minus, m, fa)
         verbatim = (m == 1) & ~hard
         merged = (m >= 2) & ~hard
@@ -260,7 +268,7 @@ class NestedUpdate(_Nested):
 
     def _hard(self, seg: Segments, el: _Elements, used: np.ndarray, minus: np.ndarray, m: np.ndarray,
               fa: FieldAgg) -> np.ndarray:
-        hard = (_count(minus, seg) > 0) & (_count(used, seg) > 0)
+        hard = (count_true(minus, seg) > 0) & (count_true(used, seg) > 0)
         if fa.nested_key:
             # the limit cannot bind when the arrays hold fewer elements than it, nulls included
             total = np.bincount(seg.ids[used], weights=el.lengths[used], minlength=len(seg.starts))
@@ -369,7 +377,7 @@ class NestedPartialUpdate(_Nested):
         children = []
         for j in range(flat.type.num_fields):
             child = flat.field(j)
-            has = _valid(child)[pos]
+            has = valid_mask(child)[pos]
             last = np.full(len(rank), -1, dtype=np.int64)
             np.maximum.at(last, keys[has], pos[has])
             pick = last[ids]

@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from paimon_sql.errors import ValidationError
-from paimon_sql.lsm.aggregate import Aggregator, FieldAgg, Segments, _rows
+from paimon_sql.lsm.agg_base import Aggregator, FieldAgg, Segments, agg_and_retract_rows
 from paimon_sql.types import DataType
 
 # container kinds as Java's art.Containers writes them
@@ -576,7 +576,7 @@ def fold_bitmaps(values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarr
     """Per segment, Paimon's pairwise bitmap fold: a null input is skipped, the first value is kept
     as it is, each later one is ``or``-ed in and the result run-optimized (serialized once at the end:
     the model of a serialized result is the model it was written from)."""
-    agg, _ = _rows(seg, active)
+    agg, _ = agg_and_retract_rows(seg, active)
     py = values.to_pylist()
     out: list[bytes | None] = []
     for start, end in zip(seg.starts.tolist(), seg.ends.tolist()):

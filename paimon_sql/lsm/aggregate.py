@@ -18,12 +18,8 @@ function of every field exactly as Paimon does (sequence fields ``last_value``, 
 
 from __future__ import annotations
 
-import datetime as _dt
-import math
 import re
-import struct
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any, ClassVar, cast
@@ -35,191 +31,35 @@ import pyarrow.compute as pc
 from paimon_sql import types as pt
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.format.java_hash import (
-    java_boolean_hash,
-    java_double_hash,
-    java_float_hash,
     java_hash_map_order,
-    java_int_hash,
-    java_long_hash,
 )
-from paimon_sql.format.murmur import murmur_hash_bytes
+from paimon_sql.lsm.agg_base import (
+    Aggregator,
+    FieldAgg,
+    Segments,
+    agg_and_retract_rows,
+    as_floats,
+    as_int64,
+    count_true,
+    decimal_from_unscaled,
+    decimal_unscaled,
+    first_true,
+    last_true,
+    numpy_result,
+    take_or_null,
+    valid_mask,
+)
+from paimon_sql.lsm.agg_java_keys import MapKeyHash, SetHash, java_value, set_key
+from paimon_sql.lsm.agg_keytime import MergeMapWithKeyTime
+from paimon_sql.lsm.agg_nested import NestedPartialUpdate, NestedUpdate
+from paimon_sql.lsm.agg_rbm32 import Roaring32
+from paimon_sql.lsm.agg_rbm64 import RoaringBitmap64, fold_bitmaps
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import MAX_LENGTH, DataField, DataType, DecimalType, to_arrow_type
 
 PRIMARY_KEY = "primary-key"
 LAST_VALUE = "last_value"
 LAST_NON_NULL_VALUE = "last_non_null_value"
-
-
-@dataclass(frozen=True)
-class FieldAgg:
-    """How one column of a merged table is aggregated."""
-
-    column: str
-    function: str
-    data_type: DataType
-    ignore_retract: bool = False
-    delimiter: str = ","  # listagg
-    distinct: bool = False  # listagg
-    nested_key: tuple[str, ...] = ()  # nested_update, nested_partial_update
-    count_limit: int = 2**31 - 1  # nested_update
-    ts_field: str | None = None  # merge_map_with_keytime: fields.<f>.ts-field
-
-
-@dataclass(frozen=True)
-class Segments:
-    """The rows of several key groups (sorted by key and sequence) cut into segments: a segment
-    starts at each group's first row and at each reset row (a ``-D`` under remove-record-on-delete)."""
-
-    starts: np.ndarray  # first row of each segment
-    ends: np.ndarray  # last row of each segment (inclusive)
-    ids: np.ndarray  # per row: its segment
-    retract: np.ndarray  # per row: a retraction (-U, or -D when it is no reset)
-    reset: np.ndarray  # per segment: its first row is a reset
-    reset_rows: np.ndarray  # per row: a reset row
-    group_start: np.ndarray  # per segment: the first row of its key group
-
-    @property
-    def n(self) -> int:
-        return len(self.ids)
-
-
-def make_segments(
-    group_starts: np.ndarray, group_ends: np.ndarray, kinds: np.ndarray, remove_record_on_delete: bool
-) -> Segments:
-    """Segments of rows whose key groups are ``group_starts``..``group_ends`` (row kinds ``kinds``)."""
-    reset_rows = (kinds == 3) if remove_record_on_delete else np.zeros(len(kinds), dtype=bool)
-    retract = (kinds == 1) | ((kinds == 3) & ~reset_rows)
-    return segments_of(group_starts, group_ends, retract, reset_rows)
-
-
-def segments_of(
-    group_starts: np.ndarray, group_ends: np.ndarray, retract: np.ndarray, reset_rows: np.ndarray
-) -> Segments:
-    """Segments of rows in key groups, given which rows retract and which reset the row."""
-    n = len(retract)
-    is_start = reset_rows.copy()
-    is_start[group_starts] = True
-    starts = np.flatnonzero(is_start)
-    ends = np.append(starts[1:] - 1, n - 1)
-    ids = np.cumsum(is_start) - 1
-    sizes = group_ends - group_starts + 1
-    group_of_row = np.repeat(np.arange(len(group_starts)), sizes)
-    return Segments(
-        starts=starts,
-        ends=ends,
-        ids=ids,
-        retract=retract,
-        reset=reset_rows[starts],
-        reset_rows=reset_rows,
-        group_start=group_starts[group_of_row[starts]],
-    )
-
-
-# ----------------------------------------------------------------------------------------------
-# Vectorised helpers over segments
-# ----------------------------------------------------------------------------------------------
-
-
-def _last_true(mask: np.ndarray, seg: Segments) -> np.ndarray:
-    """Per segment, the last row where ``mask`` holds (-1 when none)."""
-    idx = np.where(mask, np.arange(seg.n), -1)
-    last = np.maximum.accumulate(idx)[seg.ends]
-    return np.where(last >= seg.starts, last, -1)
-
-
-def _first_true(mask: np.ndarray, seg: Segments) -> np.ndarray:
-    """Per segment, the first row where ``mask`` holds (-1 when none)."""
-    idx = np.where(mask, np.arange(seg.n), seg.n)
-    first = np.minimum.reduceat(idx, seg.starts)
-    return np.where(first <= seg.ends, first, -1)
-
-
-def _count(mask: np.ndarray, seg: Segments) -> np.ndarray:
-    return np.add.reduceat(mask.astype(np.int64), seg.starts)
-
-
-def _take(values: pa.Array, idx: np.ndarray) -> pa.Array:
-    """``values[idx]`` per segment, null where ``idx`` is -1."""
-    missing = idx < 0
-    if not missing.any():
-        return values.take(pa.array(idx))
-    return values.take(pa.array(np.where(missing, 0, idx), mask=missing))
-
-
-def _valid(values: pa.Array) -> np.ndarray:
-    if values.null_count == 0:
-        return np.ones(len(values), dtype=bool)
-    return np.asarray(values.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-
-
-def _ints(values: pa.Array) -> np.ndarray:
-    """Integer-like values (ints, dates, times, timestamps, booleans) as int64, nulls as 0."""
-    t = values.type
-    if pa.types.is_boolean(t):
-        values = pc.cast(values, pa.int8())
-    elif pa.types.is_date32(t) or pa.types.is_time32(t):
-        values = values.view(pa.int32())
-    elif pa.types.is_timestamp(t) or pa.types.is_date64(t) or pa.types.is_time64(t):
-        values = values.view(pa.int64())
-    return np.asarray(pc.fill_null(values, 0).to_numpy(zero_copy_only=False)).astype(np.int64, copy=False)
-
-
-def _floats(values: pa.Array) -> np.ndarray:
-    return np.asarray(pc.fill_null(values, 0).to_numpy(zero_copy_only=False))
-
-
-def _decimal_unscaled(values: pa.Array) -> np.ndarray:
-    """Unscaled int64 values of a decimal128 array whose precision is at most 18 (nulls as 0)."""
-    data = values.buffers()[1]
-    assert data is not None
-    words = np.frombuffer(data, dtype=np.int64, count=2 * (values.offset + len(values)))
-    out = words[2 * values.offset :: 2].copy()
-    out[~_valid(values)] = 0
-    return out
-
-
-def _decimal_from_unscaled(unscaled: np.ndarray, valid: np.ndarray, t: pa.Decimal128Type) -> pa.Array:
-    words = np.empty(2 * len(unscaled), dtype=np.int64)
-    words[0::2] = unscaled
-    words[1::2] = unscaled >> 63
-    bitmap = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little").tobytes())
-    return pa.Array.from_buffers(t, len(unscaled), [bitmap, pa.py_buffer(words.tobytes())])
-
-
-def _numpy_result(result: np.ndarray, has: np.ndarray, t: pa.DataType) -> pa.Array:
-    if pa.types.is_decimal(t):
-        assert isinstance(t, pa.Decimal128Type)
-        return _decimal_from_unscaled(result.astype(np.int64), has, t)
-    return pa.array(result, type=t, mask=~has)
-
-
-# ----------------------------------------------------------------------------------------------
-# Aggregators
-# ----------------------------------------------------------------------------------------------
-
-
-class Aggregator:
-    """One Paimon field aggregator. ``reduce`` folds every segment of ``values``; ``active`` marks the
-    rows that take part (retractions ignored by ``fields.<f>.ignore-retract`` are left out)."""
-
-    name: ClassVar[str] = ""
-    retracts: ClassVar[bool] = False  # Paimon's aggregator implements retract()
-
-    def check_type(self, field: str, t: DataType) -> None:
-        """Raises like Paimon's factory when the function does not accept the column's type."""
-
-    def check_options(self, fa: FieldAgg) -> None:
-        """Raises like Paimon's factory when the field's options do not fit (after ``check_type``)."""
-
-    def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        raise NotImplementedError
-
-
-def _rows(seg: Segments, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(rows calling agg(), rows calling retract()) among the active rows; reset rows are neither."""
-    agg = active & ~seg.retract & ~seg.reset_rows
-    return agg, active & seg.retract
 
 
 class LastValue(Aggregator):
@@ -229,11 +69,11 @@ class LastValue(Aggregator):
     retracts = True
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, retract = _rows(seg, active)
-        last = _last_true(agg | retract | seg.reset_rows, seg)
+        agg, retract = agg_and_retract_rows(seg, active)
+        last = last_true(agg | retract | seg.reset_rows, seg)
         hit = last >= 0
         last[hit] = np.where(seg.retract[last[hit]], -1, last[hit])
-        return _take(values, last)
+        return take_or_null(values, last)
 
 
 class PrimaryKeyValue(Aggregator):
@@ -243,8 +83,8 @@ class PrimaryKeyValue(Aggregator):
     retracts = True
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, retract = _rows(seg, active)
-        return _take(values, _last_true(agg | retract | seg.reset_rows, seg))
+        agg, retract = agg_and_retract_rows(seg, active)
+        return take_or_null(values, last_true(agg | retract | seg.reset_rows, seg))
 
 
 class LastNonNullValue(Aggregator):
@@ -254,11 +94,11 @@ class LastNonNullValue(Aggregator):
     retracts = True
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, retract = _rows(seg, active)
-        last = _last_true(seg.reset_rows | ((agg | retract) & _valid(values)), seg)
+        agg, retract = agg_and_retract_rows(seg, active)
+        last = last_true(seg.reset_rows | ((agg | retract) & valid_mask(values)), seg)
         hit = last >= 0
         last[hit] = np.where(seg.retract[last[hit]], -1, last[hit])
-        return _take(values, last)
+        return take_or_null(values, last)
 
 
 class FirstValue(Aggregator):
@@ -269,15 +109,15 @@ class FirstValue(Aggregator):
     non_null = False
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, _ = _rows(seg, active)
+        agg, _ = agg_and_retract_rows(seg, active)
         if self.non_null:
-            agg = agg & _valid(values)
-        first = _first_true(agg, seg)
+            agg = agg & valid_mask(values)
+        first = first_true(agg, seg)
         # aggregated rows of the same key before the segment (only segments after a reset have any)
         csum = np.concatenate([[0], np.cumsum(agg)])
         before = csum[seg.starts] - csum[seg.group_start] > 0
         pick = np.where(seg.reset & (before | (first < 0)), seg.starts, first)
-        return _take(values, pick)
+        return take_or_null(values, pick)
 
 
 class FirstNonNullValue(FirstValue):
@@ -347,39 +187,39 @@ class Sum(Aggregator):
         _check_numeric(self.name, field, t)
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, retract = _rows(seg, active)
-        valid = _valid(values)
+        agg, retract = agg_and_retract_rows(seg, active)
+        valid = valid_mask(values)
         plus = (agg | seg.reset_rows) & valid
         minus = retract & valid
         contrib = plus | minus
-        has = _count(contrib, seg) > 0
+        has = count_true(contrib, seg) > 0
         t = fa.data_type
         kind = t.accept(_VALUE_KIND)
         if kind == "float":
-            x = _floats(values)
+            x = as_floats(values)
             acc = np.full(len(seg.starts), -0.0, dtype=x.dtype)  # -0.0 + x == x for every x
             with np.errstate(all="ignore"):  # inf - inf is NaN, as in Java
                 np.add.at(acc, seg.ids[contrib], np.where(minus, -x, x)[contrib])
-            return _numpy_result(acc, has, values.type)
+            return numpy_result(acc, has, values.type)
         if kind == "wide_decimal":
             return _python_fold(values, seg, fa, plus, minus, _wide_decimal_sum(cast(DecimalType, t)))
         if kind == "decimal":
             d = cast(DecimalType, t)
-            x = _decimal_unscaled(values)
+            x = decimal_unscaled(values)
             limit = 10**d.precision
             if _cannot_reach(x, contrib, seg, limit):
-                return _decimal_from_unscaled(_segment_sums(x, plus, minus, seg), has, values.type)
+                return decimal_from_unscaled(_segment_sums(x, plus, minus, seg), has, values.type)
             local = _exact_int64_sum(x, plus, minus, seg, fa)
             if np.any(contrib & ((local >= limit) | (local <= -limit))):
                 raise _overflow(fa, f"a sum exceeds DECIMAL({d.precision}, {d.scale}), which Apache Paimon "
                                     "keeps unchecked for compact decimals; paimon_sql cannot represent it")
-            return _decimal_from_unscaled(local[seg.ends], has, values.type)
-        x = _ints(values)
+            return decimal_from_unscaled(local[seg.ends], has, values.type)
+        x = as_int64(values)
         bits = _INT_BOUNDS[t.root]
         if _cannot_reach(x, contrib, seg, 1 << (bits - 1)):  # the common case: no overflow possible
-            return _numpy_result(_segment_sums(x, plus, minus, seg), has, values.type)
+            return numpy_result(_segment_sums(x, plus, minus, seg), has, values.type)
         if bits == 64:
-            return _numpy_result(_exact_int64_sum(x, plus, minus, seg, fa)[seg.ends], has, values.type)
+            return numpy_result(_exact_int64_sum(x, plus, minus, seg, fa)[seg.ends], has, values.type)
         signed = np.where(minus, -x, np.where(plus, x, 0))
         csum = np.concatenate([[0], np.cumsum(signed)])
         local = csum[1:] - csum[seg.starts][seg.ids]
@@ -387,7 +227,7 @@ class Sum(Aggregator):
         bad = contrib & ((local < lo) | (local > hi))
         if bad.any():
             raise _overflow(fa, f"a running sum reaches {int(local[np.argmax(bad)])}")
-        return _numpy_result(local[seg.ends], has, values.type)
+        return numpy_result(local[seg.ends], has, values.type)
 
 
 def _cannot_reach(x: np.ndarray, contrib: np.ndarray, seg: Segments, limit: int) -> bool:
@@ -496,24 +336,24 @@ class Product(Aggregator):
         _check_numeric(self.name, field, t)
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, retract = _rows(seg, active)
-        valid = _valid(values)
+        agg, retract = agg_and_retract_rows(seg, active)
+        valid = valid_mask(values)
         plus = (agg | seg.reset_rows) & valid
         minus = retract & valid
-        has = _count(plus, seg) > 0
+        has = count_true(plus, seg) > 0
         t = fa.data_type
         fns = _product_fns(t, fa)
         kind = t.accept(_VALUE_KIND)
         if kind in ("decimal", "wide_decimal"):
             return _python_fold(values, seg, fa, plus, minus, fns)
-        slow = _count(minus, seg) > 0  # division truncates: order matters, fold row by row
+        slow = count_true(minus, seg) > 0  # division truncates: order matters, fold row by row
         if kind == "float":
-            x = _floats(values)
+            x = as_floats(values)
             acc = np.ones(len(seg.starts), dtype=x.dtype)
             with np.errstate(all="ignore"):
                 np.multiply.at(acc, seg.ids[plus], x[plus])
         else:
-            x = _ints(values)
+            x = as_int64(values)
             bits = _INT_BOUNDS[t.root]
             # |running product| only grows until a zero: near the bound, check exactly row by row
             mag = np.ones(len(seg.starts))
@@ -523,7 +363,7 @@ class Product(Aggregator):
             acc = np.ones(len(seg.starts), dtype=np.int64)
             np.multiply.at(acc, seg.ids[plus], x[plus])
             acc[slow] = 0  # replaced below
-        out = _numpy_result(acc, has, values.type)
+        out = numpy_result(acc, has, values.type)
         if not slow.any():
             return out
         fixed = _python_fold(values, seg, fa, plus, minus, fns, only=slow)
@@ -640,7 +480,7 @@ def _order_keys(values: pa.Array, t: DataType) -> np.ndarray | None:
     """int64 keys ordered as Paimon compares the values (None: compare with a sort instead)."""
     kind = t.accept(_VALUE_KIND)
     if kind == "float":
-        x = _floats(values)
+        x = as_floats(values)
         ibits = np.int32 if x.dtype == np.float32 else np.int64
         nan = 0x7FC00000 if ibits is np.int32 else 0x7FF8000000000000
         b = x.view(ibits).copy()
@@ -648,9 +488,9 @@ def _order_keys(values: pa.Array, t: DataType) -> np.ndarray | None:
         mask = ibits(0x7FFFFFFF) if ibits is np.int32 else np.int64(0x7FFFFFFFFFFFFFFF)
         return (b ^ ((b >> (31 if ibits is np.int32 else 63)) & mask)).astype(np.int64)
     if kind == "decimal":
-        return _decimal_unscaled(values)
+        return decimal_unscaled(values)
     if kind == "int":
-        return _ints(values)
+        return as_int64(values)
     return None
 
 
@@ -661,8 +501,8 @@ class _MinMax(Aggregator):
         _check_comparable(self.name, field, t)
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, _ = _rows(seg, active)
-        contrib = (agg | seg.reset_rows) & _valid(values)
+        agg, _ = agg_and_retract_rows(seg, active)
+        contrib = (agg | seg.reset_rows) & valid_mask(values)
         keys = _order_keys(values, fa.data_type)
         if keys is None:  # strings, binary, wide decimals: pyarrow's hash min/max (byte order)
             sub = pa.table({"s": seg.ids[contrib], "v": values.filter(pa.array(contrib))})
@@ -670,7 +510,7 @@ class _MinMax(Aggregator):
             g = sub.group_by("s", use_threads=False).aggregate([("v", how)])
             pos = np.full(len(seg.starts), -1, dtype=np.int64)
             pos[g.column("s").to_numpy()] = np.arange(g.num_rows)
-            return _take(g.column("v_" + how).combine_chunks(), pos)
+            return take_or_null(g.column("v_" + how).combine_chunks(), pos)
         info = np.iinfo(np.int64)
         fill = info.min if self.largest else info.max
         masked = np.where(contrib, keys, fill)
@@ -678,8 +518,8 @@ class _MinMax(Aggregator):
         best = ufunc.reduceat(masked, seg.starts)
         hit = contrib & (keys == best[seg.ids])
         # ties compare equal and are equal values: max keeps the older one, min takes the newer one
-        pick = _first_true(hit, seg) if self.largest else _last_true(hit, seg)
-        return _take(values, pick)
+        pick = first_true(hit, seg) if self.largest else last_true(hit, seg)
+        return take_or_null(values, pick)
 
 
 class Max(_MinMax):
@@ -703,14 +543,14 @@ class _Bool(Aggregator):
             )
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, _ = _rows(seg, active)
-        contrib = (agg | seg.reset_rows) & _valid(values)
-        x = _ints(values).astype(bool)
-        has = _count(contrib, seg) > 0
+        agg, _ = agg_and_retract_rows(seg, active)
+        contrib = (agg | seg.reset_rows) & valid_mask(values)
+        x = as_int64(values).astype(bool)
+        has = count_true(contrib, seg) > 0
         if self.all_of:
-            result = _count(contrib & ~x, seg) == 0
+            result = count_true(contrib & ~x, seg) == 0
         else:
-            result = _count(contrib & x, seg) > 0
+            result = count_true(contrib & x, seg) > 0
         return pa.array(result, type=pa.bool_(), mask=~has)
 
 
@@ -762,19 +602,19 @@ class Listagg(Aggregator):
             )
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, _ = _rows(seg, active)
-        nonblank = (agg | seg.reset_rows) & _valid(values) & ~_blank(values)
+        agg, _ = agg_and_retract_rows(seg, active)
+        nonblank = (agg | seg.reset_rows) & valid_mask(values) & ~_blank(values)
         n_segs = len(seg.starts)
         if fa.distinct:
             joined = self._distinct(values, seg, fa, nonblank)
         else:
             items = values.filter(pa.array(nonblank))
             joined = pc.binary_join(_lists(items, seg.ids[nonblank], n_segs), fa.delimiter)
-        has = _count(nonblank, seg) > 0
+        has = count_true(nonblank, seg) > 0
         if has.all():
             return joined
         # nothing to concatenate: a reset row's own value (blank or null) stays, else null
-        fallback = _take(values, np.where(seg.reset, seg.starts, -1))
+        fallback = take_or_null(values, np.where(seg.reset, seg.starts, -1))
         return pc.if_else(pa.array(has), joined, fallback)
 
     def _distinct(self, values: pa.Array, seg: Segments, fa: FieldAgg, nonblank: np.ndarray) -> pa.Array:
@@ -785,7 +625,7 @@ class Listagg(Aggregator):
             # are not the tokens added, so fold row by row
             return self._distinct_rows(values, seg, fa, nonblank)
         n_segs = len(seg.starts)
-        first = _first_true(nonblank, seg)
+        first = first_true(nonblank, seg)
         first = first[first >= 0]
         later = nonblank.copy()
         later[first] = False
@@ -850,41 +690,6 @@ class Listagg(Aggregator):
         return pa.array([acc.get(s, "") for s in range(len(seg.starts))], type=pa.string())
 
 
-class _SetHash(pt.DefaultTypeVisitor["Callable[[Any], int] | None"]):
-    """How a distinct ``collect`` orders elements of a type: Java's ``HashSet`` order needs the
-    element's ``hashCode()`` (None: compared by an equaliser in arrival order instead, as Paimon
-    does for strings, binaries and nested types; a type with neither raises)."""
-
-    def default(self, t: DataType) -> Callable[[Any], int] | None:
-        raise UnsupportedError(
-            f"collect with fields.<field>.distinct is not supported for elements of type {t.to_string()} "
-            "(Java's HashSet order of their hash codes is not reproduced)"
-        )
-
-    def _ordered(self, t: DataType) -> Callable[[Any], int] | None:
-        return None
-
-    visit_char = visit_varchar = visit_binary = visit_varbinary = _ordered
-    visit_array = visit_map = visit_multiset = visit_row = _ordered
-
-    def _int(self, t: DataType) -> Callable[[Any], int] | None:
-        return java_int_hash
-
-    visit_tinyint = visit_smallint = visit_int = visit_date = visit_time = _int
-
-    def visit_bigint(self, t: pt.BigIntType) -> Callable[[Any], int] | None:
-        return java_long_hash
-
-    def visit_boolean(self, t: pt.BooleanType) -> Callable[[Any], int] | None:
-        return java_boolean_hash
-
-    def visit_float(self, t: pt.FloatType) -> Callable[[Any], int] | None:
-        return java_float_hash
-
-    def visit_double(self, t: pt.DoubleType) -> Callable[[Any], int] | None:
-        return java_double_hash
-
-
 class Collect(Aggregator):
     """Paimon's ``collect``: the elements of the arrays of a key concatenated in sequence order (null
     arrays skipped); with ``fields.<f>.distinct`` every fold keeps each element once, strings and
@@ -901,9 +706,9 @@ class Collect(Aggregator):
             )
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, retract = _rows(seg, active)
+        agg, retract = agg_and_retract_rows(seg, active)
         if not fa.distinct and not retract.any():
-            return self._concat(values, seg, (agg | seg.reset_rows) & _valid(values))
+            return self._concat(values, seg, (agg | seg.reset_rows) & valid_mask(values))
         return self._fold(values, seg, fa, agg, retract)
 
     @staticmethod
@@ -918,7 +723,7 @@ class Collect(Aggregator):
         item_seg = np.repeat(seg.ids[rows], lengths)
         counts = np.bincount(item_seg, minlength=n_segs)
         offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
-        has = _count(used, seg) > 0
+        has = count_true(used, seg) > 0
         out = pa.ListArray.from_arrays(pa.array(offsets), flat, type=values.type,
                                        mask=pa.array(~has))
         return out
@@ -927,7 +732,7 @@ class Collect(Aggregator):
     def _fold(values: pa.Array, seg: Segments, fa: FieldAgg, agg: np.ndarray, retract: np.ndarray) -> pa.Array:
         """Paimon's fold, per key: where Java's set order or a retraction forces it."""
         element_type = cast(pt.ArrayType, fa.data_type).element
-        hash_of = element_type.accept(_SetHash()) if fa.distinct else None
+        hash_of = element_type.accept(SetHash()) if fa.distinct else None
         py = values.to_pylist()
         out: list[list[Any] | None] = []
         for start, end in zip(seg.starts.tolist(), seg.ends.tolist()):
@@ -941,25 +746,6 @@ class Collect(Aggregator):
                     acc = _collect_retract(acc, py[r])
             out.append(acc)
         return pa.array(out, type=values.type)
-
-
-_EPOCH_DAY = _dt.date(1970, 1, 1)
-
-
-def _java_value(e: Any) -> Any:
-    """An element as the Java object whose hashCode / equals a HashSet uses: a DATE is its epoch
-    day, a TIME its millisecond of the day, a float its bits (NaN canonical, -0.0 not 0.0)."""
-    if isinstance(e, _dt.date):
-        return (e - _EPOCH_DAY).days
-    if isinstance(e, _dt.time):
-        return ((e.hour * 60 + e.minute) * 60 + e.second) * 1000 + e.microsecond // 1000
-    return e
-
-
-def _set_key(e: Any) -> Any:
-    if isinstance(e, float):
-        return ("nan",) if math.isnan(e) else (struct.pack(">d", e),)
-    return e
 
 
 def _collect_agg(
@@ -981,11 +767,11 @@ def _collect_agg(
     seen: set[Any] = set()
     uniq: list[Any] = []
     for e in items:  # a HashSet keeps the first of equal elements
-        k = _set_key(e)
+        k = set_key(e)
         if k not in seen:
             seen.add(k)
             uniq.append(e)
-    order = java_hash_map_order(range(len(uniq)), lambda i: 0 if uniq[i] is None else hash_of(_java_value(uniq[i])))
+    order = java_hash_map_order(range(len(uniq)), lambda i: 0 if uniq[i] is None else hash_of(java_value(uniq[i])))
     return [uniq[i] for i in order]
 
 
@@ -1004,33 +790,6 @@ def _collect_retract(acc: list[Any] | None, x: list[Any] | None) -> list[Any] | 
     return out
 
 
-class _MapKeyHash(_SetHash):
-    """``hashCode()`` of a map key in Paimon's merge_map HashMap: a string is a BinaryString (Murmur3
-    of its UTF-8 bytes); a binary key has identity hashing in Paimon (any order is Paimon's), kept in
-    arrival order here; nested keys are not supported."""
-
-    def default(self, t: DataType) -> Callable[[Any], int] | None:
-        raise UnsupportedError(
-            f"merge_map is not supported for map keys of type {t.to_string()} (Java's HashMap order of "
-            "their hash codes is not reproduced)"
-        )
-
-    def _string(self, t: DataType) -> Callable[[Any], int] | None:
-        return lambda v: murmur_hash_bytes(v.encode("utf-8")) & 0xFFFFFFFF
-
-    visit_char = visit_varchar = _string
-
-    def _binary(self, t: DataType) -> Callable[[Any], int] | None:
-        return None
-
-    visit_binary = visit_varbinary = _binary
-
-    def _nested(self, t: DataType) -> Callable[[Any], int] | None:
-        return self.default(t)
-
-    visit_array = visit_map = visit_multiset = visit_row = _nested
-
-
 class MergeMap(Aggregator):
     """Paimon's ``merge_map``: the maps of a key merged, later values winning; every merge of two
     non-null maps builds a new Java HashMap (keys in its iteration order: the key hash codes are
@@ -1046,9 +805,9 @@ class MergeMap(Aggregator):
             )
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, retract = _rows(seg, active)
+        agg, retract = agg_and_retract_rows(seg, active)
         key_type = cast(pt.MapType, fa.data_type).key
-        hash_of = key_type.accept(_MapKeyHash())
+        hash_of = key_type.accept(MapKeyHash())
         py = values.to_pylist()
         out: list[list[tuple[Any, Any]] | None] = []
         for start, end in zip(seg.starts.tolist(), seg.ends.tolist()):
@@ -1071,11 +830,11 @@ def _hash_map(items: list[tuple[Any, Any]], hash_of: Callable[[Any], int] | None
     key keeps its place), in the map's iteration order (arrival order when ``hash_of`` is None)."""
     merged: dict[Any, Any] = {}
     for k, v in items:
-        merged[_set_key(k)] = (k, v) if _set_key(k) not in merged else (merged[_set_key(k)][0], v)
+        merged[set_key(k)] = (k, v) if set_key(k) not in merged else (merged[set_key(k)][0], v)
     entries = list(merged.values())
     if hash_of is None:
         return entries
-    order = java_hash_map_order(range(len(entries)), lambda i: hash_of(_java_value(entries[i][0])))
+    order = java_hash_map_order(range(len(entries)), lambda i: hash_of(java_value(entries[i][0])))
     return [entries[i] for i in order]
 
 
@@ -1094,9 +853,6 @@ class RoaringBitmap32(Aggregator):
             )
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        from paimon_sql.lsm.agg_rbm32 import Roaring32
-        from paimon_sql.lsm.agg_rbm64 import fold_bitmaps
-
         return fold_bitmaps(values, seg, fa, active, Roaring32.parse)
 
 
@@ -1120,14 +876,10 @@ AGGREGATORS: dict[str, Aggregator] = {
         FirstNotNullValue(), Listagg(), BoolAnd(), BoolOr(), PrimaryKeyValue(), Collect(), MergeMap(), RoaringBitmap32(),
     )
 }
-"""Paimon's aggregate functions by name (the unsupported ones raise UnsupportedError)."""
+"""Paimon's aggregate functions by name (the unsupported ones raise UnsupportedError); adding one is an
+entry here and a module building on ``agg_base``."""
 for _name in ("hll_sketch", "theta_sketch"):
     AGGREGATORS[_name] = _NotImplemented(_name)
-
-# modules of further aggregators build on the base above
-from paimon_sql.lsm.agg_keytime import MergeMapWithKeyTime  # noqa: E402
-from paimon_sql.lsm.agg_nested import NestedPartialUpdate, NestedUpdate  # noqa: E402
-from paimon_sql.lsm.agg_rbm64 import RoaringBitmap64  # noqa: E402
 
 AGGREGATORS.update({
     "nested_update": NestedUpdate(), "nested_partial_update": NestedPartialUpdate(),

@@ -17,15 +17,8 @@ import pyarrow.compute as pc
 
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.format.system_fields import KIND, SEQ, RowKind
-from paimon_sql.lsm.aggregate import (
-    AGGREGATORS,
-    FieldAgg,
-    aggregate_column,
-    build_field_aggs,
-    field_agg,
-    make_segments,
-    segments_of,
-)
+from paimon_sql.lsm.agg_base import FieldAgg, make_segments, segments_of
+from paimon_sql.lsm.aggregate import AGGREGATORS, aggregate_column, build_field_aggs, field_agg
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import DataField
 

@@ -1,0 +1,187 @@
+"""The base of the aggregation merge engine's field aggregators (``aggregate.py`` holds the
+registry): how a column is aggregated (``FieldAgg``), the segments a key group's rows are cut into
+(``Segments``), the ``Aggregator`` interface every function implements (one module per function
+family: ``aggregate.py``, ``agg_nested.py``, ``agg_keytime.py``, ``agg_rbm64.py``, ...), and the
+vectorised helpers over segments they share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_sql.types import DataType
+
+
+@dataclass(frozen=True)
+class FieldAgg:
+    """How one column of a merged table is aggregated."""
+
+    column: str
+    function: str
+    data_type: DataType
+    ignore_retract: bool = False
+    delimiter: str = ","  # listagg
+    distinct: bool = False  # listagg
+    nested_key: tuple[str, ...] = ()  # nested_update, nested_partial_update
+    count_limit: int = 2**31 - 1  # nested_update
+    ts_field: str | None = None  # merge_map_with_keytime: fields.<f>.ts-field
+
+
+@dataclass(frozen=True)
+class Segments:
+    """The rows of several key groups (sorted by key and sequence) cut into segments: a segment
+    starts at each group's first row and at each reset row (a ``-D`` under remove-record-on-delete)."""
+
+    starts: np.ndarray  # first row of each segment
+    ends: np.ndarray  # last row of each segment (inclusive)
+    ids: np.ndarray  # per row: its segment
+    retract: np.ndarray  # per row: a retraction (-U, or -D when it is no reset)
+    reset: np.ndarray  # per segment: its first row is a reset
+    reset_rows: np.ndarray  # per row: a reset row
+    group_start: np.ndarray  # per segment: the first row of its key group
+
+    @property
+    def n(self) -> int:
+        return len(self.ids)
+
+
+def make_segments(
+    group_starts: np.ndarray, group_ends: np.ndarray, kinds: np.ndarray, remove_record_on_delete: bool
+) -> Segments:
+    """Segments of rows whose key groups are ``group_starts``..``group_ends`` (row kinds ``kinds``)."""
+    reset_rows = (kinds == 3) if remove_record_on_delete else np.zeros(len(kinds), dtype=bool)
+    retract = (kinds == 1) | ((kinds == 3) & ~reset_rows)
+    return segments_of(group_starts, group_ends, retract, reset_rows)
+
+
+def segments_of(
+    group_starts: np.ndarray, group_ends: np.ndarray, retract: np.ndarray, reset_rows: np.ndarray
+) -> Segments:
+    """Segments of rows in key groups, given which rows retract and which reset the row."""
+    n = len(retract)
+    is_start = reset_rows.copy()
+    is_start[group_starts] = True
+    starts = np.flatnonzero(is_start)
+    ends = np.append(starts[1:] - 1, n - 1)
+    ids = np.cumsum(is_start) - 1
+    sizes = group_ends - group_starts + 1
+    group_of_row = np.repeat(np.arange(len(group_starts)), sizes)
+    return Segments(
+        starts=starts,
+        ends=ends,
+        ids=ids,
+        retract=retract,
+        reset=reset_rows[starts],
+        reset_rows=reset_rows,
+        group_start=group_starts[group_of_row[starts]],
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Vectorised helpers over segments
+# ----------------------------------------------------------------------------------------------
+
+
+def last_true(mask: np.ndarray, seg: Segments) -> np.ndarray:
+    """Per segment, the last row where ``mask`` holds (-1 when none)."""
+    idx = np.where(mask, np.arange(seg.n), -1)
+    last = np.maximum.accumulate(idx)[seg.ends]
+    return np.where(last >= seg.starts, last, -1)
+
+
+def first_true(mask: np.ndarray, seg: Segments) -> np.ndarray:
+    """Per segment, the first row where ``mask`` holds (-1 when none)."""
+    idx = np.where(mask, np.arange(seg.n), seg.n)
+    first = np.minimum.reduceat(idx, seg.starts)
+    return np.where(first <= seg.ends, first, -1)
+
+
+def count_true(mask: np.ndarray, seg: Segments) -> np.ndarray:
+    return np.add.reduceat(mask.astype(np.int64), seg.starts)
+
+
+def take_or_null(values: pa.Array, idx: np.ndarray) -> pa.Array:
+    """``values[idx]`` per segment, null where ``idx`` is -1."""
+    missing = idx < 0
+    if not missing.any():
+        return values.take(pa.array(idx))
+    return values.take(pa.array(np.where(missing, 0, idx), mask=missing))
+
+
+def valid_mask(values: pa.Array) -> np.ndarray:
+    if values.null_count == 0:
+        return np.ones(len(values), dtype=bool)
+    return np.asarray(values.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def as_int64(values: pa.Array) -> np.ndarray:
+    """Integer-like values (ints, dates, times, timestamps, booleans) as int64, nulls as 0."""
+    t = values.type
+    if pa.types.is_boolean(t):
+        values = pc.cast(values, pa.int8())
+    elif pa.types.is_date32(t) or pa.types.is_time32(t):
+        values = values.view(pa.int32())
+    elif pa.types.is_timestamp(t) or pa.types.is_date64(t) or pa.types.is_time64(t):
+        values = values.view(pa.int64())
+    return np.asarray(pc.fill_null(values, 0).to_numpy(zero_copy_only=False)).astype(np.int64, copy=False)
+
+
+def as_floats(values: pa.Array) -> np.ndarray:
+    return np.asarray(pc.fill_null(values, 0).to_numpy(zero_copy_only=False))
+
+
+def decimal_unscaled(values: pa.Array) -> np.ndarray:
+    """Unscaled int64 values of a decimal128 array whose precision is at most 18 (nulls as 0)."""
+    data = values.buffers()[1]
+    assert data is not None
+    words = np.frombuffer(data, dtype=np.int64, count=2 * (values.offset + len(values)))
+    out = words[2 * values.offset :: 2].copy()
+    out[~valid_mask(values)] = 0
+    return out
+
+
+def decimal_from_unscaled(unscaled: np.ndarray, valid: np.ndarray, t: pa.Decimal128Type) -> pa.Array:
+    words = np.empty(2 * len(unscaled), dtype=np.int64)
+    words[0::2] = unscaled
+    words[1::2] = unscaled >> 63
+    bitmap = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little").tobytes())
+    return pa.Array.from_buffers(t, len(unscaled), [bitmap, pa.py_buffer(words.tobytes())])
+
+
+def numpy_result(result: np.ndarray, has: np.ndarray, t: pa.DataType) -> pa.Array:
+    if pa.types.is_decimal(t):
+        assert isinstance(t, pa.Decimal128Type)
+        return decimal_from_unscaled(result.astype(np.int64), has, t)
+    return pa.array(result, type=t, mask=~has)
+
+
+# ----------------------------------------------------------------------------------------------
+# Aggregators
+# ----------------------------------------------------------------------------------------------
+
+
+class Aggregator:
+    """One Paimon field aggregator. ``reduce`` folds every segment of ``values``; ``active`` marks the
+    rows that take part (retractions ignored by ``fields.<f>.ignore-retract`` are left out)."""
+
+    name: ClassVar[str] = ""
+    retracts: ClassVar[bool] = False  # Paimon's aggregator implements retract()
+
+    def check_type(self, field: str, t: DataType) -> None:
+        """Raises like Paimon's factory when the function does not accept the column's type."""
+
+    def check_options(self, fa: FieldAgg) -> None:
+        """Raises like Paimon's factory when the field's options do not fit (after ``check_type``)."""
+
+    def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
+        raise NotImplementedError
+
+
+def agg_and_retract_rows(seg: Segments, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rows calling agg(), rows calling retract()) among the active rows; reset rows are neither."""
+    agg = active & ~seg.retract & ~seg.reset_rows
+    return agg, active & seg.retract
