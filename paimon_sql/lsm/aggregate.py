@@ -1236,13 +1236,16 @@ AGGREGATORS: dict[str, Aggregator] = {
 }
 """Paimon's aggregate functions by name (the unsupported ones raise UnsupportedError)."""
 for _name in ("merge_map_with_keytime",
-              "rbm64", "hll_sketch", "theta_sketch"):
+              "rbm64"):
     AGGREGATORS[_name] = _NotImplemented(_name)
 
 # modules of further aggregators import the base above (import them through this module)
 from paimon_sql.lsm.agg_nested import NestedPartialUpdate, NestedUpdate  # noqa: E402
 
 AGGREGATORS.update({"nested_update": NestedUpdate(), "nested_partial_update": NestedPartialUpdate()})
+from paimon_sql.lsm.agg_sketch import HllSketch, ThetaSketch  # noqa: E402
+
+AGGREGATORS.update({"hll_sketch": HllSketch(), "theta_sketch": ThetaSketch()})
 
 
 def aggregate_column(values: pa.Array | pa.ChunkedArray, seg: Segments, fa: FieldAgg) -> pa.Array:

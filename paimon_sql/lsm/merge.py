@@ -547,7 +547,7 @@ _PK_IN_GROUP = (
     "cannot be put in sequence-group."
 )
 _NOT_IN_GROUPS = ("first_non_null_value", "first_not_null_value", "listagg", "collect", "merge_map", "rbm32",
-                  "nested_update", "nested_partial_update")
+                  "nested_update", "nested_partial_update", "hll_sketch", "theta_sketch")
 
 
 def _partial_update_groups(
