@@ -19,7 +19,9 @@ written the Java way here:
 
 * Theta: Java writes the unused ``p`` field of a compact sketch as ``1.0f`` (C++ writes 0), an
   empty compact sketch with a zero seed hash (C++ writes the seed hash), and sets the single-item
-  flag (0x20) on a sketch of one entry (C++ does not).
+  flag (0x20) on a sketch of one entry (C++ does not). An input in Java's updatable (QuickSelect)
+  form, which Java's union reads and the C++ library does not, is turned into the compact sketch
+  of the same entries first.
 * HLL: when a union merges a LIST/SET sketch's coupons into an HLL-mode sketch, the HIP
   accumulator differs: Java adds to it on every register increase, C++ only while the sketch is
   not "out of order" (the state after merging two HLL-mode sketches, whose HIP both reset to 0),
@@ -179,6 +181,9 @@ def _feed(
 
 _THETA_EMPTY_FLAG = 4
 _THETA_SINGLE_ITEM_FLAG = 0x20
+_THETA_COMPACT_ORDERED = 0x1A  # read-only, compact, ordered
+_THETA_FAMILY_QUICKSELECT = 2
+_THETA_MAX = 2**63 - 1
 _JAVA_EMPTY_THETA = bytes([1, 3, 3, 0, 0, 0x1E, 0, 0])  # Java's EmptyCompactSketch (seed hash 0)
 _JAVA_P = struct.pack("<f", 1.0)
 
@@ -187,14 +192,34 @@ def java_theta_union(acc: bytes, x: bytes) -> bytes:
     """Paimon's ``ThetaSketch.union(acc, x)``: the bytes Java writes."""
     ds = datasketches()
     union = ds.theta_union()  # lgK 12, p 1.0, seed 9001: Java's SetOperationBuilder defaults
-    union.update(ds.compact_theta_sketch.deserialize(acc))
-    union.update(ds.compact_theta_sketch.deserialize(x))
+    union.update(ds.compact_theta_sketch.deserialize(_compact_theta(acc)))
+    union.update(ds.compact_theta_sketch.deserialize(_compact_theta(x)))
     out = bytes(union.get_result(True).serialize())
     if out[0] == 1 and out[5] & _THETA_EMPTY_FLAG:
         return _JAVA_EMPTY_THETA
     if out[0] == 1:  # one entry, theta 1.0: Java's SingleItemSketch sets its flag
         return out[:5] + bytes([out[5] | _THETA_SINGLE_ITEM_FLAG]) + out[6:]
     return out[:12] + _JAVA_P + out[16:]
+
+
+def _compact_theta(b: bytes) -> bytes:
+    """A sketch in Java's updatable (QuickSelect) form as the ordered compact sketch of the same
+    entries and theta, which a union reads alike (the C++ library reads compact sketches only);
+    other sketches as they are."""
+    if len(b) < 24 or b[1] != 3 or b[2] != _THETA_FAMILY_QUICKSELECT:
+        return b
+    pre, lg_arr, flags, seed_hash = b[0] & 0x3F, b[4], b[5], b[6:8]
+    if flags & _THETA_EMPTY_FLAG:
+        return _JAVA_EMPTY_THETA
+    theta = struct.unpack_from("<q", b, 16)[0]
+    table = np.frombuffer(b, "<i8", count=min(1 << lg_arr, (len(b) - pre * 8) // 8), offset=pre * 8)
+    hashes = np.sort(table[(table > 0) & (table < theta)])
+    flags = _THETA_COMPACT_ORDERED
+    if theta == _THETA_MAX and len(hashes) == 1:
+        return bytes([1, 3, 3, 0, 0, flags | _THETA_SINGLE_ITEM_FLAG]) + seed_hash + hashes.tobytes()
+    pre = 2 if theta == _THETA_MAX else 3
+    head = bytes([pre, 3, 3, 0, 0, flags]) + seed_hash + struct.pack("<i", len(hashes)) + _JAVA_P
+    return head + (struct.pack("<q", theta) if pre == 3 else b"") + hashes.astype("<i8").tobytes()
 
 
 # ----------------------------------------------------------------------------------------------

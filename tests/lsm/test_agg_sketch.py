@@ -59,12 +59,12 @@ public class Sk {
         long first = Long.parseLong(w[3]);
         for (long v = first; v < first + Long.parseLong(w[4]); v++) { s.update(v); }
         out = w[5].equals("1") ? s.toCompactByteArray() : s.toUpdatableByteArray();
-      } else if (w[0].equals("theta-make")) {  // theta-make lgK p first count ordered(1|0)
+      } else if (w[0].equals("theta-make")) {  // theta-make lgK p first count ordered(1|0)|updatable(u)
         UpdateSketch s = UpdateSketch.builder().setLogNominalEntries(Integer.parseInt(w[1]))
             .setP(Float.parseFloat(w[2])).build();
         long first = Long.parseLong(w[3]);
         for (long v = first; v < first + Long.parseLong(w[4]); v++) { s.update(v); }
-        out = s.compact(w[5].equals("1"), null).toByteArray();
+        out = w[5].equals("u") ? s.toByteArray() : s.compact(w[5].equals("1"), null).toByteArray();
       } else {  // hll|theta hex:hex:... folded left to right as Paimon's aggregator does
         byte[] acc = null;
         for (String h : w[1].split(":")) {
@@ -105,18 +105,19 @@ def java(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return run
 
 
-def _py_hll(lg_k: int, t: str, first: int, n: int, compact: bool) -> bytes:
+def _py_hll(lg_k: int, t: str, first: int, n: int, compact: bool | str) -> bytes:
     s = ds.hll_sketch(lg_k, _TYPES[t])
     for v in range(first, first + n):
         s.update(v)
-    return bytes(s.serialize_compact() if compact else s.serialize_updatable())
+    return bytes(s.serialize_compact() if compact in (True, "1") else s.serialize_updatable())
 
 
-def _py_theta(lg_k: int, p: float, first: int, n: int, ordered: bool) -> bytes:
+def _py_theta(lg_k: int, p: float, first: int, n: int, ordered: bool | str) -> bytes:
+    """(the C++ library cannot write the updatable form: an updatable "u" sketch is unordered here)"""
     s = ds.update_theta_sketch(lg_k, p=p)
     for v in range(first, first + n):
         s.update(v)
-    return bytes(s.compact(ordered).serialize())
+    return bytes(s.compact(ordered in (True, "1")).serialize())
 
 
 def _engine(function: str, groups: list[list[bytes | None]]) -> list[bytes | None]:
@@ -135,15 +136,15 @@ def _engine(function: str, groups: list[list[bytes | None]]) -> list[bytes | Non
 def _specs(rnd: random.Random, kind: str) -> list[tuple[Any, ...]]:
     if kind == "hll":  # sizes give every mode: empty, LIST (<8), SET, HLL (with aux exceptions for HLL_4)
         return [(rnd.choice([4, 5, 8, 10, 12, 14, 16]), rnd.choice(list(_TYPES)), rnd.randrange(30000),
-                 rnd.choice([0, 1, 3, 7, 20, 100, 300, 1000, 5000, 20000]), rnd.random() < 0.5)
+                 rnd.choice([0, 1, 3, 7, 20, 100, 300, 1000, 5000, 20000]), rnd.choice("10"))
                 for _ in range(rnd.randint(2, 4))]
     return [(rnd.choice([5, 9, 12, 14]), rnd.choice([1.0, 1.0, 0.5]), rnd.randrange(30000),
-             rnd.choice([0, 1, 3, 20, 100, 1000, 5000, 20000]), rnd.random() < 0.5)
+             rnd.choice([0, 1, 3, 20, 100, 1000, 5000, 20000]), rnd.choice("10u"))
             for _ in range(rnd.randint(2, 4))]
 
 
 def _make_line(kind: str, spec: tuple[Any, ...]) -> str:
-    return f"{kind}-make {spec[0]} {spec[1]} {spec[2]} {spec[3]} {int(spec[4])}"
+    return f"{kind}-make {spec[0]} {spec[1]} {spec[2]} {spec[3]} {spec[4]}"
 
 
 def _check(java: Any, kind: str, seed: int, n_groups: int) -> None:
@@ -199,13 +200,15 @@ def test_cases_that_need_java_rules(java: Any) -> None:
     assert _engine("hll_sketch", [list(g) for g in groups]) == java(
         ["hll " + ":".join(b.hex() for b in g) for g in groups])
     theta = java(["theta-make 12 1.0 0 1 1", "theta-make 12 1.0 0 0 1", "theta-make 12 0.5 0 0 1",
-                  "theta-make 9 0.5 100 3 0", "theta-make 12 1.0 0 9000 1"])
-    one, t_empty, sampled_empty, sampled, full = theta
+                  "theta-make 9 0.5 100 3 0", "theta-make 12 1.0 0 9000 1", "theta-make 12 1.0 7 1 u",
+                  "theta-make 10 0.5 0 5000 u", "theta-make 12 1.0 0 0 u", "theta-make 12 1.0 50 200 u"])
+    one, t_empty, sampled_empty, sampled, full, u_one, u_sampled, u_empty, u_exact = theta
     groups = [
         [one, t_empty],  # one entry: Java's single-item flag
         [t_empty, sampled_empty],  # empty: Java's 8 bytes with a zero seed hash
         [sampled, one],  # estimation mode: p written as 1.0f
         [full, one, sampled],  # more than 4096 entries: theta reduced
+        [u_one, one], [u_sampled, u_exact, full], [u_empty, u_exact], [one, u_empty],  # updatable (QuickSelect) inputs
     ]
     assert _engine("theta_sketch", [list(g) for g in groups]) == java(
         ["theta " + ":".join(b.hex() for b in g) for g in groups])
