@@ -21,7 +21,7 @@ written the Java way here:
   empty compact sketch with a zero seed hash (C++ writes the seed hash), and sets the single-item
   flag (0x20) on a sketch of one entry (C++ does not). An input in Java's updatable (QuickSelect)
   form, which Java's union reads and the C++ library does not, is turned into the compact sketch
-  of the same entries first.
+  of the same entries first; inputs under 16 bytes are skipped, as Java's union does.
 * HLL: when a union merges a LIST/SET sketch's coupons into an HLL-mode sketch, the HIP
   accumulator differs: Java adds to it on every register increase, C++ only while the sketch is
   not "out of order" (the state after merging two HLL-mode sketches, whose HIP both reset to 0),
@@ -192,8 +192,9 @@ def java_theta_union(acc: bytes, x: bytes) -> bytes:
     """Paimon's ``ThetaSketch.union(acc, x)``: the bytes Java writes."""
     ds = datasketches()
     union = ds.theta_union()  # lgK 12, p 1.0, seed 9001: Java's SetOperationBuilder defaults
-    union.update(ds.compact_theta_sketch.deserialize(_compact_theta(acc)))
-    union.update(ds.compact_theta_sketch.deserialize(_compact_theta(x)))
+    for b in (acc, x):
+        if len(b) >= 16:  # Java's union skips shorter inputs ("empty or garbage")
+            union.update(ds.compact_theta_sketch.deserialize(_compact_theta(b)))
     out = bytes(union.get_result(True).serialize())
     if out[0] == 1 and out[5] & _THETA_EMPTY_FLAG:
         return _JAVA_EMPTY_THETA

@@ -60,12 +60,13 @@ public class Sk {
         long first = Long.parseLong(w[3]);
         for (long v = first; v < first + Long.parseLong(w[4]); v++) { s.update(v); }
         out = w[5].equals("1") ? s.toCompactByteArray() : s.toUpdatableByteArray();
-      } else if (w[0].equals("theta-make")) {  // theta-make lgK p first count ordered(1|0)|updatable(u)
+      } else if (w[0].equals("theta-make")) {  // theta-make lgK p first count ordered(1|0)|updatable(u)|compressed(c)
         UpdateSketch s = UpdateSketch.builder().setLogNominalEntries(Integer.parseInt(w[1]))
             .setP(Float.parseFloat(w[2])).build();
         long first = Long.parseLong(w[3]);
         for (long v = first; v < first + Long.parseLong(w[4]); v++) { s.update(v); }
-        out = w[5].equals("u") ? s.toByteArray() : s.compact(w[5].equals("1"), null).toByteArray();
+        out = w[5].equals("u") ? s.toByteArray() : w[5].equals("c") ? s.compact().toByteArrayCompressed()
+            : s.compact(w[5].equals("1"), null).toByteArray();
       } else {  // hll|theta hex:hex:... folded left to right as Paimon's aggregator does
         byte[] acc = null;
         for (String h : w[1].split(":")) {
@@ -114,11 +115,12 @@ def _py_hll(lg_k: int, t: str, first: int, n: int, compact: bool | str) -> bytes
 
 
 def _py_theta(lg_k: int, p: float, first: int, n: int, ordered: bool | str) -> bytes:
-    """(the C++ library cannot write the updatable form: an updatable "u" sketch is unordered here)"""
+    """(the C++ library cannot write the updatable form: an updatable "u" sketch is unordered here;
+    "c": compressed, serial version 4)"""
     s = ds.update_theta_sketch(lg_k, p=p)
     for v in range(first, first + n):
         s.update(v)
-    return bytes(s.compact(ordered in (True, "1")).serialize())
+    return bytes(s.compact(ordered in (True, "1", "c")).serialize(ordered == "c"))
 
 
 def _engine(function: str, groups: list[list[bytes | None]]) -> list[bytes | None]:
@@ -140,7 +142,7 @@ def _specs(rnd: random.Random, kind: str) -> list[tuple[Any, ...]]:
                  rnd.choice([0, 1, 3, 7, 20, 100, 300, 1000, 5000, 20000]), rnd.choice("10"))
                 for _ in range(rnd.randint(2, 4))]
     return [(rnd.choice([5, 9, 12, 14]), rnd.choice([1.0, 1.0, 0.5]), rnd.randrange(30000),
-             rnd.choice([0, 1, 3, 20, 100, 1000, 5000, 20000]), rnd.choice("10u"))
+             rnd.choice([0, 1, 3, 20, 100, 1000, 5000, 20000]), rnd.choice("10uc"))
             for _ in range(rnd.randint(2, 4))]
 
 
@@ -210,6 +212,7 @@ def test_cases_that_need_java_rules(java: Any) -> None:
         [sampled, one],  # estimation mode: p written as 1.0f
         [full, one, sampled],  # more than 4096 entries: theta reduced
         [u_one, one], [u_sampled, u_exact, full], [u_empty, u_exact], [one, u_empty],  # updatable (QuickSelect) inputs
+        [sampled, b"\x01\x02"], [b"\x07" * 15, u_exact],  # under 16 bytes: skipped by Java's union
     ]
     assert _engine("theta_sketch", [list(g) for g in groups]) == java(
         ["theta " + ":".join(b.hex() for b in g) for g in groups])
@@ -230,8 +233,12 @@ def test_nulls_single_values_and_bad_bytes() -> None:
     assert _engine("hll_sketch", [[None, one], [None, None], [odd], [one, None]]) == [one, None, odd, one]
     with pytest.raises(ValidationError, match="hll sketches of field 'b'"):
         _engine("hll_sketch", [[one, odd]])
+    theta = _py_theta(12, 1.0, 0, 5, False)
     with pytest.raises(ValidationError, match="theta sketches of field 'b'"):
-        _engine("theta_sketch", [[_py_theta(12, 1.0, 0, 5, True), odd]])
+        _engine("theta_sketch", [[theta, odd + bytes(20)]])
+    # Java's theta union skips inputs under 16 bytes ("empty or garbage"): the other side is re-written
+    (short,) = _engine("theta_sketch", [[theta, odd]])
+    assert short == _engine("theta_sketch", [[theta, _py_theta(12, 1.0, 0, 0, True)]])[0] != theta
 
 
 def test_retraction_and_types(tmp_path: Path) -> None:
