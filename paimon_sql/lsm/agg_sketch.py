@@ -14,8 +14,8 @@ Facts reproduced (per key, records folded in sequence order, like every Paimon a
   9001) takes the accumulator, then the input; the result is an ordered compact sketch.
 
 The unions run in the ``datasketches`` package (Apache DataSketches' C++ library; imported only
-when a table uses these functions), whose serialized bytes differ from Java's in three places,
-written the Java way here:
+when a table uses these functions). Where it reads or writes otherwise than Java, Java's way is
+followed here:
 
 * Theta: Java writes the unused ``p`` field of a compact sketch as ``1.0f`` (C++ writes 0), an
   empty compact sketch with a zero seed hash (C++ writes the seed hash), and sets the single-item
