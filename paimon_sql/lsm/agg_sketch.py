@@ -25,9 +25,9 @@ followed here:
 * HLL: when a union merges a LIST/SET sketch's coupons into an HLL-mode sketch, the HIP
   accumulator differs: Java adds to it on every register increase, C++ only while the sketch is
   not "out of order" (the state after merging two HLL-mode sketches, whose HIP both reset to 0),
-  and C++ downsamples a larger sketch with other KxQ registers. The Java value is recomputed here
-  with Java's arithmetic: the HLL side copied to an HLL_8 array (registers re-fed in slot order
-  unless it is HLL_8 already), then ``k / (kxq0 + kxq1)`` added per register a coupon increases.
+  and after downsampling a larger sketch C++ computes them from KxQ sums not yet rebuilt. The
+  Java value is recomputed here with Java's arithmetic: the HLL side copied to an HLL_8 array,
+  then ``k / (kxq0 + kxq1)`` added per register a coupon increases, in the coupons' order.
   And the union of an HLL-mode sketch with an empty one keeps the HIP in Java (unless it is out
   of order and downsampled); C++ zeroes that of an out-of-order sketch.
 
@@ -100,19 +100,18 @@ def java_hll_union(acc: bytes, x: bytes) -> bytes:
 
 def _java_hip(ds: Any, hll: bytes, hll_sketch: Any, coupon_sketch: Any, lg_max_k: int) -> float:
     """The HIP accumulator of Java's union after the coupons of ``coupon_sketch`` (LIST/SET mode)
-    are merged into the HLL-mode sketch ``hll``: Java first copies it to an HLL_8
-    array (kept as it is when it is HLL_8 already, else rebuilt register by register, downsampled
-    to ``lg_max_k`` when larger), then updates the registers coupon by coupon."""
-    lg_k = hll_sketch.lg_config_k
-    lg_t = min(lg_k, lg_max_k)
-    hip0 = _java_hip0(hll, lg_t != lg_k)
-    kxq0, kxq1 = struct.unpack_from("<2d", hll, 16)
-    regs = _hll8_registers(ds, hll_sketch)
-    if lg_t != lg_k or (hll[7] >> 2) & 3 != _HLL_TYPE_8:
-        slots = np.flatnonzero(regs).astype(np.uint32)
-        pairs = (regs[slots].astype(np.uint32) << 26) | slots
-        regs, kxq0, kxq1, _ = _feed(np.zeros(1 << lg_t, np.uint8), float(1 << lg_t), 0.0, pairs, lg_t, 0.0)
-    return _feed(regs, kxq0, kxq1, _coupons(coupon_sketch), lg_t, hip0)[3]
+    are merged into the HLL-mode sketch ``hll``: Java copies it to an HLL_8 array (downsampled to
+    ``lg_max_k`` when larger; an HLL_8 sketch of that size keeps its stored KxQ sums), then updates
+    the registers coupon by coupon. The KxQ sums of the copy are the C++ library's: sums of powers
+    of two within 53 bits, exact in any order."""
+    lg_t = min(hll_sketch.lg_config_k, lg_max_k)
+    union = ds.hll_union(lg_t)
+    union.update(hll_sketch)
+    data = bytes(union.get_result(ds.tgt_hll_type.HLL_8).serialize_updatable())
+    regs = np.frombuffer(data, np.uint8, count=1 << lg_t, offset=_HLL_REGISTERS).copy()
+    same = lg_t == hll_sketch.lg_config_k
+    kxq0, kxq1 = struct.unpack_from("<2d", hll if same and (hll[7] >> 2) & 3 == _HLL_TYPE_8 else data, 16)
+    return _feed(regs, kxq0, kxq1, _coupons(coupon_sketch), lg_t, _java_hip0(hll, not same))[3]
 
 
 def _java_hip0(hll: bytes, downsampled: bool) -> float:
@@ -122,13 +121,6 @@ def _java_hip0(hll: bytes, downsampled: bool) -> float:
     if downsampled and hll[5] & _HLL_FLAG_OUT_OF_ORDER:
         return 0.0
     return float(struct.unpack_from("<d", hll, 8)[0])
-
-
-def _hll8_registers(ds: Any, sketch: Any) -> np.ndarray:
-    union = ds.hll_union(sketch.lg_config_k)
-    union.update(sketch)
-    data = bytes(union.get_result(ds.tgt_hll_type.HLL_8).serialize_updatable())
-    return np.frombuffer(data, np.uint8, count=1 << sketch.lg_config_k, offset=_HLL_REGISTERS).copy()
 
 
 def _coupons(sketch: Any) -> np.ndarray:

@@ -188,8 +188,9 @@ def test_theta_unions_are_javas_bytes(java: Any) -> None:
 def test_cases_that_need_java_rules(java: Any) -> None:
     """The places where the C++ library writes other bytes than Java, each case on purpose."""
     hll = java(["hll-make 10 HLL_4 0 3000 1", "hll-make 12 HLL_8 5000 3000 1", "hll-make 12 HLL_4 0 5 1",
-                "hll-make 14 HLL_6 9000 800 0", "hll-make 8 HLL_4 0 0 1", "hll-make 12 HLL_4 40 1000 1"])
-    big, big2, small, setm, empty, mid = hll
+                "hll-make 14 HLL_6 9000 800 0", "hll-make 8 HLL_4 0 0 1", "hll-make 12 HLL_4 40 1000 1",
+                "hll-make 8 HLL_8 77 6 1", "hll-make 11 HLL_4 500 150 0"])
+    big, big2, small, setm, empty, mid, tiny, setm8 = hll
     ooo = java(["hll " + big.hex() + ":" + big2.hex()])[0]  # two HLL-mode sketches: out of order
     assert ooo[5] & 0x10
     groups = [
@@ -197,7 +198,8 @@ def test_cases_that_need_java_rules(java: Any) -> None:
         [big, big2, setm],
         [small, ooo],  # the out-of-order sketch is the input (the union is heapified from it)
         [ooo, setm, small],
-        [small, big],  # an HLL-mode sketch downsampled to the input's lgK, then coupons
+        [small, big],  # coupons into the input's HLL-mode sketch
+        [big, tiny], [ooo, tiny], [big2, setm8],  # an HLL-mode sketch downsampled to the input's lgK, then coupons
         [mid, empty], [empty, ooo], [ooo, empty],  # copies keep (or, downsampled out of order, drop) the HIP
     ]
     assert _engine("hll_sketch", [list(g) for g in groups]) == java(
