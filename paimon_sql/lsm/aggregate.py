@@ -54,6 +54,7 @@ from paimon_sql.lsm.agg_keytime import MergeMapWithKeyTime
 from paimon_sql.lsm.agg_nested import NestedPartialUpdate, NestedUpdate
 from paimon_sql.lsm.agg_rbm32 import Roaring32
 from paimon_sql.lsm.agg_rbm64 import RoaringBitmap64, fold_bitmaps
+from paimon_sql.lsm.agg_sketch import HllSketch, ThetaSketch
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import MAX_LENGTH, DataField, DataType, DecimalType, to_arrow_type
 
@@ -856,19 +857,6 @@ class RoaringBitmap32(Aggregator):
         return fold_bitmaps(values, seg, fa, active, Roaring32.parse)
 
 
-class _NotImplemented(Aggregator):
-    """A Paimon aggregator paimon_sql does not implement: reading or writing its column fails."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def check_type(self, field: str, t: DataType) -> None:
-        raise UnsupportedError(
-            f"Aggregate function '{self._name}' of field {field!r} is not supported by paimon_sql yet "
-            f"(supported: {', '.join(sorted(n for n, a in AGGREGATORS.items() if not isinstance(a, _NotImplemented)))})"
-        )
-
-
 AGGREGATORS: dict[str, Aggregator] = {
     a.name: a
     for a in (
@@ -876,14 +864,12 @@ AGGREGATORS: dict[str, Aggregator] = {
         FirstNotNullValue(), Listagg(), BoolAnd(), BoolOr(), PrimaryKeyValue(), Collect(), MergeMap(), RoaringBitmap32(),
     )
 }
-"""Paimon's aggregate functions by name (the unsupported ones raise UnsupportedError); adding one is an
-entry here and a module building on ``agg_base``."""
-for _name in ("hll_sketch", "theta_sketch"):
-    AGGREGATORS[_name] = _NotImplemented(_name)
-
+"""Paimon's aggregate functions by name; adding one is an entry here and a module building on
+``agg_base``."""
 AGGREGATORS.update({
     "nested_update": NestedUpdate(), "nested_partial_update": NestedPartialUpdate(),
     "rbm64": RoaringBitmap64(), "merge_map_with_keytime": MergeMapWithKeyTime(),
+    "hll_sketch": HllSketch(), "theta_sketch": ThetaSketch(),
 })
 
 

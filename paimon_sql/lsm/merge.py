@@ -676,7 +676,7 @@ _PK_IN_GROUP = (
 )
 _NOT_IN_GROUPS = (
     "first_non_null_value", "first_not_null_value", "listagg", "collect", "merge_map", "rbm32", "rbm64",
-    "merge_map_with_keytime", "nested_update", "nested_partial_update",
+    "merge_map_with_keytime", "nested_update", "nested_partial_update", "hll_sketch", "theta_sketch",
 )
 
 
