@@ -13,6 +13,7 @@ from paimon_sql.lsm.agg_rbm64 import (
     _BITMAP,
     _MAX_ARRAY,
     _RUN,
+    RoaringBitmapAgg,
     _Container,
     _efficient,
     _ior,
@@ -107,3 +108,10 @@ class Roaring32:
             offsets = len(head) + 4 * n + np.concatenate([[0], np.cumsum(sizes)[:-1]])
             head += offsets.astype("<u4").tobytes()
         return head + b"".join(c.body for c in self.containers)
+
+
+class RoaringBitmap32(RoaringBitmapAgg):
+    """``rbm32``: Java ``RoaringBitmap``'s portable serialization."""
+
+    name = "rbm32"
+    parse = staticmethod(Roaring32.parse)

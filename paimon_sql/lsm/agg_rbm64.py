@@ -546,21 +546,32 @@ def rbm64_values(data: bytes) -> np.ndarray:
     return Roaring64.parse(data).values()
 
 
-class RoaringBitmap64(Aggregator):
-    """Paimon's ``rbm64``: per key, the union of the bitmaps folded pair by pair as Paimon does
-    (a lone value is kept as it is; null inputs are skipped; no retraction)."""
+class RoaringBitmapAgg(Aggregator):
+    """Paimon's ``rbm32`` / ``rbm64``: per key, the union of the serialized bitmaps folded pair by
+    pair as Paimon does (a lone value is kept as it is; null inputs are skipped; no retraction), each
+    result written as Java writes it (``runOptimize`` first)."""
 
-    name = "rbm64"
+    @staticmethod
+    def parse(data: bytes) -> _Bitmap:
+        """The bitmap of a serialized value."""
+        raise NotImplementedError
 
     def check_type(self, field: str, t: DataType) -> None:
         if t.root != "VARBINARY":
             raise ValidationError(
                 f"Data type for roaring bitmap column must be 'VarBinaryType' but was '{t.to_string()}' "
-                f"(field {field!r}, function rbm64)"
+                f"(field {field!r}, function {self.name})"
             )
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        return fold_bitmaps(values, seg, fa, active, Roaring64.parse)
+        return fold_bitmaps(values, seg, fa, active, self.parse)
+
+
+class RoaringBitmap64(RoaringBitmapAgg):
+    """``rbm64``: Java ``Roaring64Bitmap``'s own serialization."""
+
+    name = "rbm64"
+    parse = staticmethod(Roaring64.parse)
 
 
 class _Bitmap(Protocol):

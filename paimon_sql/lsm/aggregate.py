@@ -52,8 +52,8 @@ from paimon_sql.lsm.agg_base import (
 from paimon_sql.lsm.agg_java_keys import MapKeyHash, SetHash, java_value, set_key
 from paimon_sql.lsm.agg_keytime import MergeMapWithKeyTime
 from paimon_sql.lsm.agg_nested import NestedPartialUpdate, NestedUpdate
-from paimon_sql.lsm.agg_rbm32 import Roaring32
-from paimon_sql.lsm.agg_rbm64 import RoaringBitmap64, fold_bitmaps
+from paimon_sql.lsm.agg_rbm32 import RoaringBitmap32
+from paimon_sql.lsm.agg_rbm64 import RoaringBitmap64
 from paimon_sql.lsm.agg_sketch import HllSketch, ThetaSketch
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import MAX_LENGTH, DataField, DataType, DecimalType, to_arrow_type
@@ -837,24 +837,6 @@ def _hash_map(items: list[tuple[Any, Any]], hash_of: Callable[[Any], int] | None
         return entries
     order = java_hash_map_order(range(len(entries)), lambda i: hash_of(java_value(entries[i][0])))
     return [entries[i] for i in order]
-
-
-class RoaringBitmap32(Aggregator):
-    """Paimon's ``rbm32``: the union of the serialized 32-bit Roaring bitmaps of a key, folded pair
-    by pair as Paimon does (a lone value is kept as it is; no retraction), each result written as
-    Paimon's ``RoaringBitmap32.serialize`` writes it (``runOptimize`` first; see ``agg_rbm32``)."""
-
-    name = "rbm32"
-
-    def check_type(self, field: str, t: DataType) -> None:
-        if t.root != "VARBINARY":
-            raise ValidationError(
-                f"Data type for roaring bitmap column must be 'VarBinaryType' but was '{t.to_string()}' "
-                f"(field {field!r})"
-            )
-
-    def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        return fold_bitmaps(values, seg, fa, active, Roaring32.parse)
 
 
 AGGREGATORS: dict[str, Aggregator] = {
