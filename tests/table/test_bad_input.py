@@ -147,7 +147,7 @@ def test_options_that_are_not_applied_are_refused(catalog: Catalog) -> None:
     a table that already carries one (written by Paimon) still reads and alters."""
     for key, value in [("tag.create-success-file", "true"), ("snapshot.clean-empty-directories", "true"),
                        ("changelog-producer", "input"), ("dynamic-bucket.assigner-parallelism", "2"),
-                       ("vector-field", "v"), ("blob-field", "v"), ("deletion-vectors.bitmap64", "true"),
+                       ("vector-field", "v"), ("blob-field", "v"), ("deletion-vectors.modifiable", "true"),
                        ("compaction.file-num-limit", "3"), ("incremental-between", "1,2")]:
         with pytest.raises(UnsupportedError, match=f"Option '{key}'.*not supported"):
             catalog.create_table("db.u", SCHEMA, primary_keys=["id"], options={key: value})
