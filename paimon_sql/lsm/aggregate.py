@@ -900,6 +900,18 @@ def field_agg(field: DataField, function: str, options: CoreOptions) -> FieldAgg
             "behavior so should not be enabled at the same time."
         )
     impl.check_type(field.name, field.type)
+    if function in ("nested_update", "nested_partial_update"):
+        raw = options.raw
+        strategy = raw.get(f"fields.{field.name}.nested-key-null-strategy")
+        later = {k: v for k, v in (
+            (f"fields.{field.name}.nested-key-null-strategy", None if strategy is None or strategy.strip().lower() == "merge" else strategy),
+            (f"fields.{field.name}.nested-sequence-field", raw.get(f"fields.{field.name}.nested-sequence-field")),
+        ) if v is not None}
+        if later:
+            raise UnsupportedError(
+                f"Options {sorted(later)} of field {field.name!r} ({function}) come from Apache Paimon 2.0, whose "
+                "nested_update semantics paimon_sql does not implement (it follows Paimon 1.4)"
+            )
     fa = FieldAgg(
         column=field.name,
         function=function,

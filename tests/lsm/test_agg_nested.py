@@ -460,7 +460,15 @@ def test_types_and_nested_keys_are_checked_at_create(catalog: Catalog) -> None:
         create(nested, **{"fields.n.aggregate-function": "nested_partial_update"})
     with pytest.raises(ValidationError, match="count-limit"):
         create(nested, **{"fields.n.aggregate-function": "nested_update", "fields.n.count-limit": "many"})
+    # Paimon 2.0's options change the semantics: refused, not silently ignored ('merge' is 2.0's default)
+    with pytest.raises(UnsupportedError, match=r"fields.n.nested-sequence-field.*Paimon 2.0"):
+        create(nested, **{"fields.n.aggregate-function": "nested_update", "fields.n.nested-key": "k0",
+                          "fields.n.nested-sequence-field": "v"})
+    with pytest.raises(UnsupportedError, match=r"fields.n.nested-key-null-strategy"):
+        create(nested, **{"fields.n.aggregate-function": "nested_update", "fields.n.nested-key": "k0",
+                          "fields.n.nested-key-null-strategy": "ignore"})
     assert not catalog.table_exists("db.bad")
+    create(nested, **{"fields.n.aggregate-function": "nested_update", "fields.n.nested-key-null-strategy": "MERGE"})
 
 
 def test_field_aggs_carry_the_nested_options() -> None:
