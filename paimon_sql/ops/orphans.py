@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from paimon_sql.errors import NotFoundError, ValidationError
 from paimon_sql.fs.file_io import FileIO, basename, join
+from paimon_sql.meta.changelog_manager import ChangelogManager
 from paimon_sql.meta.file_store import BRANCH_PREFIX, MAIN_BRANCH, FileStore, branch_path
 from paimon_sql.meta.schema_manager import SchemaManager
 from paimon_sql.meta.snapshot import Snapshot
@@ -65,13 +66,11 @@ def _snapshots_of(fio: FileIO, meta: str, name: str) -> Iterator[Snapshot]:
             continue  # expired since the listing
     for snap, _ in tagged_snapshots(TagManager(fio, meta, name)):
         yield snap
-    for st in fio.list_status(join(meta, "changelog")):
-        file_name = basename(st.path)
-        if file_name.startswith("changelog-") and file_name[len("changelog-"):].isdigit():
-            try:
-                yield Snapshot.from_json(fio.read_bytes(st.path).decode("utf-8"), st.path)
-            except NotFoundError:
-                continue
+    cm = ChangelogManager(fio, meta, name)
+    for cid in cm.ids():
+        changelog = cm.try_changelog(cid)
+        if changelog is not None:  # else expired since the listing
+            yield changelog
 
 
 def used_files(store: FileStore) -> tuple[set[str], set[str]]:

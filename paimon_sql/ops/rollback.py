@@ -21,7 +21,6 @@ hint last. Do not run it while other writers commit to the table (Paimon has the
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from paimon_sql.errors import CommitConflictError, NotFoundError, ValidationError
@@ -30,8 +29,6 @@ from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.meta.travel import snapshot_at_or_before_time, snapshot_at_or_before_watermark
 from paimon_sql.ops.tags import tagged_snapshots, trim_to_snapshot, validate_tag_name
-
-_CHANGELOG_RE = re.compile(r"^changelog-(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -137,17 +134,17 @@ def _clean_changelogs(store: FileStore, retained_id: int) -> None:
     """Long-lived changelog files (``changelog/changelog-<id>``) after the retained snapshot, and
     their LATEST hint (``-1`` when none is left), as ``RollbackHelper.cleanLongLivedChangelogs``."""
     fio = store.file_io
-    folder = join(store.meta_path, "changelog")
-    ids = sorted(int(m.group(1)) for n in fio.list_names(folder) if (m := _CHANGELOG_RE.match(n)))
+    cm = store.changelogs
+    ids = cm.ids()
     if not ids:
         return
     doomed = [i for i in ids if i > retained_id]
     if not doomed:
         return
     kept = [i for i in ids if i <= retained_id]
-    fio.overwrite_atomic(join(folder, "LATEST"), str(kept[-1] if kept else -1).encode())
+    fio.overwrite_atomic(join(cm.dir, "LATEST"), str(kept[-1] if kept else -1).encode())
     for i in reversed(doomed):
-        fio.delete_quietly(join(folder, f"changelog-{i}"))
+        fio.delete_quietly(cm.path(i))
 
 
 def rollback_to_timestamp(store: FileStore, timestamp_ms: int) -> RollbackResult:

@@ -9,7 +9,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import NotFoundError, ValidationError
-from paimon_sql.format.partition_path import normalize_value_string
+from paimon_sql.ops import partitions as partition_ops
 from paimon_sql.procedures.builtin import parse_options_arg, table_arg
 from paimon_sql.procedures.compaction import parse_partitions_arg
 from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
@@ -112,11 +112,8 @@ def _alter_table_drop_partitions(catalog: Catalog, args: dict[str, Any]) -> list
         specs.append(spec)
     full = [s for s in specs if len(s) == len(fields)]
     if full and not args["if_exists"]:
-        types = {f.name: f.type for f in fields}
-        existing = [p.spec for p in table.partitions()]
-        missing = [s for s in full if {
-            k: v if v == default else normalize_value_string(v, types[k]) for k, v in s.items()
-        } not in existing]
+        existing = [p.partition for p in table.partitions()]
+        missing = [s for s in full if not any(map(partition_ops.spec_matcher(table.store, [s]), existing))]
         if missing:
             shown = ", ".join("(" + ", ".join(f"{k}={v}" for k, v in m.items()) + ")" for m in missing)
             raise NotFoundError(f"{statement}: partitions not found in table {table.identifier}: {shown}")

@@ -49,18 +49,29 @@ def pack_unaware(
 ) -> list[list[DataFileMeta]]:
     """The compaction groups of one partition of a bucket-unaware table (Paimon's SubCoordinator.pack)."""
     small = sorted((f for f in files if f.file_size < compaction_file_size), key=lambda f: f.file_size)
+    out, last = _bin_pack([[f] for f in small], target_file_size, open_file_cost)
+    if len(last) >= min_file_num:
+        out.append(last)
+    return out
+
+
+def _bin_pack(
+    groups: Sequence[Sequence[DataFileMeta]], target_file_size: int, open_file_cost: int,
+) -> tuple[list[list[DataFileMeta]], list[DataFileMeta]]:
+    """Groups of files (kept together) filled into bins in order, a bin closed once it holds more
+    than one file and twice ``target_file_size`` (files' sizes plus the open cost each); returns
+    the closed bins and the last, open one."""
     out: list[list[DataFileMeta]] = []
     bin_: list[DataFileMeta] = []
     size = 0
-    for f in small:
-        bin_.append(f)
-        size += f.file_size + open_file_cost
+    for group in groups:
+        for f in group:
+            bin_.append(f)
+            size += f.file_size + open_file_cost
         if len(bin_) > 1 and size >= target_file_size * 2:
             out.append(bin_)
             bin_, size = [], 0
-    if len(bin_) >= min_file_num:
-        out.append(bin_)
-    return out
+    return out, bin_
 
 
 def pack_unaware_dv(
@@ -78,18 +89,10 @@ def pack_unaware_dv(
             rest.append(f)
         else:
             groups.setdefault(holder, []).append(f)
-    out: list[list[DataFileMeta]] = []
-    bin_: list[DataFileMeta] = []
-    size = 0
-    for group in sorted(groups.values(), key=lambda g: sum(f.file_size for f in g)):
-        for f in group:
-            bin_.append(f)
-            size += f.file_size + open_file_cost
-        if len(bin_) > 1 and size >= target_file_size * 2:
-            out.append(bin_)
-            bin_, size = [], 0
-    if bin_:
-        out.append(bin_)
+    ordered = sorted(groups.values(), key=lambda g: sum(f.file_size for f in g))
+    out, last = _bin_pack(ordered, target_file_size, open_file_cost)
+    if last:
+        out.append(last)
     if len(rest) > 1:
         out += pack_unaware(rest, target_file_size, 1 << 62, min_file_num, open_file_cost)  # all candidates
     return out
