@@ -177,3 +177,20 @@ def test_read_optimized_system_table(spark: Any, sql: Any, db: str) -> None:
     assert sql(f"SELECT v FROM {t}$ro VERSION AS OF 1") == []
     with pytest.raises(Exception, match="does not support append"):  # read-only, as every system table
         spark.sql(f"INSERT INTO {t}$ro VALUES (3, 'c')")
+
+
+def test_partition_idle_time_through_sql(spark: Any, sql: Any, db: str) -> None:
+    """``partition_idle_time``: fresh partitions are not idle for a day, and all are idle for 0 s."""
+    t = f"{db}.idle_t"
+    spark.sql(f"CREATE TABLE {t} (k INT, v STRING, pt STRING) PARTITIONED BY (pt) "
+              "TBLPROPERTIES ('primary-key' = 'k,pt', 'bucket' = '1', 'write-only' = 'true')")
+    for i in range(2):
+        spark.sql(f"INSERT INTO {t} VALUES ({i}, 'a', 'p1'), ({i}, 'b', 'p2')")
+    kinds = f"SELECT commit_kind FROM {t}$snapshots ORDER BY snapshot_id"
+    assert sql(f"CALL sys.compact(table => '{t}', partition_idle_time => '1 d')") == [(True,)]
+    assert sql(kinds) == [("APPEND",), ("APPEND",)]
+    with pytest.raises(Exception, match="partition_idle_time"):
+        spark.sql(f"CALL sys.compact(table => '{t}', partition_idle_time => 'soon')").collect()
+    assert sql(f"CALL sys.compact(table => '{t}', partition_idle_time => '0 s')") == [(True,)]
+    assert sql(kinds) == [("APPEND",), ("APPEND",), ("COMPACT",)]
+    assert sql(f"SELECT count(*) FROM {t}$files") == [(2,)]
