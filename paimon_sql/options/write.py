@@ -164,7 +164,8 @@ COMMIT_FORCE_COMPACT: Option[bool] = Option(
     "commit.force-compact",
     BOOL,
     "false",
-    "Compact before every commit.",
+    "Wait for the compaction a write triggered before its commit (Paimon's MergeTreeWriter); paimon_sql's "
+    "writers compact synchronously, so every commit does either way.",
 )
 
 COMMIT_MAX_RETRIES: Option[int] = Option(
