@@ -490,29 +490,43 @@ def _expire_changelogs_until(
     except PaimonError as e:
         _LOG.warning("%s: cannot read what is still used, nothing expired: %s", name, e)
         return ChangelogExpireResult(name, 0, 0, 0, 0, (), earliest, dry_run)
-    n_cl = n_data = n_man = nbytes = 0
-    expired: list[int] = []
+    # read first: each changelog's files to go (its changelog files, or the files its delta
+    # deletes), the latter checked against other branches once for all changelogs
+    plans: list[tuple[int, Snapshot, list[FileRef], dict[FileKey, FileRef]]] = []
     for cid in doomed:
         cl = cm.try_changelog(cid)
         if cl is None:
             continue  # deleted concurrently
-        data: list[FileToDelete] = []
+        added: list[FileRef] = []
+        candidates: dict[FileKey, FileRef] = {}
         try:
             if cl.changelog_manifest_list:
-                for ref in refs.added_in_changelog(cl):
-                    data += refs.data_paths(ref)
+                added = refs.added_in_changelog(cl)
             else:
                 candidates = refs.deleted_in_delta(cl)
-                keys = set(candidates)
-                previous = [t for t in all_tags if t.id < cid]
-                protected = refs.branch_live_among(keys)
-                if previous:
-                    protected |= refs.live_among(previous[-1], keys)
-                for k, ref in candidates.items():
-                    if k not in protected:
-                        data += refs.data_paths(ref)
         except PaimonError as e:  # an earlier run deleted its manifests: its files went then
             _LOG.info("Changelog expiry of table %s: skipping the files of changelog %s: %s", name, cid, e)
+        plans.append((cid, cl, added, candidates))
+    all_keys = {k for _, _, _, c in plans for k in c}
+    try:
+        on_branches = refs.branch_live_among(all_keys)
+    except PaimonError as e:
+        _LOG.warning("%s: cannot read what other branches use, no data file is deleted: %s", name, e)
+        on_branches = all_keys
+    n_cl = n_data = n_man = nbytes = 0
+    expired: list[int] = []
+    for cid, cl, added, candidates in plans:
+        data = [f for ref in added for f in refs.data_paths(ref)]
+        if candidates:
+            previous = [t for t in all_tags if t.id < cid]
+            try:
+                in_tag = refs.live_among(previous[-1], set(candidates)) if previous else set()
+            except PaimonError as e:
+                _LOG.warning("%s: cannot read tag snapshot %s, changelog %s keeps its files: %s",
+                             name, previous[-1].id, cid, e)
+                in_tag = set(candidates)
+            data += [f for k, ref in candidates.items() if k not in on_branches and k not in in_tag
+                     for f in refs.data_paths(ref)]
         with_list = bool(cl.changelog_manifest_list)
         manifests, _, _, lists = refs.unused_metadata(
             cl, keep, data_lists=not with_list, changelog_list=with_list, index_and_statistics=False
