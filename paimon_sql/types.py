@@ -74,9 +74,6 @@ class DataType:
         """This type with the given nullability (Paimon's ``DataType.copy(boolean)``)."""
         return replace(self, nullable=nullable)
 
-    def not_null(self) -> DataType:
-        return self.copy(False)
-
     def _sql(self) -> str:
         raise NotImplementedError
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.errors import ValidationError
 from paimon_sql.names import SYSTEM_TABLE_SPLITTER, check_name
 
 DEFAULT_DATABASE = "default"
@@ -69,12 +69,6 @@ class Identifier:
         if not table or branch == "":
             raise ValidationError(f"Invalid table identifier {identifier!r}")
         return Identifier(db, table, branch, system)
-
-    def check_not_system(self) -> None:
-        if self.system_table is not None:
-            raise UnsupportedError(
-                f"System table {self.full_name} is not supported by this API yet"
-            )
 
     def check_plain(self) -> None:
         """For operations on whole tables (create, drop, rename): no branch, no system table."""

@@ -240,10 +240,6 @@ def _merge_groups(table: pa.Table, spec: MergeSpec, merge_multi: GroupMerge) -> 
     return both.take(pa.array(pos))
 
 
-def _bool(col: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    return np.asarray(col.to_numpy() if isinstance(col, pa.Array) else col.to_numpy(), dtype=bool)
-
-
 def partial_update(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False) -> pa.Table:
     """Paimon's partial-update engine: each field takes the newest non-null value of its key.
 

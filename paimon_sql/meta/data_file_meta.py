@@ -69,10 +69,6 @@ class DataFileMeta:
     first_row_id: int | None = None
     write_cols: tuple[str, ...] | None = None
 
-    @property
-    def add_row_count(self) -> int:
-        return self.row_count - (self.delete_row_count or 0)
-
     def to_avro(self) -> dict[str, Any]:
         return {
             "_FILE_NAME": self.file_name,

@@ -187,10 +187,6 @@ def spark_type(t: DataType) -> SparkType:
     return t.accept(_CATALOG_TYPES)
 
 
-def spark_field(f: DataField) -> dict[str, Any]:
-    return _CATALOG_TYPES.field(f)
-
-
 def spark_struct(fields: Iterable[DataField]) -> dict[str, Any]:
     return _CATALOG_TYPES.struct(fields)
 

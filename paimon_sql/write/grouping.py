@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -24,20 +24,3 @@ def group_ids(table: pa.Table, columns: Sequence[str]) -> tuple[np.ndarray, int]
     uniq, dense = np.unique(combined, return_inverse=True)
     return dense.astype(np.int64), len(uniq)
 
-
-def split_by(table: pa.Table, keys: np.ndarray) -> Iterator[tuple[int, pa.Table]]:
-    """Yields (key, rows with that key) keeping the input order inside each group."""
-    if table.num_rows == 0:
-        return
-    first = keys[0]
-    if (keys == first).all():
-        yield int(first), table
-        return
-    order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
-    bounds = np.flatnonzero(np.diff(sorted_keys)) + 1
-    starts = np.concatenate([[0], bounds])
-    ends = np.concatenate([bounds, [len(keys)]])
-    taken = table.take(pa.array(order))
-    for s, e in zip(starts, ends):
-        yield int(sorted_keys[s]), taken.slice(int(s), int(e - s))
