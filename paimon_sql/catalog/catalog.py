@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from paimon_sql.catalog.base import FILESYSTEM, AbstractCatalog, metastore_of
 from paimon_sql.catalog.identifier import SYSTEM_DATABASE, Identifier
 from paimon_sql.errors import (
     AlreadyExistsError,
@@ -72,8 +73,10 @@ def _warehouse_uri(given: str, root: str, is_local: bool) -> str:
     return given.split("?", 1)[0].rstrip("/")
 
 
-class Catalog:
-    """A warehouse of Paimon databases and tables on any pyarrow filesystem (local path or URI).
+class Catalog(AbstractCatalog):
+    """The filesystem catalog (Paimon's ``metastore = filesystem``): a warehouse of Paimon databases
+    and tables on any pyarrow filesystem (local path or URI). ``load_catalog`` picks a catalog by
+    its options.
 
     ``options`` are the catalog's options (Paimon's catalog options; ``sys.catalog_options`` shows
     them, with ``warehouse``, when ``catalog-options-table.enabled`` is true)."""
@@ -83,6 +86,8 @@ class Catalog:
             raise ValidationError(f"The warehouse must be a path or URI, got {type(warehouse).__name__}")
         if options is not None and not isinstance(options, Mapping):
             raise ValidationError(f"The catalog options must be a dict of key -> value, got {options!r}")
+        if metastore_of(options or {}) != FILESYSTEM:
+            raise ValidationError("Catalog is the filesystem catalog: load_catalog(warehouse, options) picks by 'metastore'")
         given = os.fspath(warehouse)
         self.file_io, self.warehouse = FileIO.for_uri(given)
         self.options = {str(k): str(v) for k, v in (options or {}).items()}

@@ -11,18 +11,14 @@ does). These tables are read-only; the database ``sys`` cannot be created, dropp
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from paimon_sql.catalog.identifier import SYSTEM_DATABASE
 from paimon_sql.errors import TableNotFoundError
 from paimon_sql.table.system.global_tables.all_partitions import AllPartitionsTable
 from paimon_sql.table.system.global_tables.all_table_options import AllTableOptionsTable
 from paimon_sql.table.system.global_tables.all_tables import AllTablesTable
-from paimon_sql.table.system.global_tables.base import GlobalSystemTable
+from paimon_sql.table.system.global_tables.base import Catalog, GlobalSystemTable
 from paimon_sql.table.system.global_tables.catalog_options import ENABLED_OPTION, CatalogOptionsTable, enabled
-
-if TYPE_CHECKING:
-    from paimon_sql.catalog.catalog import Catalog
 
 GLOBAL_SYSTEM_TABLES: dict[str, type[GlobalSystemTable]] = {
     cls.SYSTEM_NAME: cls

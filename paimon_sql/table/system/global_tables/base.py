@@ -12,7 +12,7 @@ loading the tables it rules out.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pyarrow as pa
 
@@ -22,8 +22,19 @@ from paimon_sql.predicate import Predicate
 from paimon_sql.table.system.base import ColumnFn, MetadataTable, id_candidates
 from paimon_sql.table.table import Table
 
-if TYPE_CHECKING:
-    from paimon_sql.catalog.catalog import Catalog
+
+class Catalog(Protocol):
+    """What a global system table needs of its catalog (``paimon_sql.catalog.base.AbstractCatalog``
+    has it): the tables stay below the catalog layer and never import it."""
+
+    catalog_options: dict[str, str]
+    warehouse_uri: str
+
+    def list_databases(self) -> list[str]: ...
+
+    def list_tables(self, database: str) -> list[str]: ...
+
+    def get_table(self, identifier: str | Identifier) -> object: ...
 
 DATABASE_NAME = "database_name"
 TABLE_NAME = "table_name"
