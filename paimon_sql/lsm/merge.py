@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.errors import PaimonError, UnsupportedError, ValidationError
 from paimon_sql.format.system_fields import KIND, SEQ, RowKind
 from paimon_sql.lsm.agg_base import FieldAgg, make_segments, segments_of
 from paimon_sql.lsm.aggregate import AGGREGATORS, aggregate_column, build_field_aggs, field_agg
@@ -646,13 +646,18 @@ def build_merge_spec(
     sequence_groups: tuple[SequenceGroup, ...] = ()
     remove_record_on_delete = False
     remove_on_groups: tuple[str, ...] = ()
-    if engine == "aggregation":
-        field_aggs = build_field_aggs(options, value_fields, primary_keys)
-        remove_record_on_delete = options.aggregation_remove_record_on_delete
-    elif engine == "partial-update":
-        remove_record_on_delete = options.partial_update_remove_record_on_delete
-        sequence_groups, field_aggs = _partial_update_groups(options, value_fields, primary_keys, where)
-        remove_on_groups = tuple(options.partial_update_remove_record_on_sequence_group)
+    try:
+        if engine == "aggregation":
+            field_aggs = build_field_aggs(options, value_fields, primary_keys)
+            remove_record_on_delete = options.aggregation_remove_record_on_delete
+        elif engine == "partial-update":
+            remove_record_on_delete = options.partial_update_remove_record_on_delete
+            sequence_groups, field_aggs = _partial_update_groups(options, value_fields, primary_keys, where)
+            remove_on_groups = tuple(options.partial_update_remove_record_on_sequence_group)
+    except PaimonError as e:  # the aggregators' messages are Paimon's; say which table they are about
+        if where and where not in str(e):
+            raise type(e)(f"{e} (table {where})") from e
+        raise
     return MergeSpec(
         key_columns=tuple(key_columns),
         sequence_columns=tuple(options.sequence_fields),

@@ -331,3 +331,14 @@ def test_write_buffer_orders_sequence_fields_like_paimon(catalog: Catalog, order
         {"k": 1, "ts": int(newest), "v": newest}, {"k": 2, "ts": None, "v": "b"}]
     t.write(pa.table({"k": [1], "ts": [4], "v": ["4"]}))
     assert t.read(filter="k = 1").to_pylist()[0]["v"] == ("5" if order == "ascending" else "3")
+
+
+def test_aggregate_type_errors_name_the_table_and_field(catalog: Catalog) -> None:
+    schema = pa.schema([("id", pa.int64()), ("v", pa.string())])
+    with pytest.raises(ValidationError, match=r"must be 'NumericType' but was 'STRING' \(field 'v'\) \(table db\.t\)"):
+        catalog.create_table("db.t", schema, primary_keys=["id"],
+                             options={"merge-engine": "aggregation", "fields.v.aggregate-function": "sum"})
+    with pytest.raises(ValidationError, match=r"(?i)unsupported aggregation: nope.*\(field 'v'\) \(table db\.t\)"):
+        catalog.create_table("db.t", schema, primary_keys=["id"],
+                             options={"merge-engine": "aggregation", "fields.v.aggregate-function": "nope"})
+    assert not catalog.table_exists("db.t")
