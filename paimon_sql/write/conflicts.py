@@ -47,6 +47,12 @@ from paimon_sql.write.file_writer import KEY_PREFIX
 BucketKey = tuple[bytes, int]  # (partition BinaryRow, bucket)
 
 
+class SequenceConflictError(WriteConflictError):
+    """The sequence-number conflict: a concurrent commit added a file sharing keys with this
+    write's files in a bucket, with sequence numbers reaching ours. The only conflict a write can
+    resolve by renumbering its files on the new snapshot (``write/resequence.py``)."""
+
+
 @dataclass(frozen=True)
 class ChangesSince:
     """What the snapshots after a base snapshot changed, up to the latest one."""
@@ -209,7 +215,7 @@ def check_sequence_numbers(
             continue
         for o in ours[k]:
             if e.file.max_sequence_number >= o.file.min_sequence_number and keys.shared(e, o):
-                raise WriteConflictError(
+                raise SequenceConflictError(
                     f"Commit to table {store.name} conflicts with a concurrent commit to "
                     f"{describe_bucket(store, *k)}: since this write's base snapshot {since.base_id} "
                     f"it added file {e.file.file_name} sharing keys with this write's file "
