@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
-from paimon_sql.errors import WriteConflictError
+from paimon_sql.errors import CommitConflictError
 from paimon_sql.format.system_fields import RowKind
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import IndexManifestEntry
@@ -49,7 +49,7 @@ def delete_where(
     pred = parse_predicate(predicate, list(store.schema.fields)) if isinstance(predicate, str) else predicate
     committer = committer or FileStoreCommit(store)
 
-    def schema_changed(e: WriteConflictError) -> BaseException | None:
+    def schema_changed(e: CommitConflictError) -> BaseException | None:
         latest = store.schemas.latest()
         return e if latest is not None and latest.id != store.schema.id else None
 

@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from paimon_sql.errors import (
     AlreadyCommittedError,
+    CommitConflictError,
     NotFoundError,
     UnsupportedError,
     ValidationError,
@@ -53,11 +54,10 @@ from paimon_sql.table.table_commit import TableCommit
 from paimon_sql.types import DataField
 from paimon_sql.write.commit import CommitRequest, WriteBase, WriteCompaction, redo_on_conflict
 from paimon_sql.write.conflicts import (
-    SequenceConflictError,
     check_files_of_table,
     check_one_writer_per_bucket,
 )
-from paimon_sql.write.resequence import can_resequence, drop_compaction, resequence
+from paimon_sql.write.resequence import can_resequence, resequence
 from paimon_sql.write.table_write import CommitChanges, TableWrite, merge_index_entries
 
 _LOG = logging.getLogger(__name__)
@@ -214,55 +214,38 @@ class Table:
         ``overwrite=True`` replaces the whole table, ``overwrite={"dt": "2024-01-01"}`` one partition,
         ``overwrite="dynamic"`` the partitions the data has rows in.
 
-        When a concurrent commit or schema change makes the written files wrong (see
-        ``write/conflicts.py``), a ``pa.Table`` input is written again on top of the latest snapshot
-        and schema (at most ``commit.max-retries`` times); a stream input, consumed by then, gives a
-        ``WriteConflictError`` and nothing is left behind."""
+        When a concurrent commit took the sequence numbers the write's files carry (a fixed-bucket
+        primary-key table), the files are renumbered on the latest snapshot inside the commit
+        (``write/resequence.py``). When a concurrent commit or schema change makes the written files
+        wrong otherwise (see ``write/conflicts.py``), or the commit kept losing the race for the next
+        snapshot, a ``pa.Table`` input is written again on top of the latest snapshot and schema (at
+        most ``commit.max-retries`` times, ``redo_on_conflict``); a stream input, consumed by then,
+        gives the ``CommitConflictError`` and nothing is left behind."""
         current = [self]
-        lost: list[CommitChanges] = []  # a write that lost a sequence-number race, to renumber
 
         def attempt(redo: int) -> int:
             if redo:
                 current[0] = current[0].refresh()
             table = current[0]
-            if lost:
-                changes = lost.pop()
-                try:  # renumbered on the latest snapshot, not written again
-                    changes = resequence(table.store, changes, table.store.snapshots.latest())
-                except BaseException:
-                    table.abort_changes([changes])
-                    raise
-            else:
-                writer = table.new_write(overwrite=overwrite is not False and overwrite is not None)
-                try:
-                    writer.write(data)
-                    changes = writer.prepare_commit()
-                except BaseException:
-                    writer.abort()
-                    raise
-            keep = can_resequence(table.store, changes)
+            writer = table.new_write(overwrite=overwrite is not False and overwrite is not None)
             try:
-                sid = table.commit_changes([changes], overwrite, _keep_on_sequence_conflict=keep)
-            except SequenceConflictError:
-                if keep:
-                    lost.append(changes)
+                writer.write(data)
+                changes = writer.prepare_commit()
+            except BaseException:
+                writer.abort()
                 raise
+            sid = table.commit_changes([changes], overwrite, _renumber=True)
             if sid is None:
                 latest = table.store.snapshots.latest_id()
                 return latest if latest is not None else 0
             return sid
 
-        def consumed(e: WriteConflictError) -> BaseException | None:
+        def consumed(e: CommitConflictError) -> BaseException | None:
             if isinstance(data, pa.Table):
                 return None
-            return WriteConflictError(f"{e} (the input was a stream, already consumed: write it again)")
+            return type(e)(f"{e} (the input was a stream, already consumed: write it again)")
 
-        try:
-            return redo_on_conflict(lambda: current[0].store, attempt, consumed)
-        finally:
-            for changes in lost:  # gave up: nothing of it stays
-                drop_compaction(current[0].store, changes)
-                current[0].abort_changes([changes])
+        return redo_on_conflict(lambda: current[0].store, attempt, consumed)
 
     # -- committing: every commit of this table goes through a TableCommit ----------------------
     def new_commit(self, batch_write: bool = False) -> TableCommit:
@@ -289,7 +272,7 @@ class Table:
         return TableWrite(self.store, self.store.snapshots.latest(), ignore_previous_files=overwrite)
 
     def commit_changes(
-        self, changes: Sequence[CommitChanges], overwrite: Overwrite = False, _keep_on_sequence_conflict: bool = False,
+        self, changes: Sequence[CommitChanges], overwrite: Overwrite = False, _renumber: bool = False,
     ) -> int | None:
         """Commits what several writers prepared as ONE snapshot and returns its id (None when nothing
         was written and nothing is overwritten); when the writers compacted, a COMPACT snapshot
@@ -303,6 +286,7 @@ class Table:
         base = self._check_changes(changes)
         merged_index: list[str] = []
         committer = self.new_commit(batch_write=True)
+        current = list(changes)  # (a renumbered write replaces its changes)
         try:
             committer.check_maintenance()  # a failed expiry surfaces here, before committing
             entries = [e for c in changes for e in c.entries]
@@ -323,21 +307,28 @@ class Table:
             if not entries and kind == CommitKind.APPEND:
                 self.abort_changes(changes)
                 return None
-            # the writers' compaction: a COMPACT snapshot after the data one (the write's id)
-            compaction = WriteCompaction(tuple(e for c in changes for e in c.compact_entries),
-                                         tuple(e for c in changes for e in c.compact_index_entries))
-            snap = committer.commit(
-                CommitRequest(kind, tuple(entries), tuple(index), deletes_for=deletes_for, base=base), compaction,
-            )
+            req = CommitRequest(kind, tuple(entries), tuple(index), deletes_for=deletes_for, base=base)
+            if _renumber and len(changes) == 1 and can_resequence(self.store, changes[0]):
+                # Table.write: a write that loses only the sequence-number race is renumbered on
+                # the latest snapshot inside the commit (its compaction dropped), not redone
+                def rebase(latest: Snapshot | None) -> CommitRequest:
+                    renumbered = resequence(self.store, current[0], latest)
+                    current[0] = renumbered
+                    return dataclasses.replace(req, entries=tuple(renumbered.entries), base=renumbered.base)
+
+                req = dataclasses.replace(req, rebase=rebase)
+
+            def compaction() -> WriteCompaction | None:
+                # the writers' compaction: a COMPACT snapshot after the data one (the write's id)
+                return WriteCompaction(tuple(e for c in current for e in c.compact_entries),
+                                       tuple(e for c in current for e in c.compact_index_entries))
+
+            snap = committer.commit(req, compaction)
         except AlreadyCommittedError:
             raise  # the files belong to the snapshot that committed them
-        except SequenceConflictError:
-            if not _keep_on_sequence_conflict:  # (Table.write renumbers and commits them again)
-                self.abort_changes(changes)
-            raise
         except BaseException:
             if committer.last_snapshot is None:  # nothing landed: the files are ours to delete
-                self.abort_changes(changes)
+                self.abort_changes(current)
                 for p in merged_index:
                     self.file_io.delete_quietly(p)
             raise

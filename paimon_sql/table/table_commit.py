@@ -12,6 +12,8 @@ thread with ``snapshot.expire.execution-mode`` = async).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.ops.maintenance import TableMaintenance, maintenance_of
@@ -40,7 +42,9 @@ class TableCommit(FileStoreCommit):
         half done, and the commit can simply be retried."""
         self.maintenance.check(self.store)
 
-    def commit(self, req: CommitRequest, compaction: WriteCompaction | None = None) -> Snapshot:
+    def commit(
+        self, req: CommitRequest, compaction: WriteCompaction | Callable[[], WriteCompaction | None] | None = None
+    ) -> Snapshot:
         snap = super().commit(req, compaction)
         self.after_commit()
         return snap

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from paimon_sql.errors import CommitConflictError, WriteConflictError
+from paimon_sql.errors import AlreadyCommittedError, CommitConflictError, WriteConflictError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_DELETION_VECTORS, IndexManifestEntry
 from paimon_sql.meta.kinds import CommitKind, FileKind
@@ -31,6 +31,7 @@ from paimon_sql.meta.manifest_entry import ManifestEntry, merge_entries
 from paimon_sql.meta.manifest_file_meta import ManifestFileMeta
 from paimon_sql.meta.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.write.conflicts import (
+    SequenceConflictError,
     changes_since,
     check_append_deletion_vectors,
     check_compacted_buckets_unchanged,
@@ -78,6 +79,9 @@ class CommitRequest:
     changelog_entries: tuple[ManifestEntry, ...] = ()
     # the snapshot this commit must land after (a write's COMPACT: its APPEND or OVERWRITE one)
     after_snapshot: int | None = None
+    # a write that may be renumbered: called with the latest snapshot when the commit lost only
+    # the sequence-number race; returns the request with the renumbered files and the new base
+    rebase: Callable[[Snapshot | None], CommitRequest] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, CommitKind):
@@ -250,7 +254,15 @@ def commit(store: FileStore, req: CommitRequest) -> Snapshot:
                 live = store.manifests.live_entries(base) if base is not None else []
             check_append_deletion_vectors(store, base, live, explicit_deletes, req.index_entries)
         entries = deletes + entries
-        check_against_base(store, req, base, entries)
+        try:
+            check_against_base(store, req, base, entries)
+        except SequenceConflictError:
+            if req.rebase is None:
+                raise
+            # lost only the sequence-number race: renumbered on this snapshot, checked again
+            req = req.rebase(base)
+            entries = deletes + list(req.entries)
+            check_against_base(store, req, base, entries)
         written: list[str] = []
         try:
             snap = build_snapshot(store, base, req, entries, written)
@@ -286,20 +298,24 @@ T = TypeVar("T")
 
 def redo_on_conflict(
     store: Callable[[], FileStore], attempt: Callable[[int], T],
-    refuse: Callable[[WriteConflictError], BaseException | None] | None = None,
+    refuse: Callable[[CommitConflictError], BaseException | None] | None = None,
 ) -> T:
-    """Runs ``attempt(redo)`` (redo = 0, 1, ...) until it returns; a WriteConflictError (a
-    concurrent commit or schema change made the attempt's files wrong; they are deleted by then)
-    runs it again on the latest snapshot after ``redo_wait_ms``, at most ``commit.max-retries``
-    times within ``commit.timeout``. ``refuse`` may turn a conflict into the error to raise instead
-    (an input that cannot be read twice, a schema that changed under a predicate). The one
-    redo-on-conflict loop of ``Table.write`` and ``Table.delete``."""
+    """Runs ``attempt(redo)`` (redo = 0, 1, ...) until it returns; a conflict with concurrent
+    commits (a WriteConflictError: a concurrent commit or schema change made the attempt's files
+    wrong; or a CommitConflictError: the commit lost the race for the next snapshot id more than
+    ``commit.max-retries`` times; the files are deleted by then) runs it again on the latest
+    snapshot after ``redo_wait_ms``, at most ``commit.max-retries`` times within
+    ``commit.timeout``. ``refuse`` may turn a conflict into the error to raise instead (an input
+    that cannot be read twice, a schema that changed under a predicate). The one redo-on-conflict
+    loop of ``Table.write`` and ``Table.delete``; changes committed already are never redone."""
     started = time.monotonic()
     redo = 0
     while True:
         try:
             return attempt(redo)
-        except WriteConflictError as e:
+        except AlreadyCommittedError:
+            raise
+        except CommitConflictError as e:
             final = refuse(e) if refuse is not None else None
             if final is not None:
                 if final is e:
@@ -335,7 +351,9 @@ class FileStoreCommit:
         other.store = store
         return other
 
-    def commit(self, req: CommitRequest, compaction: WriteCompaction | None = None) -> Snapshot:
+    def commit(
+        self, req: CommitRequest, compaction: WriteCompaction | Callable[[], WriteCompaction | None] | None = None
+    ) -> Snapshot:
         """Commits ``req`` (stamped with this committer's user) and returns its snapshot; then, when
         the write compacted, its compaction as a COMPACT snapshot that lands after it (see
         ``commit_compaction_after``). A failure raises before anything is visible; the caller
@@ -343,6 +361,8 @@ class FileStoreCommit:
         self.last_snapshot = None
         self.before_commit()
         snap = self.last_snapshot = self._commit(req)
+        if callable(compaction):  # decided after the data commit (a renumbered write has none)
+            compaction = compaction()
         if compaction is not None and (compaction.entries or compaction.index_entries):
             self.commit_compaction_after(snap, req, compaction)
         return snap

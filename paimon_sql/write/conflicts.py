@@ -15,7 +15,8 @@ naming the table, partition and bucket when the commit would land wrong:
 - **bucket count**: files of a fixed-bucket partition must all have the same total bucket count.
 
 Apache Paimon documents one writer per bucket and leaves these races to the user; paimon_sql
-refuses to commit them, and ``Table.write`` redoes its write on top of the new snapshot.
+refuses to commit them; ``Table.write`` renumbers a write that lost only the sequence-number race
+(``write/resequence.py``) and redoes any other on top of the new snapshot.
 """
 
 from __future__ import annotations

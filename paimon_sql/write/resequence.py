@@ -3,7 +3,9 @@
 Two writers of one primary-key bucket number their records from the bucket's highest sequence
 number in their base snapshot; the one that commits second is refused (``SequenceConflictError``:
 the older write would win the keys both wrote). Its files are already sorted and merged: it only
-needs higher numbers. ``resequence`` renumbers them on the latest snapshot: every file of a bucket
+needs higher numbers. ``resequence`` renumbers them on the latest snapshot, inside the commit's retry
+loop (``CommitRequest.rebase``, set by ``Table.write``), so the window another writer can slip
+into is one commit attempt, not a whole write: every file of a bucket
 is rewritten with its sequence numbers shifted by one offset (their order within the write stays),
 so that the smallest is above every sequence number the concurrent commits added there, and the
 write's base becomes the latest snapshot. Everything else the conflict check guarantees is checked

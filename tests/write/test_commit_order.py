@@ -172,3 +172,41 @@ def test_changelog_slot_is_written_when_given(catalog: Catalog) -> None:
     metas = t.store.manifests.read_manifest_list(snap.changelog_manifest_list)
     assert [e.file.file_name for m in metas for e in t.store.manifests.read_manifest(m.file_name)] == [
         e.file.file_name for e in files]
+
+
+def test_a_write_that_lost_the_sequence_race_is_renumbered_not_rewritten(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No full-compaction: the loser's sorted files are renumbered above the winner's sequence
+    numbers inside the commit (the input is not written again) and its compaction is dropped."""
+    t = catalog.create_table("db.t", SCHEMA, primary_keys=["k"], options={"bucket": "1"})
+    t.write(rows([1, 2, 3], "a"))
+    other = catalog.get_table("db.t")
+    assert isinstance(other, Table)
+    real = commit_mod.commit
+    raced: list[int] = []
+    writes: list[int] = []
+    real_new_write = Table.new_write
+
+    def counting_new_write(self: Table, overwrite: bool = False) -> Any:
+        if self is t:
+            writes.append(1)
+        return real_new_write(self, overwrite)
+
+    def racing(store: Any, req: CommitRequest) -> Any:
+        if not raced and req.kind == CommitKind.APPEND and req.rebase is not None:
+            raced.append(1)
+            other.write(rows([2, 3, 4], "other"))
+        return real(store, req)
+
+    monkeypatch.setattr(commit_mod, "commit", racing)
+    monkeypatch.setattr(Table, "new_write", counting_new_write)
+    assert t.write(rows([3, 4, 5], "mine")) == 3
+    assert len(writes) == 1  # not written again
+    assert kinds(t) == ["APPEND", "APPEND", "APPEND"]
+    theirs = max(e.file.max_sequence_number for e in delta(t, 2))
+    mine = delta(t, 3)
+    assert min(e.file.min_sequence_number for e in mine) == theirs + 1
+    assert t.read().sort_by("k").column("v").to_pylist() == ["a1", "other2", "mine3", "mine4", "mine5"]
+    listed = {p.name for p in Path(t.path).rglob("data-*")}
+    assert listed == {e.file.file_name for s in t.snapshot_ids() for e in delta(t, s)}  # no file left over
