@@ -46,12 +46,13 @@ from dataclasses import dataclass
 from paimon_sql.errors import AlreadyExistsError, NotFoundError, PaimonError, ValidationError
 from paimon_sql.fs.file_io import basename, join
 from paimon_sql.meta.file_store import BRANCH_PREFIX, MAIN_BRANCH, FileStore, branch_path
+from paimon_sql.meta.kinds import CommitKind
 from paimon_sql.meta.schema_manager import SchemaManager
 from paimon_sql.meta.snapshot_manager import SnapshotManager
 from paimon_sql.meta.tag_manager import TagManager
 from paimon_sql.names import check_name, check_new_branch_name
 from paimon_sql.ops.tags import trim_to_snapshot, validate_tag_name
-from paimon_sql.write.commit import CommitRequest, commit
+from paimon_sql.write.commit import CommitRequest, FileStoreCommit
 
 FALLBACK_BRANCH = "scan.fallback-branch"
 PRIMARY_BRANCH = "scan.primary-branch"
@@ -443,14 +444,16 @@ def _complete_append_history(sm: SnapshotManager, branch: str) -> None:
                 "Branch merge requires complete append-only snapshot history."
             )
         kind = sm.snapshot(sid).commit_kind
-        if kind not in ("APPEND", "ANALYZE"):
+        if kind not in (CommitKind.APPEND, CommitKind.ANALYZE):
             raise ValidationError(
                 f"Cannot merge: snapshot {sid} on branch '{branch}' has commit kind '{kind}'. "
                 "Branch merge requires complete append-only snapshot history."
             )
 
 
-def merge_branch(store: FileStore, source: str, target: str = MAIN_BRANCH) -> MergeBranchResult:
+def merge_branch(
+    store: FileStore, source: str, target: str = MAIN_BRANCH, committer: FileStoreCommit | None = None
+) -> MergeBranchResult:
     """Adds to branch ``target`` (default main) the data files branch ``source`` has and ``target``
     lacks, in one APPEND commit (the files are shared, nothing is copied). Append tables only, both
     branches with their complete append-only history and the same schema, as Paimon checks."""
@@ -499,5 +502,6 @@ def merge_branch(store: FileStore, source: str, target: str = MAIN_BRANCH) -> Me
                 f"Cannot merge branch '{source}' into '{target}' of table {name}, schema history mismatch for "
                 f"schema id {schema_id}."
             )
-    snap = commit(dst_store, CommitRequest("APPEND", tuple(merged)))
+    committer = committer.on(dst_store) if committer is not None else FileStoreCommit(dst_store)
+    snap = committer.commit(CommitRequest(CommitKind.APPEND, tuple(merged)))
     return MergeBranchResult(source, target, len(merged), snap.id)

@@ -25,7 +25,7 @@ from paimon_sql.format.binary_row import decode_row
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import IndexManifestEntry
-from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.ops import partitions as partition_ops
@@ -47,7 +47,7 @@ from paimon_sql.write.append_deletion_vectors import (
     deletion_files,
     dv_entries_by_bucket,
 )
-from paimon_sql.write.commit import CommitRequest, WriteBase, commit
+from paimon_sql.write.commit import CommitRequest, FileStoreCommit, WriteBase
 from paimon_sql.write.compact_rewriter import CompactResult, rows_per_file_of, sequence_counter, write_rolling
 from paimon_sql.write.file_writer import FileNamer, append_arrow_schema
 from paimon_sql.write.sort_order import sort_indices
@@ -99,11 +99,13 @@ def idle_partitions(store: FileStore, idle_time: str | _dt.timedelta, what: str)
 def plan_compaction(
     store: FileStore, partition_filter: Predicate | None = None, full: bool = True,
     partition_match: Callable[[bytes], bool] | None = None, buckets: Collection[int] | None = None,
+    committer: FileStoreCommit | None = None,
 ) -> CompactPlan | CompactTableResult:
     """The plan of compacting the buckets of the latest snapshot whose partition matches
     ``partition_filter`` (a predicate on partition columns) and ``partition_match`` (a test of the
     partition's BinaryRow) and whose number is in ``buckets`` (all when None); or, for an empty
-    table and for append tables (compacted here at once: small files), the result."""
+    table and for append tables (compacted here at once: small files, committed by ``committer``),
+    the result."""
     base = store.snapshots.latest()
     if base is None:
         return CompactTableResult(None, 0, 0, 0, 0, 0, 0)
@@ -113,7 +115,7 @@ def plan_compaction(
     ]
     picked = tuple(sorted({(e.partition, e.bucket) for e in live}))
     if not store.has_primary_key:
-        return _compact_append(store, base, live, len(picked))
+        return _compact_append(store, base, live, len(picked), committer)
     return CompactPlan(base.id, store.schema.id, picked, full)
 
 
@@ -133,7 +135,9 @@ def compact_buckets(store: FileStore, plan: CompactPlan, buckets: Collection[tup
         raise
 
 
-def commit_compaction(store: FileStore, plan: CompactPlan, changes: Sequence[CommitChanges]) -> CompactTableResult:
+def commit_compaction(
+    store: FileStore, plan: CompactPlan, changes: Sequence[CommitChanges], committer: FileStoreCommit | None = None,
+) -> CompactTableResult:
     """Commits the compacted buckets of ``plan`` as one COMPACT snapshot (none when nothing was
     rewritten); a conflict raises and deletes every file the compaction wrote."""
     entries = [e for c in changes for e in c.compact_entries]
@@ -146,8 +150,8 @@ def commit_compaction(store: FileStore, plan: CompactPlan, changes: Sequence[Com
             raise WriteConflictError(f"Compaction of table {store.name}: a bucket was compacted twice")
         if not entries:
             return CompactTableResult(None, len(plan.buckets), 0, 0, 0, 0, 0)
-        snap = commit(store, CommitRequest(
-            "COMPACT", tuple(entries), tuple(index), base=WriteBase(plan.base_id, plan.schema_id)
+        snap = (committer or FileStoreCommit(store)).commit(CommitRequest(
+            CommitKind.COMPACT, tuple(entries), tuple(index), base=WriteBase(plan.base_id, plan.schema_id)
         ))
     except BaseException:
         for c in changes:
@@ -166,15 +170,18 @@ def commit_compaction(store: FileStore, plan: CompactPlan, changes: Sequence[Com
 def compact(
     store: FileStore, partition_filter: Predicate | None = None, full: bool = True,
     partition_match: Callable[[bytes], bool] | None = None, buckets: Collection[int] | None = None,
+    committer: FileStoreCommit | None = None,
 ) -> CompactTableResult:
     """Plans, compacts (in this process) and commits: see ``plan_compaction``."""
-    plan = plan_compaction(store, partition_filter, full, partition_match, buckets)
+    plan = plan_compaction(store, partition_filter, full, partition_match, buckets, committer)
     if isinstance(plan, CompactTableResult):
         return plan
-    return commit_compaction(store, plan, [compact_buckets(store, plan, plan.buckets)])
+    return commit_compaction(store, plan, [compact_buckets(store, plan, plan.buckets)], committer)
 
 
-def _compact_append(store: FileStore, base: Snapshot, live: list[ManifestEntry], n_buckets: int) -> CompactTableResult:
+def _compact_append(
+    store: FileStore, base: Snapshot, live: list[ManifestEntry], n_buckets: int, committer: FileStoreCommit | None,
+) -> CompactTableResult:
     """Append tables: Paimon's small-file compaction per partition (bucket-unaware) or per bucket."""
     opts = store.options
     target, small = opts.target_file_size(False), opts.compaction_file_size(False)
@@ -224,7 +231,8 @@ def _compact_append(store: FileStore, base: Snapshot, live: list[ManifestEntry],
         for p in written:
             store.file_io.delete_quietly(p)
         raise
-    return _commit_rewrite(store, "COMPACT", base, entries, written, n_buckets, compacted, index_entries)
+    return _commit_rewrite(store, CommitKind.COMPACT, base, entries, written, n_buckets, compacted, index_entries,
+                           committer)
 
 
 def _too_many_deleted(dvs: AppendDeletionVectors, f: DataFileMeta, ratio: float) -> bool:
@@ -237,8 +245,9 @@ def _too_many_deleted(dvs: AppendDeletionVectors, f: DataFileMeta, ratio: float)
 
 
 def _commit_rewrite(
-    store: FileStore, kind: str, base: Snapshot, entries: list[ManifestEntry], written: list[str],
+    store: FileStore, kind: CommitKind, base: Snapshot, entries: list[ManifestEntry], written: list[str],
     looked_at: int, compacted: int, index_entries: Sequence[IndexManifestEntry] = (),
+    committer: FileStoreCommit | None = None,
 ) -> CompactTableResult:
     """Commits files rewritten from ``base`` (their DELETE and ADD entries, and the deletion-vector
     index changes) as one ``kind`` snapshot; on failure the ``written`` files are deleted."""
@@ -247,8 +256,8 @@ def _commit_rewrite(
             store.file_io.delete_quietly(p)
         return CompactTableResult(None, looked_at, 0, 0, 0, 0, 0)
     try:
-        snap = commit(store, CommitRequest(kind, tuple(entries), tuple(index_entries),
-                                           base=WriteBase(base.id, store.schema.id)))
+        snap = (committer or FileStoreCommit(store)).commit(CommitRequest(
+            kind, tuple(entries), tuple(index_entries), base=WriteBase(base.id, store.schema.id)))
     except BaseException:
         for p in written:
             store.file_io.delete_quietly(p)
@@ -264,7 +273,7 @@ SORT_STRATEGIES = ("order", "zorder", "hilbert")
 
 def sort_compact(
     store: FileStore, strategy: str, columns: Sequence[str], partition_filter: Predicate | None = None,
-    partition_match: Callable[[bytes], bool] | None = None,
+    partition_match: Callable[[bytes], bool] | None = None, committer: FileStoreCommit | None = None,
 ) -> CompactTableResult:
     """Paimon's sort compaction of a bucket-unaware append table: every selected partition's rows
     rewritten in ``strategy`` order of ``columns`` (order, zorder, hilbert) into files of about
@@ -319,4 +328,5 @@ def sort_compact(
         for p in written:
             store.file_io.delete_quietly(p)
         raise
-    return _commit_rewrite(store, "OVERWRITE", base, entries, written, len(groups), len(groups), index_entries)
+    return _commit_rewrite(store, CommitKind.OVERWRITE, base, entries, written, len(groups), len(groups),
+                           index_entries, committer)

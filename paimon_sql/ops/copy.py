@@ -23,13 +23,13 @@ from paimon_sql.format.binary_row import decode_row
 from paimon_sql.fs.file_io import join
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import IndexManifestEntry
-from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.ops.partitions import deletes_matching
 from paimon_sql.predicate import Predicate
 from paimon_sql.scan.planner import live_entries
-from paimon_sql.write.commit import CommitRequest, commit
+from paimon_sql.write.commit import CommitRequest, FileStoreCommit
 
 
 @dataclass(frozen=True)
@@ -64,10 +64,11 @@ def check_compatible(source: FileStore, target: FileStore) -> None:
 
 def copy_files(
     source: FileStore, target: FileStore, partition_filter: Predicate | None = None,
-    partition_match: Callable[[bytes], bool] | None = None,
+    partition_match: Callable[[bytes], bool] | None = None, committer: FileStoreCommit | None = None,
 ) -> CopyResult:
     """Copies the live files of ``source``'s latest snapshot (selected partitions) into ``target``
-    and commits them there as one OVERWRITE of the partitions they fill."""
+    and commits them there as one OVERWRITE of the partitions they fill (through ``committer``, one
+    of ``target``)."""
     snap = source.snapshots.latest()
     if snap is None:
         return CopyResult(0, 0, None)
@@ -81,8 +82,8 @@ def copy_files(
         index_entries = _copy_index_files(source, target, snap, {(e.partition, e.bucket) for e in entries},
                                           renamed, written)
         partitions = {e.partition for e in entries}
-        snapshot = commit(target, CommitRequest(
-            "OVERWRITE", tuple(new_entries), tuple(index_entries), deletes_for=deletes_matching(partitions.__contains__),
+        snapshot = (committer or FileStoreCommit(target)).commit(CommitRequest(
+            CommitKind.OVERWRITE, tuple(new_entries), tuple(index_entries), deletes_for=deletes_matching(partitions.__contains__),
         ))
     except BaseException:
         for p in written:

@@ -6,18 +6,17 @@ index files are committed as one OVERWRITE snapshot, as Paimon commits deletion-
 from __future__ import annotations
 
 import dataclasses
-import time
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
-from paimon_sql.errors import WriteConflictError
+from paimon_sql.errors import CommitConflictError
 from paimon_sql.format.system_fields import RowKind
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import IndexManifestEntry
-from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns, to_arrow_expression
@@ -26,34 +25,38 @@ from paimon_sql.scan.planner import plan
 from paimon_sql.scan.reader import read_data_file, read_split
 from paimon_sql.scan.split import DataSplit
 from paimon_sql.write.append_deletion_vectors import AppendDeletionVectors, dv_entries_by_bucket
-from paimon_sql.write.commit import CommitRequest, WriteBase, commit, commit_write_compaction, retry_wait_ms
+from paimon_sql.write.commit import (
+    CommitRequest,
+    FileStoreCommit,
+    WriteBase,
+    WriteCompaction,
+    redo_on_conflict,
+)
 from paimon_sql.write.file_writer import FileNamer, append_arrow_schema, write_data_file
 from paimon_sql.write.table_write import TableWrite
 
 DELETE_KIND = int(RowKind.DELETE)
 
 
-def delete_where(store: FileStore, predicate: str | Predicate) -> int | None:
-    """Deletes the rows matching ``predicate`` in one commit; returns its snapshot id (None when no
-    row matched). When a concurrent commit makes the prepared delete wrong (a rewritten file is
-    gone, a key was written again), the delete is planned again on the new snapshot."""
+def delete_where(
+    store: FileStore, predicate: str | Predicate, committer: FileStoreCommit | None = None
+) -> int | None:
+    """Deletes the rows matching ``predicate`` in one commit (through ``committer``); returns its
+    snapshot id (None when no row matched). When a concurrent commit makes the prepared delete wrong
+    (a rewritten file is gone, a key was written again), the delete is planned again on the new
+    snapshot (``redo_on_conflict``), unless the schema changed (the predicate may mean something
+    else now)."""
     pred = parse_predicate(predicate, list(store.schema.fields)) if isinstance(predicate, str) else predicate
-    redo = 0
-    while True:
-        try:
-            return _delete_once(store, pred)
-        except WriteConflictError:
-            opts = store.options
-            if redo >= opts.commit_max_retries:
-                raise
-            time.sleep(retry_wait_ms(redo, opts.commit_min_retry_wait_ms, opts.commit_max_retry_wait_ms) / 1000)
-            redo += 1
-            latest = store.schemas.latest()
-            if latest is not None and latest.id != store.schema.id:
-                raise  # the schema changed under the delete: the predicate may mean something else
+    committer = committer or FileStoreCommit(store)
+
+    def schema_changed(e: CommitConflictError) -> BaseException | None:
+        latest = store.schemas.latest()
+        return e if latest is not None and latest.id != store.schema.id else None
+
+    return redo_on_conflict(lambda: store, lambda _redo: _delete_once(store, pred, committer), schema_changed)
 
 
-def _delete_once(store: FileStore, pred: Predicate) -> int | None:
+def _delete_once(store: FileStore, pred: Predicate, committer: FileStoreCommit) -> int | None:
     base = store.snapshots.latest()
     if base is None:
         return None
@@ -68,18 +71,16 @@ def _delete_once(store: FileStore, pred: Predicate) -> int | None:
         try:
             writer.write(pa.concat_tables(rows), kind=DELETE_KIND)
             changes = writer.prepare_commit()
-            snap = commit(store, CommitRequest(
-                "APPEND", tuple(changes.entries), tuple(changes.index_entries), base=changes.base
-            ))
+            # the deleting write's compaction: a COMPACT snapshot after the APPEND one
+            snap = committer.commit(CommitRequest(
+                CommitKind.APPEND, tuple(changes.entries), tuple(changes.index_entries), base=changes.base
+            ), WriteCompaction(tuple(changes.compact_entries), tuple(changes.compact_index_entries)))
         except BaseException:
             writer.abort()
             raise
-        if changes.compact_entries:  # the deleting write compacted: a COMPACT snapshot follows
-            commit_write_compaction(store, changes.compact_entries, changes.compact_index_entries,
-                                    changes.base, changes.entries)
         return snap.id
     if store.options.deletion_vectors_enabled:
-        return _delete_with_vectors(store, base, splits, pred)
+        return _delete_with_vectors(store, base, splits, pred, committer)
     # append table: rewrite every file holding a matching row
     expr = to_arrow_expression(pred)
     entries: list[ManifestEntry] = []
@@ -104,8 +105,8 @@ def _delete_once(store: FileStore, pred: Predicate) -> int | None:
                     entries.append(ManifestEntry(FileKind.ADD, s.partition, s.bucket, s.total_buckets, meta))
         if not entries:
             return None
-        snap = commit(store, CommitRequest(
-            "OVERWRITE", tuple(entries), base=WriteBase(base.id, store.schema.id)
+        snap = committer.commit(CommitRequest(
+            CommitKind.OVERWRITE, tuple(entries), base=WriteBase(base.id, store.schema.id)
         ))
         return snap.id
     except BaseException:
@@ -114,7 +115,9 @@ def _delete_once(store: FileStore, pred: Predicate) -> int | None:
         raise
 
 
-def _delete_with_vectors(store: FileStore, base: Snapshot, splits: list[DataSplit], pred: Predicate) -> int | None:
+def _delete_with_vectors(
+    store: FileStore, base: Snapshot, splits: list[DataSplit], pred: Predicate, committer: FileStoreCommit
+) -> int | None:
     """Append tables with deletion vectors: the positions of the matching rows of every file join
     the file's deletion vector (merged with the one it has); one commit of the changed index files."""
     expr = to_arrow_expression(pred)
@@ -146,8 +149,8 @@ def _delete_with_vectors(store: FileStore, base: Snapshot, splits: list[DataSpli
             written += paths
         if not index_entries:
             return None
-        snap = commit(store, CommitRequest(
-            "OVERWRITE", (), tuple(index_entries), base=WriteBase(base.id, store.schema.id)
+        snap = committer.commit(CommitRequest(
+            CommitKind.OVERWRITE, (), tuple(index_entries), base=WriteBase(base.id, store.schema.id)
         ))
         return snap.id
     except BaseException:

@@ -40,10 +40,11 @@ expiring snapshot as ``changelog/changelog-<id>``. ``expire_changelogs`` (Paimon
 ``ExpireChangelogImpl``) deletes those later, by the changelog retention options; it runs after
 snapshot expiry after every commit.
 
-Automatic expiry after every commit (``expire_after_commit``): sync by default, on a background
-thread with ``snapshot.expire.execution-mode = async`` (a failure there is raised by the next
-commit of the table in this process, before it commits anything), never with ``write-only``.
-Consumers not updated for ``consumer.expiration-time`` are removed first, as Paimon does.
+Automatic expiry after every commit runs from the table's committer (``ops/maintenance.py``):
+sync by default, on a background thread with ``snapshot.expire.execution-mode = async`` (a
+failure there is raised by the next commit of the table in this process, before it commits
+anything), never with ``write-only``. Consumers not updated for ``consumer.expiration-time`` are
+removed first, as Paimon does.
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ import dataclasses
 import datetime as _dt
 import json
 import logging
-import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -63,10 +63,8 @@ from paimon_sql.fs.file_io import FileIO, join
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.kinds import FileSource
 from paimon_sql.meta.snapshot import Snapshot
-from paimon_sql.ops import partitions as partition_ops
-from paimon_sql.ops import tag_auto as tag_auto_ops
 from paimon_sql.ops.file_refs import FileKey, FileRef, FileRefs, FileToDelete, tagged_snapshots
-from paimon_sql.options.lifecycle import CONSUMER_CHANGELOG_ONLY, SNAPSHOT_EXPIRE_EXECUTION_MODE
+from paimon_sql.options.lifecycle import CONSUMER_CHANGELOG_ONLY
 
 _LOG = logging.getLogger(__name__)
 
@@ -574,97 +572,3 @@ def _delete(fio: FileIO, files: Sequence[FileToDelete], dry_run: bool, parallel:
     else:
         results = [_delete_one(fio, f, dry_run) for f in unique]
     return sum(n for n, _ in results), sum(b for _, b in results)
-
-
-# ----------------------------------------------------------------------------------------------
-# after every commit
-# ----------------------------------------------------------------------------------------------
-
-
-class _AsyncExpiry:
-    def __init__(self) -> None:
-        self.pool: ThreadPoolExecutor | None = None
-        self.error: BaseException | None = None
-        self.lock = threading.Lock()
-
-    def ensure_pool(self) -> ThreadPoolExecutor:
-        with self.lock:
-            if self.pool is None:
-                self.pool = ThreadPoolExecutor(1, thread_name_prefix="paimon-expire")
-            return self.pool
-
-
-_ASYNC: dict[str, _AsyncExpiry] = {}
-_ASYNC_LOCK = threading.Lock()
-
-
-def _async_key(store: FileStore) -> str:
-    return f"{store.meta_path}"
-
-
-def _state(store: FileStore) -> _AsyncExpiry:
-    key = _async_key(store)
-    with _ASYNC_LOCK:
-        state = _ASYNC.get(key)
-        if state is None:
-            state = _ASYNC[key] = _AsyncExpiry()
-    return state
-
-
-def _run_after_commit(store: FileStore, batch_write: bool) -> None:
-    """Paimon's post-commit maintenance (``TableCommitImpl.maintain``) in its order: automatic tags
-    and tag retention, partitions, consumers, then snapshots (so a new tag protects its snapshot
-    before snapshots expire); ``batch_write`` adds batch-mode tags after it. A failure is kept for
-    the next commit to raise (``TableCommitImpl.maintainError``), in sync mode too: the commit itself
-    landed."""
-    try:
-        tag_auto_ops.run_tag_auto_manager(store, batch_write)
-        partition_ops.expire_partitions_after_commit(store)
-        expire_consumers(store)
-        expire_snapshots(store)
-        if changelog_decoupled(store):
-            expire_changelogs(store)
-    except Exception as e:  # noqa: BLE001 - surfaced by the next commit
-        _LOG.error("Snapshot expiry of table %s after a commit failed: %s", store.name, e)
-        state = _state(store)
-        with state.lock:
-            if state.error is None:
-                state.error = e
-
-
-def check_async_expiry(store: FileStore) -> None:
-    """Raises (once) the failure of the last automatic expiry of ``store`` in this process; a
-    commit calls it before committing (Paimon's ``TableCommitImpl`` raises it after committing:
-    raising before leaves nothing half done, and the commit can simply be retried)."""
-    state = _ASYNC.get(_async_key(store))
-    if state is None:
-        return
-    with state.lock:
-        err, state.error = state.error, None
-    if err is not None:
-        raise PaimonError(
-            f"Snapshot expiry of table {store.name} after an earlier commit failed (nothing was committed now; "
-            f"commit again to continue): {type(err).__name__}: {err}"
-        ) from err
-
-
-def expire_after_commit(store: FileStore, batch_write: bool = False) -> None:
-    """Automatic maintenance after a commit (``batch_write``: the commit of a batch write, which
-    also creates ``tag.automatic-creation`` = batch tags): nothing with ``write-only``; in this thread with
-    ``snapshot.expire.execution-mode = sync`` (the default), else on the table's background thread
-    (one per table and branch in this process, runs in order). Either way a failure is raised by
-    the next commit of the table in this process (``check_async_expiry``)."""
-    o = store.options
-    if o.write_only:
-        return
-    if o.get(SNAPSHOT_EXPIRE_EXECUTION_MODE) != "async":
-        _run_after_commit(store, batch_write)
-        return
-    _state(store).ensure_pool().submit(_run_after_commit, store, batch_write)
-
-
-def wait_async_expiry(store: FileStore, timeout_s: float = 60.0) -> None:
-    """Waits until the asynchronous expiries submitted so far for ``store`` have run."""
-    state = _ASYNC.get(_async_key(store))
-    if state is not None and state.pool is not None:
-        state.pool.submit(lambda: None).result(timeout=timeout_s)

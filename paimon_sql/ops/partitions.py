@@ -24,14 +24,14 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.partition_path import escape_path_name, normalize_value_string, partition_value_string
 from paimon_sql.meta.file_store import FileStore
-from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.options.lifecycle import (
@@ -45,7 +45,7 @@ from paimon_sql.options.lifecycle import (
     PARTITION_TIMESTAMP_FORMATTER,
     PARTITION_TIMESTAMP_PATTERN,
 )
-from paimon_sql.write.commit import CommitRequest, commit
+from paimon_sql.write.commit import CommitRequest, FileStoreCommit
 
 _LOG = logging.getLogger(__name__)
 
@@ -187,7 +187,8 @@ def deletes_matching(matches: Callable[[bytes], bool]) -> Callable[[FileStore, S
 
 
 def drop_partitions(
-    store: FileStore, specs: Sequence[Mapping[str, Any]], *, dry_run: bool = False, what: str = "Drop partitions"
+    store: FileStore, specs: Sequence[Mapping[str, Any]], *, dry_run: bool = False, what: str = "Drop partitions",
+    committer: FileStoreCommit | None = None,
 ) -> DropPartitionsResult:
     """Drops every partition matching one of ``specs`` (a spec may give a prefix or any subset of
     the partition columns) in one OVERWRITE commit; a partition without files is no error (the
@@ -202,7 +203,8 @@ def drop_partitions(
                                   sum(p.record_count for p in hit))
     if not hit or dry_run:
         return result
-    snap = commit(store, CommitRequest("OVERWRITE", (), deletes_for=deletes_matching(matches)))
+    snap = (committer or FileStoreCommit(store)).commit(
+        CommitRequest(CommitKind.OVERWRITE, (), deletes_for=deletes_matching(matches)))
     return dataclasses.replace(result, snapshot_id=snap.id)
 
 
@@ -390,7 +392,7 @@ def expired_partitions(
 
 def expire_partitions(
     store: FileStore, settings: ExpireSettings | None = None, *, now: _dt.datetime | None = None,
-    dry_run: bool = False,
+    dry_run: bool = False, committer: FileStoreCommit | None = None,
 ) -> ExpirePartitionsResult:
     """Drops the partitions ``settings`` (default: the table's options) expire; one OVERWRITE
     commit per ``batch_size`` partitions."""
@@ -411,40 +413,45 @@ def expire_partitions(
         return ExpirePartitionsResult(specs, [])
     size = settings.batch_size or len(expired)
     ids = []
+    committer = committer or FileStoreCommit(store)
     for i in range(0, len(expired), size):
         batch = {p.partition for p in expired[i:i + size]}
-        snap = commit(store, CommitRequest("OVERWRITE", (), deletes_for=deletes_matching(batch.__contains__)))
+        snap = committer.commit(CommitRequest(CommitKind.OVERWRITE, (), deletes_for=deletes_matching(batch.__contains__)))
         ids.append(snap.id)
     _LOG.info("Expired partitions of table %s: %s", store.name, specs)
     return ExpirePartitionsResult(specs, ids)
 
 
-_LAST_CHECK: dict[str, float] = {}
-_LAST_CHECK_LOCK = threading.Lock()
+@dataclass
+class PartitionCheckClock:
+    """When a committer last checked its table's partitions for expiry (None: not yet)."""
+
+    last: float | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def expire_partitions_after_commit(store: FileStore) -> None:
+def expire_partitions_after_commit(store: FileStore, clock: PartitionCheckClock | None = None) -> None:
     """Partition expiry after a commit (Paimon's ``PartitionExpire.expire`` from the committer):
     with ``partition.expiration-time`` set, after every commit when
     ``end-input.check-partition-expire`` is true (our commits are batch commits, which end their
     input) or ``partition.expiration-check-interval`` is 0, else at most once per interval per
     process and table, the first time a random part of the interval after the process first
-    committed to the table (Paimon's writers start their clock that way)."""
+    committed to the table (Paimon's writers start their clock that way). ``clock``: the table
+    committer's (its ``TableMaintenance``); without one, the interval is not applied."""
     settings = ExpireSettings.of(store)
     if settings is None or not store.partition_fields:
         return
     o = store.options
     interval_s = o.get(PARTITION_EXPIRATION_CHECK_INTERVAL) / 1000
     now = time.time()
-    if not o.get(END_INPUT_CHECK_PARTITION_EXPIRE) and interval_s > 0:
-        key = store.meta_path
-        with _LAST_CHECK_LOCK:
-            last = _LAST_CHECK.get(key)
+    if not o.get(END_INPUT_CHECK_PARTITION_EXPIRE) and interval_s > 0 and clock is not None:
+        with clock.lock:
+            last = clock.last
             if last is None:
-                last = _LAST_CHECK[key] = now - random.uniform(0, interval_s)
+                last = clock.last = now - random.uniform(0, interval_s)
             if now <= last + interval_s:
                 return
-            _LAST_CHECK[key] = now
+            clock.last = now
     expire_partitions(store, settings)
 
 

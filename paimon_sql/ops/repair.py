@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from paimon_sql.errors import NotFoundError, ValidationError
 from paimon_sql.fs.file_io import basename, join
 from paimon_sql.meta.file_store import FileStore
-from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
-from paimon_sql.write.commit import CommitRequest, commit
+from paimon_sql.write.commit import CommitRequest, FileStoreCommit
 
 _LOG = logging.getLogger(__name__)
 
@@ -27,7 +27,9 @@ class RemoveUnexistingFilesResult:
     snapshot_id: int | None  # the commit removing them (None: none missing, or a dry run)
 
 
-def remove_unexisting_files(store: FileStore, dry_run: bool = False) -> RemoveUnexistingFilesResult:
+def remove_unexisting_files(
+    store: FileStore, dry_run: bool = False, committer: FileStoreCommit | None = None
+) -> RemoveUnexistingFilesResult:
     """Removes from the table the data files of the latest snapshot that no longer exist (one
     listing per bucket folder, then one commit deleting their entries); ``dry_run`` only lists."""
     if not isinstance(dry_run, bool):
@@ -54,7 +56,7 @@ def remove_unexisting_files(store: FileStore, dry_run: bool = False) -> RemoveUn
     if not missing_entries or dry_run:
         return RemoveUnexistingFilesResult(tuple(sorted(missing_paths)), None)
     deletes = tuple(dataclasses.replace(e, kind=FileKind.DELETE) for e in missing_entries)
-    snap = commit(store, CommitRequest("APPEND", deletes))
+    snap = (committer or FileStoreCommit(store)).commit(CommitRequest(CommitKind.APPEND, deletes))
     _LOG.warning("Removed %d data files that no longer exist from table %s (snapshot %d)",
                  len(deletes), store.name, snap.id)
     return RemoveUnexistingFilesResult(tuple(sorted(missing_paths)), snap.id)
@@ -87,7 +89,7 @@ def repair_earliest_snapshot(store: FileStore, snapshot_id: int) -> tuple[int, i
     return previous, snapshot_id
 
 
-def compact_manifests(store: FileStore, dry_run: bool = False) -> int | None:
+def compact_manifests(store: FileStore, dry_run: bool = False, committer: FileStoreCommit | None = None) -> int | None:
     """Rewrites the latest snapshot's manifests into full ones (only live entries) as one COMPACT
     snapshot; returns its id (None: the table has no snapshot, or a dry run, which logs what it
     would rewrite)."""
@@ -101,4 +103,5 @@ def compact_manifests(store: FileStore, dry_run: bool = False) -> int | None:
                   "of %d live entries", store.name, len(metas), sum(m.num_added_files + m.num_deleted_files for m in metas),
                   live)
         return None
-    return commit(store, CommitRequest("COMPACT", (), compact_manifests=True)).id
+    return (committer or FileStoreCommit(store)).commit(
+        CommitRequest(CommitKind.COMPACT, (), compact_manifests=True)).id

@@ -13,22 +13,23 @@ import pyarrow as pa
 
 from paimon_sql.errors import UnsupportedError, ValidationError, WriteConflictError
 from paimon_sql.meta.file_store import FileStore
-from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.predicate import Predicate
 from paimon_sql.scan.planner import live_entries, plan
 from paimon_sql.scan.reader import read_split
-from paimon_sql.write.commit import CommitRequest, commit
+from paimon_sql.write.commit import CommitRequest, FileStoreCommit, WriteCompaction
 from paimon_sql.write.table_write import TableWrite
 
 
 def rescale(
     store: FileStore, bucket_num: int | None = None, partition_filter: Predicate | None = None,
-    partition_match: Callable[[bytes], bool] | None = None,
+    partition_match: Callable[[bytes], bool] | None = None, committer: FileStoreCommit | None = None,
 ) -> int | None:
     """Rewrites the selected partitions with ``bucket_num`` buckets; returns the snapshot id (None
-    when no partition was selected)."""
+    when no partition was selected). When the rewrite compacted (``full-compaction.delta-commits``),
+    a COMPACT snapshot follows the OVERWRITE one."""
     name = store.name
     if store.options.bucket <= 0 and not store.has_primary_key:
         raise UnsupportedError(f"Rescale of table {name}: only tables with fixed buckets can be rescaled")
@@ -55,10 +56,11 @@ def rescale(
                 if rows.num_rows:
                     writer.write(rows if isinstance(rows, pa.Table) else pa.table(rows))
         changes = writer.prepare_commit()
-        snap = commit(rescaled, CommitRequest(
-            "OVERWRITE", tuple(changes.entries), tuple(changes.index_entries),
+        committer = committer.on(rescaled) if committer is not None else FileStoreCommit(rescaled)
+        snap = committer.commit(CommitRequest(
+            CommitKind.OVERWRITE, tuple(changes.entries), tuple(changes.index_entries),
             deletes_for=_partitions_of(base.id, selected), base=changes.base,
-        ))
+        ), WriteCompaction(tuple(changes.compact_entries), tuple(changes.compact_index_entries)))
     except BaseException:
         writer.abort()
         raise

@@ -182,9 +182,19 @@ def _auto_tags(store: FileStore, handler: PeriodHandler) -> list[tuple[Snapshot,
     return out
 
 
-def create_auto_tags(store: FileStore) -> AutoTagResult:
+AutoTagPositions = dict[
+    tuple[str, tuple[tuple[str, str], ...], tuple[str, int] | None], tuple[int, "_dt.datetime | None", int]
+]
+
+
+def create_auto_tags(store: FileStore, positions: AutoTagPositions | None = None) -> AutoTagResult:
     """Runs Paimon's ``TagAutoCreation`` once (see the module doc); nothing without
-    ``tag.automatic-creation`` process-time / watermark."""
+    ``tag.automatic-creation`` process-time / watermark. ``positions``: where the table's committer
+    (its ``TableMaintenance``) stopped last time (key: table folder, options, newest automatic tag;
+    value: next snapshot to examine, next tag time, commit time of the snapshot before it), kept
+    there to resume from."""
+    if positions is None:
+        positions = {}
     extract = time_extractor(store)
     if extract is None:
         return AutoTagResult((), ())
@@ -215,7 +225,7 @@ def create_auto_tags(store: FileStore) -> AutoTagResult:
     # a committer keeps its place in memory (Paimon's TagAutoCreation): resume after the last
     # snapshot this process examined, when the newest tag is the same and that snapshot still is
     key = (store.meta_path, tuple(sorted(store.schema.options.items())), newest)
-    resume = _POSITIONS.get(key)
+    resume = positions.get(key)
     if resume is not None:
         pos, pos_tag, pos_time = resume
         try:
@@ -263,16 +273,8 @@ def create_auto_tags(store: FileStore) -> AutoTagResult:
                 delete_tag(store, names[0])
                 deleted.append(names[0])
     if not created and last_time is not None:
-        _POSITIONS[key] = (next_snapshot, next_tag, last_time)
+        positions[key] = (next_snapshot, next_tag, last_time)
     return AutoTagResult(tuple(created), tuple(deleted))
-
-
-# (table folder, table options, newest automatic tag) -> (next snapshot to examine, next tag time,
-# commit time of the snapshot before it): where this process's last walk stopped without creating
-# a tag (the snapshots it passed stay too early for the next tag)
-_POSITIONS: dict[
-    tuple[str, tuple[tuple[str, str], ...], tuple[str, int] | None], tuple[int, _dt.datetime | None, int]
-] = {}
 
 
 # -- batch -------------------------------------------------------------------------------------
@@ -317,13 +319,15 @@ def create_batch_tag(store: FileStore) -> AutoTagResult:
     return AutoTagResult(tuple(created), tuple(deleted))
 
 
-def run_tag_auto_manager(store: FileStore, batch_commit: bool = False) -> None:
+def run_tag_auto_manager(
+    store: FileStore, batch_commit: bool = False, positions: AutoTagPositions | None = None
+) -> None:
     """The tag part of Paimon's post-commit maintenance: automatic tags, then (with
     ``tag.time-expire-enabled``) tags whose retention passed; ``batch_commit``: also batch-mode
     tags (Spark's batch writes create them after committing)."""
     mode = store.options.get(TAG_AUTOMATIC_CREATION)
     if mode in ("process-time", "watermark"):
-        create_auto_tags(store)
+        create_auto_tags(store, positions)
     if store.options.get(TAG_TIME_EXPIRE_ENABLED):
         expire_tags(store)
     if batch_commit and mode == "batch":

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 from paimon_sql.errors import PaimonError, UnsupportedError, ValidationError
 from paimon_sql.meta.store_ref import StoreRef
 from paimon_sql.ops.compact import CompactTableResult, commit_compaction, compact_buckets
-from paimon_sql.ops.expire import expire_after_commit
 from paimon_sql.procedures.builtin import parse_options_arg, table_arg
 from paimon_sql.procedures.registry import Procedure, ProcedureJob, ProcedureParam, register
 from paimon_sql.table.table import Table
+from paimon_sql.table.table_commit import TableCommit
 from paimon_sql.write.table_write import CommitChanges
 
 if TYPE_CHECKING:
@@ -176,9 +176,7 @@ def _finish(state: str, messages: list[str]) -> list[tuple[Any, ...]]:
     changes = [_decode_obj(m) for m in messages]
     if not all(isinstance(c, CommitChanges) for c in changes):
         raise ValidationError("Procedure compact: a task message is not a compaction's changes")
-    result = commit_compaction(store, plan, changes)
-    if result.snapshot_id is not None:
-        expire_after_commit(store)
+    commit_compaction(store, plan, changes, TableCommit(store))
     return [(True,)]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import logging
-import time
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Union
 
@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from paimon_sql.errors import (
     AlreadyCommittedError,
+    CommitConflictError,
     NotFoundError,
     UnsupportedError,
     ValidationError,
@@ -20,7 +21,7 @@ from paimon_sql.errors import (
 )
 from paimon_sql.fs.file_io import FileIO, join
 from paimon_sql.meta.file_store import MAIN_BRANCH, FileStore, branch_identifier
-from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.snapshot import Snapshot
@@ -42,15 +43,21 @@ from paimon_sql.ops import tag_auto as tag_auto_ops
 from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tag_expire as tag_expire_ops
 from paimon_sql.ops import tags as tag_ops
+from paimon_sql.ops.maintenance import maintenance_of
 from paimon_sql.options import IMMUTABLE, check_implemented, validate_options
 from paimon_sql.options.lifecycle import TAG_DEFAULT_TIME_RETAINED, TAG_TIME_EXPIRE_ENABLED
 from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns
 from paimon_sql.scan.planner import live_entries, plan
 from paimon_sql.scan.reader import output_schema, read_splits_parallel
 from paimon_sql.scan.split import DataSplit
+from paimon_sql.table.table_commit import TableCommit
 from paimon_sql.types import DataField
-from paimon_sql.write.commit import CommitRequest, WriteBase, commit, commit_write_compaction, retry_wait_ms
-from paimon_sql.write.conflicts import check_files_of_table, check_one_writer_per_bucket
+from paimon_sql.write.commit import CommitRequest, WriteBase, WriteCompaction, redo_on_conflict
+from paimon_sql.write.conflicts import (
+    check_files_of_table,
+    check_one_writer_per_bucket,
+)
+from paimon_sql.write.resequence import can_resequence, resequence
 from paimon_sql.write.table_write import CommitChanges, TableWrite, merge_index_entries
 
 _LOG = logging.getLogger(__name__)
@@ -62,9 +69,12 @@ WriteInput = Union[pa.Table, pa.RecordBatchReader, Iterable[pa.RecordBatch]]  # 
 
 class Table:
     def __init__(
-        self, file_io: FileIO, path: str, table_name: str, schema: TableSchema, branch: str = MAIN_BRANCH
+        self, file_io: FileIO, path: str, table_name: str, schema: TableSchema, branch: str = MAIN_BRANCH,
+        commit_user: str | None = None,
     ) -> None:
         self.file_io = file_io
+        # the commit user of every commit through this handle (and the handles derived from it)
+        self.commit_user = commit_user or str(uuid.uuid4())
         self.path = path
         self.table_name = table_name  # "db.table", without the branch
         self.branch = branch
@@ -204,13 +214,19 @@ class Table:
         ``overwrite=True`` replaces the whole table, ``overwrite={"dt": "2024-01-01"}`` one partition,
         ``overwrite="dynamic"`` the partitions the data has rows in.
 
-        When a concurrent commit or schema change makes the written files wrong (see
-        ``write/conflicts.py``), a ``pa.Table`` input is written again on top of the latest snapshot
-        and schema (at most ``commit.max-retries`` times); a stream input, consumed by then, gives a
-        ``WriteConflictError`` and nothing is left behind."""
-        table = self
-        redo = 0
-        while True:
+        When a concurrent commit took the sequence numbers the write's files carry (a fixed-bucket
+        primary-key table), the files are renumbered on the latest snapshot inside the commit
+        (``write/resequence.py``). When a concurrent commit or schema change makes the written files
+        wrong otherwise (see ``write/conflicts.py``), or the commit kept losing the race for the next
+        snapshot, a ``pa.Table`` input is written again on top of the latest snapshot and schema (at
+        most ``commit.max-retries`` times, ``redo_on_conflict``); a stream input, consumed by then,
+        gives the ``CommitConflictError`` and nothing is left behind."""
+        current = [self]
+
+        def attempt(redo: int) -> int:
+            if redo:
+                current[0] = current[0].refresh()
+            table = current[0]
             writer = table.new_write(overwrite=overwrite is not False and overwrite is not None)
             try:
                 writer.write(data)
@@ -218,24 +234,35 @@ class Table:
             except BaseException:
                 writer.abort()
                 raise
-            try:
-                sid = table.commit_changes([changes], overwrite)
-            except WriteConflictError as e:
-                if not isinstance(data, pa.Table):
-                    raise WriteConflictError(
-                        f"{e} (the input was a stream, already consumed: write it again)"
-                    ) from e
-                opts = table.store.options
-                if redo >= opts.commit_max_retries:
-                    raise
-                time.sleep(retry_wait_ms(redo, opts.commit_min_retry_wait_ms, opts.commit_max_retry_wait_ms) / 1000)
-                redo += 1
-                table = table.refresh()
-                continue
+            sid = table.commit_changes([changes], overwrite, _renumber=True)
             if sid is None:
                 latest = table.store.snapshots.latest_id()
                 return latest if latest is not None else 0
             return sid
+
+        def consumed(e: CommitConflictError) -> BaseException | None:
+            if isinstance(data, pa.Table):
+                return None
+            return type(e)(f"{e} (the input was a stream, already consumed: write it again)")
+
+        return redo_on_conflict(lambda: current[0].store, attempt, consumed)
+
+    # -- committing: every commit of this table goes through a TableCommit ----------------------
+    def new_commit(self, batch_write: bool = False) -> TableCommit:
+        """The committer of this table (Paimon's ``TableCommitImpl``): this handle's commit user,
+        the commit, then the post-commit maintenance (``ops/maintenance.py``). ``batch_write``:
+        the commits are a batch write's (batch-mode automatic tags)."""
+        return TableCommit(self.store, self.commit_user, batch_write=batch_write)
+
+    def _committer(self, store: FileStore, maintain: bool = True) -> TableCommit:
+        """A committer to ``store`` (this table with per-call options) whose maintenance follows
+        this table's own options (a compaction's ``write-only`` = false does not turn it on)."""
+        return TableCommit(store, self.commit_user, maintain=maintain and not self.store.options.write_only)
+
+    def filter_committed(self, identifiers: Iterable[int], since: int | None = None) -> set[int]:
+        """Which of ``identifiers`` this handle's commit user has committed (in the snapshots after
+        ``since``): Paimon's ``TableCommit.filterCommitted``, for exactly-once streaming sinks."""
+        return self.new_commit().filter_committed(identifiers, since)
 
     # -- distributed writes: many TableWrites (one per task), one commit on the driver ------------
     def new_write(self, overwrite: bool = False) -> TableWrite:
@@ -244,7 +271,9 @@ class Table:
         restored into the writer's levels, and a partition may change its bucket count)."""
         return TableWrite(self.store, self.store.snapshots.latest(), ignore_previous_files=overwrite)
 
-    def commit_changes(self, changes: Sequence[CommitChanges], overwrite: Overwrite = False) -> int | None:
+    def commit_changes(
+        self, changes: Sequence[CommitChanges], overwrite: Overwrite = False, _renumber: bool = False,
+    ) -> int | None:
         """Commits what several writers prepared as ONE snapshot and returns its id (None when nothing
         was written and nothing is overwritten); when the writers compacted, a COMPACT snapshot
         follows it. On failure every written file is deleted.
@@ -256,15 +285,17 @@ class Table:
         a concurrent commit or schema change made wrong a WriteConflictError (their files deleted)."""
         base = self._check_changes(changes)
         merged_index: list[str] = []
+        committer = self.new_commit(batch_write=True)
+        current = list(changes)  # (a renumbered write replaces its changes)
         try:
-            expire_ops.check_async_expiry(self.store)  # a failed expiry surfaces here, before committing
+            committer.check_maintenance()  # a failed expiry surfaces here, before committing
             entries = [e for c in changes for e in c.entries]
             check_one_writer_per_bucket(self.store, [c.entries for c in changes])
             index = merge_index_entries(self.store, [e for c in changes for e in c.index_entries], merged_index)
             deletes_for = None
-            kind = "APPEND"
+            kind = CommitKind.APPEND
             if overwrite is not False and overwrite is not None:
-                kind = "OVERWRITE"
+                kind = CommitKind.OVERWRITE
                 if overwrite == "dynamic":
                     parts = {e.partition for e in entries}
                     deletes_for = partition_ops.deletes_matching(parts.__contains__)
@@ -273,26 +304,34 @@ class Table:
                     self._check_rows_in_spec(entries, spec)
                     deletes_for = partition_ops.deletes_matching(
                         partition_ops.spec_matcher(self.store, [spec]) if spec else (lambda p: True))
-            if not entries and kind == "APPEND":
+            if not entries and kind == CommitKind.APPEND:
                 self.abort_changes(changes)
                 return None
-            snap = commit(
-                self.store,
-                CommitRequest(kind, tuple(entries), tuple(index), deletes_for=deletes_for, base=base),
-            )
+            req = CommitRequest(kind, tuple(entries), tuple(index), deletes_for=deletes_for, base=base)
+            if _renumber and len(changes) == 1 and can_resequence(self.store, changes[0]):
+                # Table.write: a write that loses only the sequence-number race is renumbered on
+                # the latest snapshot inside the commit (its compaction dropped), not redone
+                def rebase(latest: Snapshot | None) -> CommitRequest:
+                    renumbered = resequence(self.store, current[0], latest)
+                    current[0] = renumbered
+                    return dataclasses.replace(req, entries=tuple(renumbered.entries), base=renumbered.base)
+
+                req = dataclasses.replace(req, rebase=rebase)
+
+            def compaction() -> WriteCompaction | None:
+                # the writers' compaction: a COMPACT snapshot after the data one (the write's id)
+                return WriteCompaction(tuple(e for c in current for e in c.compact_entries),
+                                       tuple(e for c in current for e in c.compact_index_entries))
+
+            snap = committer.commit(req, compaction)
         except AlreadyCommittedError:
             raise  # the files belong to the snapshot that committed them
         except BaseException:
-            self.abort_changes(changes)
-            for p in merged_index:
-                self.file_io.delete_quietly(p)
+            if committer.last_snapshot is None:  # nothing landed: the files are ours to delete
+                self.abort_changes(current)
+                for p in merged_index:
+                    self.file_io.delete_quietly(p)
             raise
-        compact = [e for c in changes for e in c.compact_entries]
-        if compact:  # a COMPACT snapshot after the APPEND one; the write's id stays the APPEND one
-            commit_write_compaction(
-                self.store, compact, [e for c in changes for e in c.compact_index_entries], base, entries,
-            )
-        expire_ops.expire_after_commit(self.store, batch_write=True)
         return snap.id
 
     def _check_changes(self, changes: Sequence[CommitChanges]) -> WriteBase | None:
@@ -375,11 +414,9 @@ class Table:
                 f"delete of table {self.identifier} needs a predicate (SQL text or a Predicate), got "
                 f"{predicate!r}; truncate() deletes every row"
             )
-        expire_ops.check_async_expiry(self.store)
-        sid = delete_ops.delete_where(self.store, predicate)
-        if sid is not None:
-            expire_ops.expire_after_commit(self.store, batch_write=True)
-        return sid
+        committer = self.new_commit(batch_write=True)
+        committer.check_maintenance()
+        return delete_ops.delete_where(self.store, predicate, committer)
 
     def truncate(self) -> int:
         """Deletes every row (``TRUNCATE TABLE``): one OVERWRITE commit that keeps no file."""
@@ -460,14 +497,11 @@ class Table:
         universal compaction picks what to merge. One COMPACT snapshot; ``options`` apply to this call."""
         table, plan = self.plan_compaction(partitions, where, full, buckets, options, partition_idle_time)
         if isinstance(plan, compact_ops.CompactTableResult):
-            result = plan
-        else:
-            result = compact_ops.commit_compaction(
-                table.store, plan, [compact_ops.compact_buckets(table.store, plan, plan.buckets)]
-            )
-        if result.snapshot_id is not None:
-            expire_ops.expire_after_commit(self.store)
-        return result
+            return plan
+        return compact_ops.commit_compaction(
+            table.store, plan, [compact_ops.compact_buckets(table.store, plan, plan.buckets)],
+            self._committer(table.store),
+        )
 
     def sort_compact(
         self,
@@ -481,10 +515,8 @@ class Table:
         rewritten in ``strategy`` order ('order', 'zorder', 'hilbert') of ``order_by`` and committed
         as one OVERWRITE of those partitions."""
         table, match, pred = self._compaction_scope(partitions, where, options)
-        result = compact_ops.sort_compact(table.store, strategy, list(order_by), pred, match)
-        if result.snapshot_id is not None:
-            expire_ops.expire_after_commit(self.store)
-        return result
+        return compact_ops.sort_compact(table.store, strategy, list(order_by), pred, match,
+                                        self._committer(table.store))
 
     def rescale(
         self, bucket_num: int | None = None, partitions: Sequence[Mapping[str, Any]] | None = None,
@@ -493,10 +525,7 @@ class Table:
         """Paimon's ``rescale``: rewrites the selected partitions (all by default) with ``bucket_num``
         buckets (default: the table's ``bucket``) as one OVERWRITE; returns its snapshot id."""
         _, match, pred = self._compaction_scope(partitions, where, None)
-        sid = rescale_ops.rescale(self.store, bucket_num, pred, match)
-        if sid is not None:
-            expire_ops.expire_after_commit(self.store)
-        return sid
+        return rescale_ops.rescale(self.store, bucket_num, pred, match, self.new_commit())
 
     def plan_compaction(
         self,
@@ -521,14 +550,15 @@ class Table:
                     f"compact of table {self.identifier}: buckets can only be given for fixed-bucket tables "
                     f"(bucket = {self.store.options.bucket})"
                 )
-        return table, compact_ops.plan_compaction(table.store, pred, full, match, wanted)
+        # an append table is compacted (and committed) at once
+        return table, compact_ops.plan_compaction(table.store, pred, full, match, wanted, self._committer(table.store))
 
     def _compaction_scope(
         self, partitions: Sequence[Mapping[str, Any]] | None, where: str | Predicate | None,
         options: Mapping[str, str] | None,
     ) -> tuple[Table, Callable[[bytes], bool] | None, Predicate | None]:
         """The table with ``options`` and the partition test and predicate a compaction selects by."""
-        expire_ops.check_async_expiry(self.store)
+        self.new_commit().check_maintenance()
         table = self.copy({**(options or {}), "write-only": "false"})
         if partitions is not None and where is not None:
             raise ValidationError(f"compact of table {self.identifier}: partitions and where cannot be used together")
@@ -567,7 +597,7 @@ class Table:
         """Paimon's ``trigger_tag_automatic_creation``: creates the ``tag.automatic-creation``
         (process-time / watermark) tags the snapshots call for, deletes automatic tags beyond
         ``tag.num-retained-max``, then (``tag.time-expire-enabled``) tags whose retention passed."""
-        result = tag_auto_ops.create_auto_tags(self.store)
+        result = tag_auto_ops.create_auto_tags(self.store, maintenance_of(self.store).tag_positions)
         if self.store.options.get(TAG_TIME_EXPIRE_ENABLED):
             tag_expire_ops.expire_tags(self.store)
         return result
@@ -623,11 +653,9 @@ class Table:
         """Drops every partition matching one of ``partitions`` (specs column -> value, None for
         null; a spec may give only some columns, e.g. ``{"dt": "2024-01-01"}`` drops every hour of
         that day) in one OVERWRITE commit (``ALTER TABLE t DROP PARTITION``)."""
-        expire_ops.check_async_expiry(self.store)
-        result = partition_ops.drop_partitions(self.store, partitions, dry_run=dry_run)
-        if result.snapshot_id is not None:
-            expire_ops.expire_after_commit(self.store)
-        return result
+        committer = self.new_commit()
+        committer.check_maintenance()
+        return partition_ops.drop_partitions(self.store, partitions, dry_run=dry_run, committer=committer)
 
     def expire_partitions(
         self,
@@ -655,8 +683,9 @@ class Table:
             if value is not None and value != "":
                 dynamic[key] = value
         table = self.copy(dynamic) if dynamic else self
-        expire_ops.check_async_expiry(table.store)
-        return partition_ops.expire_partitions(table.store, dry_run=dry_run)
+        committer = self._committer(table.store, maintain=False)  # expiry is maintenance itself
+        committer.check_maintenance()
+        return partition_ops.expire_partitions(table.store, dry_run=dry_run, committer=committer)
 
     def mark_partition_done(self, partitions: Sequence[Mapping[str, Any]]) -> list[str]:
         """Marks each partition (a full spec) done with the table's ``partition.mark-done-action``
@@ -671,18 +700,17 @@ class Table:
             raise ValidationError(f"Cannot copy table {self.identifier} into itself")
         copy_ops.check_compatible(self.store, target.store)
         pred = self._partition_predicate(where, "copy")
-        expire_ops.check_async_expiry(target.store)
-        result = copy_ops.copy_files(self.store, target.store, pred)
-        if result.snapshot_id is not None:
-            expire_ops.expire_after_commit(target.store)
-        return result
+        committer = target.new_commit()
+        committer.check_maintenance()
+        return copy_ops.copy_files(self.store, target.store, pred, committer=committer)
 
     # -- repairs ------------------------------------------------------------------------------
     def remove_unexisting_files(self, dry_run: bool = False) -> repair_ops.RemoveUnexistingFilesResult:
         """Removes from the table (one commit) the data files its latest snapshot names that are
         gone from storage (Paimon's ``remove_unexisting_files``); ``dry_run`` only lists them."""
-        expire_ops.check_async_expiry(self.store)
-        return repair_ops.remove_unexisting_files(self.store, dry_run)
+        committer = self._committer(self.store, maintain=False)
+        committer.check_maintenance()
+        return repair_ops.remove_unexisting_files(self.store, dry_run, committer)
 
     def repair_earliest_snapshot(self, snapshot_id: int) -> tuple[int, int]:
         """Points EARLIEST at ``snapshot_id`` after the snapshots before it were lost (Paimon's
@@ -693,7 +721,7 @@ class Table:
         """Rewrites the manifests of the latest snapshot to hold only live entries, as one COMPACT
         snapshot (Paimon's ``compact_manifest``); returns its id."""
         table = self.copy(options) if options else self
-        return repair_ops.compact_manifests(table.store, dry_run)
+        return repair_ops.compact_manifests(table.store, dry_run, self._committer(table.store, maintain=False))
 
     def copy(self, dynamic_options: Mapping[str, str]) -> Table:
         """This table read and written with ``dynamic_options`` on top of its own (Paimon's dynamic
@@ -717,7 +745,7 @@ class Table:
         return self.with_schema(dataclasses.replace(self.schema, options=merged))
 
     def with_schema(self, schema: TableSchema) -> Table:
-        return Table(self.file_io, self.path, self.table_name, schema, self.branch)
+        return Table(self.file_io, self.path, self.table_name, schema, self.branch, self.commit_user)
 
     # -- tags, rollback and branches (paimon_sql/ops; the procedures call the same functions) ------
     def create_tag(
@@ -799,7 +827,8 @@ class Table:
     def merge_branch(self, source_branch: str, target_branch: str = MAIN_BRANCH) -> branch_ops.MergeBranchResult:
         """Paimon's ``merge_branch`` (append tables): the data files of ``source_branch`` that
         ``target_branch`` (default main) lacks are added to it in one APPEND commit."""
-        return branch_ops.merge_branch(self.store, source_branch, target_branch)
+        return branch_ops.merge_branch(self.store, source_branch, target_branch,
+                                       self._committer(self.store, maintain=False))
 
     def fast_forward(self, branch: str) -> branch_ops.FastForwardResult:
         """Replaces this table's (or branch's) snapshots, schemas and tags from ``branch``'s earliest

@@ -5,25 +5,33 @@ one retry loop that creates ``snapshot-<id>`` exclusively, waiting between attem
 (``commit.min-retry-wait`` doubled per retry up to ``commit.max-retry-wait``, plus up to 20 %
 jitter; at most ``commit.max-retries`` retries within ``commit.timeout``). Before every attempt the
 commit is checked against what changed since its writer's base snapshot (``write/conflicts.py``).
+
+``FileStoreCommit`` (Paimon's ``FileStoreCommitImpl``) is what every commit path calls: one stable
+commit user, the data commit (APPEND or OVERWRITE) and then, only after it landed, the COMPACT
+commit of the same write (a compaction conflict drops the compaction, never the data), and
+``filter_committed``. The table layer's ``TableCommit`` adds the post-commit maintenance.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import random
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
-from paimon_sql.errors import CommitConflictError, WriteConflictError
+from paimon_sql.errors import AlreadyCommittedError, CommitConflictError, WriteConflictError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_DELETION_VECTORS, IndexManifestEntry
-from paimon_sql.meta.kinds import FileKind
+from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry, merge_entries
 from paimon_sql.meta.manifest_file_meta import ManifestFileMeta
 from paimon_sql.meta.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
 from paimon_sql.write.conflicts import (
+    SequenceConflictError,
     changes_since,
     check_append_deletion_vectors,
     check_compacted_buckets_unchanged,
@@ -51,7 +59,7 @@ class WriteBase:
 
 @dataclass(frozen=True)
 class CommitRequest:
-    kind: str  # APPEND | OVERWRITE | COMPACT
+    kind: CommitKind
     entries: tuple[ManifestEntry, ...]
     index_entries: tuple[IndexManifestEntry, ...] = ()
     commit_user: str = ""
@@ -64,6 +72,29 @@ class CommitRequest:
     own_entries: tuple[ManifestEntry, ...] = ()
     # rewrite the base manifests into full ones whatever their number (compact_manifest)
     compact_manifests: bool = False
+    # Paimon's commitIdentifier (a streaming checkpoint; batch commits use Long.MAX_VALUE)
+    commit_identifier: int = BATCH_COMMIT_IDENTIFIER
+    # the changelog slot: entries of changelog files, written as the snapshot's changelog manifest
+    # list with their row count (none today: no changelog producer writes files yet)
+    changelog_entries: tuple[ManifestEntry, ...] = ()
+    # the snapshot this commit must land after (a write's COMPACT: its APPEND or OVERWRITE one)
+    after_snapshot: int | None = None
+    # a write that may be renumbered: called with the latest snapshot when the commit lost only
+    # the sequence-number race; returns the request with the renumbered files and the new base
+    rebase: Callable[[Snapshot | None], CommitRequest] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kind, CommitKind):
+            object.__setattr__(self, "kind", CommitKind(self.kind))
+
+
+@dataclass(frozen=True)
+class WriteCompaction:
+    """What a write's compaction changed (DELETE/ADD entries and the compacted buckets' new
+    deletion-vector index files), committed as a COMPACT snapshot after the write's data commit."""
+
+    entries: tuple[ManifestEntry, ...]
+    index_entries: tuple[IndexManifestEntry, ...] = ()
 
 
 def check_deleted_files_exist(live: list[ManifestEntry], deletes: list[ManifestEntry], table: str) -> None:
@@ -100,7 +131,8 @@ def build_snapshot(
 
     index_manifest = base.index_manifest if base is not None else None
     # an overwrite drops the index files of the partitions it empties (as Paimon's overwrite does)
-    overwritten = {e.partition for e in entries if e.kind == FileKind.DELETE} if req.kind == "OVERWRITE" else set()
+    overwritten = ({e.partition for e in entries if e.kind == FileKind.DELETE}
+                   if req.kind == CommitKind.OVERWRITE else set())
     prev = ms.index_entries(base) if base is not None and (req.index_entries or overwritten) else []
     if req.index_entries or any(e.partition in overwritten for e in prev):
         # an entry replaces the bucket's index of its type; a DELETE entry only removes it. The
@@ -117,6 +149,16 @@ def build_snapshot(
         index_manifest = ms.write_index_manifest(kept + added)
         written.append(ms.path(index_manifest))
 
+    changelog_list: str | None = None
+    changelog_size: int | None = None
+    changelog_rows = 0
+    if req.changelog_entries:
+        changelog = ms.write_manifest(list(req.changelog_entries), schema_id)
+        written.append(ms.path(changelog.file_name))
+        changelog_list, changelog_size = ms.write_manifest_list([changelog])
+        written.append(ms.path(changelog_list))
+        changelog_rows = sum(e.file.row_count for e in req.changelog_entries if e.kind == FileKind.ADD)
+
     added_rows = sum(e.file.row_count for e in entries if e.kind == FileKind.ADD)
     deleted_rows = sum(e.file.row_count for e in entries if e.kind == FileKind.DELETE)
     prev_total = (base.total_record_count or 0) if base is not None else 0
@@ -127,15 +169,16 @@ def build_snapshot(
         base_manifest_list_size=base_size,
         delta_manifest_list=delta_list,
         delta_manifest_list_size=delta_size,
-        changelog_manifest_list=None,
+        changelog_manifest_list=changelog_list,
+        changelog_manifest_list_size=changelog_size,
         index_manifest=index_manifest,
         commit_user=req.commit_user,
-        commit_identifier=BATCH_COMMIT_IDENTIFIER,
-        commit_kind=req.kind,
+        commit_identifier=req.commit_identifier,
+        commit_kind=req.kind.value,
         time_millis=int(time.time() * 1000),
         total_record_count=prev_total + added_rows - deleted_rows,
         delta_record_count=added_rows - deleted_rows,
-        changelog_record_count=0,
+        changelog_record_count=changelog_rows,
         next_row_id=base.next_row_id if base is not None and base.next_row_id is not None else 0,
     )
 
@@ -163,7 +206,7 @@ def check_against_base(store: FileStore, req: CommitRequest, latest: Snapshot | 
     ids = store.schemas.schema_ids()
     check_schema(store, req.base.schema_id, ids[-1] if ids else None)
     since = changes_since(store, req.base.snapshot_id, latest)
-    if req.kind == "COMPACT":
+    if req.kind == CommitKind.COMPACT:
         # a primary-key compaction keeps sequence numbers and drops deletes at the highest level: its
         # buckets must be as it read them; an append compaction only needs its files (checked above)
         if store.has_primary_key:
@@ -173,37 +216,6 @@ def check_against_base(store: FileStore, req: CommitRequest, latest: Snapshot | 
     check_sequence_numbers(store, since, entries)
     check_dynamic_bucket_index(store, since, req.index_entries, entries)
     check_total_buckets(store, since.added, entries)
-
-
-def commit_write_compaction(
-    store: FileStore, compact: list[ManifestEntry], index_entries: list[IndexManifestEntry],
-    base: WriteBase | None, committed: list[ManifestEntry],
-) -> int | None:
-    """Commits what a write's compaction changed as a COMPACT snapshot after the write's own
-    snapshot (``committed``: its entries), as Paimon does, and returns its id. The data is committed
-    already: when the compaction cannot land (a concurrent commit changed a bucket it compacted, an
-    overwrite replaced files it read, two writers compacted one bucket), its files are deleted,
-    the table stays uncompacted, a warning says why and None is returned. (An overwriting write
-    compacts only its own files: see TableWrite's ``ignore_previous_files``.)"""
-    own = {e.file.file_name for e in committed}
-    removed = {e.file.file_name for e in compact if e.kind == FileKind.DELETE}
-    outputs = [e for e in compact if e.kind == FileKind.ADD and e.file.file_name not in own | removed]
-    deleted = [e.identifier for e in compact if e.kind == FileKind.DELETE]
-    if len(deleted) != len(set(deleted)):
-        reason = "several writers compacted the same bucket"
-    else:
-        try:
-            return commit(store, CommitRequest(
-                "COMPACT", tuple(compact), tuple(index_entries), base=base, own_entries=tuple(committed),
-            )).id
-        except (WriteConflictError, CommitConflictError) as e:
-            reason = str(e)
-    _LOG.warning("Table %s: the write's compaction is not committed (%s)", store.name, reason)
-    for out in outputs:
-        store.file_io.delete_quietly(store.entry_path(out))
-    for ie in index_entries:
-        store.file_io.delete_quietly(ie.index_file.external_path or store.index_file_path(ie.index_file.file_name))
-    return None
 
 
 def retry_wait_ms(attempt: int, min_wait_ms: int, max_wait_ms: int, rng: random.Random | None = None) -> float:
@@ -223,6 +235,11 @@ def commit(store: FileStore, req: CommitRequest) -> Snapshot:
     attempt = 0
     while True:
         base = store.snapshots.latest()
+        if req.after_snapshot is not None and (base is None or base.id < req.after_snapshot):
+            raise CommitConflictError(
+                f"Commit to table {store.name}: a {req.kind.value} commit must land after snapshot "
+                f"{req.after_snapshot}, but the latest snapshot is {base.id if base else None}"
+            )
         entries = list(req.entries)
         deletes: list[ManifestEntry] = []
         if req.deletes_for is not None:
@@ -237,7 +254,15 @@ def commit(store: FileStore, req: CommitRequest) -> Snapshot:
                 live = store.manifests.live_entries(base) if base is not None else []
             check_append_deletion_vectors(store, base, live, explicit_deletes, req.index_entries)
         entries = deletes + entries
-        check_against_base(store, req, base, entries)
+        try:
+            check_against_base(store, req, base, entries)
+        except SequenceConflictError:
+            if req.rebase is None:
+                raise
+            # lost only the sequence-number race: renumbered on this snapshot, checked again
+            req = req.rebase(base)
+            entries = deletes + list(req.entries)
+            check_against_base(store, req, base, entries)
         written: list[str] = []
         try:
             snap = build_snapshot(store, base, req, entries, written)
@@ -258,3 +283,156 @@ def commit(store: FileStore, req: CommitRequest) -> Snapshot:
             )
         time.sleep(retry_wait_ms(attempt, opts.commit_min_retry_wait_ms, opts.commit_max_retry_wait_ms) / 1000)
         attempt += 1
+
+
+def redo_wait_ms(redo: int, min_wait_ms: int, max_wait_ms: int, rng: random.Random | None = None) -> float:
+    """The wait before redoing a write that a concurrent commit made wrong: Paimon's retry wait
+    with full jitter (uniformly between half of it and all of it plus 20 %), so that writers that
+    lost to each other do not redo in lockstep and collide again."""
+    wait = min(min_wait_ms * (2.0 ** min(redo, 62)), max_wait_ms)
+    return (rng or random).uniform(wait * 0.5, wait * 1.2)
+
+
+T = TypeVar("T")
+
+
+def redo_on_conflict(
+    store: Callable[[], FileStore], attempt: Callable[[int], T],
+    refuse: Callable[[CommitConflictError], BaseException | None] | None = None,
+) -> T:
+    """Runs ``attempt(redo)`` (redo = 0, 1, ...) until it returns; a conflict with concurrent
+    commits (a WriteConflictError: a concurrent commit or schema change made the attempt's files
+    wrong; or a CommitConflictError: the commit lost the race for the next snapshot id more than
+    ``commit.max-retries`` times; the files are deleted by then) runs it again on the latest
+    snapshot after ``redo_wait_ms``, at most ``commit.max-retries`` times within
+    ``commit.timeout``. ``refuse`` may turn a conflict into the error to raise instead (an input
+    that cannot be read twice, a schema that changed under a predicate). The one redo-on-conflict
+    loop of ``Table.write`` and ``Table.delete``; changes committed already are never redone."""
+    started = time.monotonic()
+    redo = 0
+    while True:
+        try:
+            return attempt(redo)
+        except AlreadyCommittedError:
+            raise
+        except CommitConflictError as e:
+            final = refuse(e) if refuse is not None else None
+            if final is not None:
+                if final is e:
+                    raise
+                raise final from e
+            opts = store().options
+            elapsed_ms = (time.monotonic() - started) * 1000
+            if redo >= opts.commit_max_retries or (
+                opts.commit_timeout_ms is not None and elapsed_ms > opts.commit_timeout_ms
+            ):
+                raise
+            time.sleep(redo_wait_ms(redo, opts.commit_min_retry_wait_ms, opts.commit_max_retry_wait_ms) / 1000)
+            redo += 1
+
+
+class FileStoreCommit:
+    """Commits to one table (branch) under one commit user (Paimon's ``FileStoreCommitImpl``): a
+    data commit and the COMPACT commit of the same write's compaction after it, each through
+    ``commit`` (conflict checks, exclusive snapshot creation, retries). Subclassed by the table
+    layer's ``TableCommit``, which adds the post-commit maintenance; ops functions take either."""
+
+    def __init__(self, store: FileStore, commit_user: str | None = None) -> None:
+        self.store = store
+        self.commit_user = commit_user or str(uuid.uuid4())
+        # the data snapshot of the last ``commit`` call, set as soon as it is visible (None until
+        # then): a caller that sees an error after it must not delete the committed files
+        self.last_snapshot: Snapshot | None = None
+
+    def on(self, store: FileStore) -> FileStoreCommit:
+        """This committer (same user) committing to ``store``: the same table with other options
+        (a rescale's new bucket number) or another branch (a branch merge's target)."""
+        other = copy.copy(self)
+        other.store = store
+        return other
+
+    def commit(
+        self, req: CommitRequest, compaction: WriteCompaction | Callable[[], WriteCompaction | None] | None = None
+    ) -> Snapshot:
+        """Commits ``req`` (stamped with this committer's user) and returns its snapshot; then, when
+        the write compacted, its compaction as a COMPACT snapshot that lands after it (see
+        ``commit_compaction_after``). A failure raises before anything is visible; the caller
+        deletes its files."""
+        self.last_snapshot = None
+        self.before_commit()
+        snap = self.last_snapshot = self._commit(req)
+        if callable(compaction):  # decided after the data commit (a renumbered write has none)
+            compaction = compaction()
+        if compaction is not None and (compaction.entries or compaction.index_entries):
+            self.commit_compaction_after(snap, req, compaction)
+        return snap
+
+    def _commit(self, req: CommitRequest) -> Snapshot:
+        if not req.commit_user:
+            req = replace(req, commit_user=self.commit_user)
+        return commit(self.store, req)
+
+    def commit_compaction_after(
+        self, data: Snapshot, req: CommitRequest, compaction: WriteCompaction
+    ) -> int | None:
+        """Commits what a write's compaction changed as a COMPACT snapshot after the write's own
+        snapshot ``data`` (committed from ``req``), as Paimon does, and returns its id. The data is
+        committed already: when the compaction cannot land (a concurrent commit changed a bucket it
+        compacted, an overwrite replaced files it read, two writers compacted one bucket), its files
+        are deleted, the table stays uncompacted, a warning says why and None is returned (Paimon:
+        a compaction's conflict is not fatal to the append). (An overwriting write compacts only its
+        own files: see TableWrite's ``ignore_previous_files``.)"""
+        store = self.store
+        compact = list(compaction.entries)
+        own = {e.file.file_name for e in req.entries}
+        removed = {e.file.file_name for e in compact if e.kind == FileKind.DELETE}
+        outputs = [e for e in compact if e.kind == FileKind.ADD and e.file.file_name not in own | removed]
+        deleted = [e.identifier for e in compact if e.kind == FileKind.DELETE]
+        if len(deleted) != len(set(deleted)):
+            reason = "several writers compacted the same bucket"
+        else:
+            try:
+                return self._commit(CommitRequest(
+                    CommitKind.COMPACT, tuple(compact), tuple(compaction.index_entries), base=req.base,
+                    own_entries=req.entries, commit_identifier=req.commit_identifier, after_snapshot=data.id,
+                )).id
+            except Exception as e:  # noqa: BLE001 - the data is committed: only the compaction is lost
+                reason = str(e)
+        _LOG.warning("Table %s: the write's compaction is not committed (%s)", store.name, reason)
+        for out in outputs:
+            store.file_io.delete_quietly(store.entry_path(out))
+        for ie in compaction.index_entries:
+            store.file_io.delete_quietly(ie.index_file.external_path or store.index_file_path(ie.index_file.file_name))
+        return None
+
+    def before_commit(self) -> None:
+        """Runs before every commit (TableCommit: raises the failure of an earlier maintenance)."""
+
+    def filter_committed(self, identifiers: Iterable[int], since: int | None = None) -> set[int]:
+        """Which of ``identifiers`` this committer's user has committed already (see
+        ``filter_committed``)."""
+        return filter_committed(self.store, self.commit_user, identifiers, since)
+
+
+def filter_committed(
+    store: FileStore, commit_user: str, identifiers: Iterable[int], since: int | None = None
+) -> set[int]:
+    """The ``identifiers`` that ``commit_user`` has committed in the snapshots after ``since``
+    (default: every snapshot still there): those at or below the identifier of the user's latest
+    snapshot, as Paimon's ``FileStoreCommit.filterCommitted`` decides (a user's identifiers
+    increase), for exactly-once sinks that must not commit a checkpoint twice after a restart."""
+    wanted = set(identifiers)
+    if not wanted:
+        return set()
+    sm = store.snapshots
+    latest, earliest = sm.latest_id(), sm.earliest_id()
+    if latest is None or earliest is None:
+        return set()
+    first = max(earliest, (since + 1) if since is not None else earliest)
+    for sid in range(latest, first - 1, -1):
+        if not sm.exists(sid):
+            continue
+        snap = sm.snapshot(sid)
+        if snap.commit_user == commit_user:
+            return {i for i in wanted if i <= snap.commit_identifier}
+    return set()

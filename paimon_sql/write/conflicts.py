@@ -15,7 +15,8 @@ naming the table, partition and bucket when the commit would land wrong:
 - **bucket count**: files of a fixed-bucket partition must all have the same total bucket count.
 
 Apache Paimon documents one writer per bucket and leaves these races to the user; paimon_sql
-refuses to commit them, and ``Table.write`` redoes its write on top of the new snapshot.
+refuses to commit them; ``Table.write`` renumbers a write that lost only the sequence-number race
+(``write/resequence.py``) and redoes any other on top of the new snapshot.
 """
 
 from __future__ import annotations
@@ -45,6 +46,12 @@ from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.write.file_writer import KEY_PREFIX
 
 BucketKey = tuple[bytes, int]  # (partition BinaryRow, bucket)
+
+
+class SequenceConflictError(WriteConflictError):
+    """The sequence-number conflict: a concurrent commit added a file sharing keys with this
+    write's files in a bucket, with sequence numbers reaching ours. The only conflict a write can
+    resolve by renumbering its files on the new snapshot (``write/resequence.py``)."""
 
 
 @dataclass(frozen=True)
@@ -209,7 +216,7 @@ def check_sequence_numbers(
             continue
         for o in ours[k]:
             if e.file.max_sequence_number >= o.file.min_sequence_number and keys.shared(e, o):
-                raise WriteConflictError(
+                raise SequenceConflictError(
                     f"Commit to table {store.name} conflicts with a concurrent commit to "
                     f"{describe_bucket(store, *k)}: since this write's base snapshot {since.base_id} "
                     f"it added file {e.file.file_name} sharing keys with this write's file "

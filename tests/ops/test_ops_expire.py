@@ -351,7 +351,10 @@ def test_commit_respects_and_expires_consumers(catalog: Catalog) -> None:
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_failed_expiry_surfaces_on_next_commit(catalog: Catalog, mode: str) -> None:
     from paimon_sql.errors import PaimonError
-    from paimon_sql.ops.expire import wait_async_expiry
+    from paimon_sql.ops.maintenance import maintenance_of
+
+    def wait_async_expiry(store: object) -> None:
+        maintenance_of(t.store).wait()
 
     t = _table(catalog, **{"snapshot.num-retained.max": "2", "snapshot.num-retained.min": "1",
                            "snapshot.expire.execution-mode": mode})

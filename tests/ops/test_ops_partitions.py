@@ -18,6 +18,7 @@ import pytest
 from paimon_sql import Catalog
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.ops import partitions as partition_ops
+from paimon_sql.ops.maintenance import maintenance_of
 from paimon_sql.ops.partitions import ExpireSettings, expire_partitions, parse_partition_time
 from paimon_sql.procedures import call_procedure
 
@@ -251,7 +252,7 @@ def test_expire_after_commit_waits_for_the_check_interval(catalog: Catalog) -> N
     t.write(pa.table({"id": [1], "dt": ["2020-01-01"]}))
     t.refresh().write(pa.table({"id": [2], "dt": ["2020-01-02"]}))
     assert t.refresh().read().num_rows == 2  # the first check is up to an hour away
-    partition_ops._LAST_CHECK[t.store.meta_path] = time.time() - 3601
+    maintenance_of(t.store).partition_clock.last = time.time() - 3601  # the table committer's clock
     t.refresh().write(pa.table({"id": [3], "dt": ["2999-01-01"]}))
     assert t.refresh().read().to_pylist() == [{"id": 3, "dt": "2999-01-01"}]
 

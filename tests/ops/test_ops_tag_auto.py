@@ -15,6 +15,7 @@ import pytest
 
 from paimon_sql import Catalog
 from paimon_sql.errors import ValidationError
+from paimon_sql.ops.maintenance import maintenance_of
 from paimon_sql.ops.tag_auto import PeriodHandler, create_auto_tags, create_batch_tag
 from paimon_sql.procedures import call_procedure
 
@@ -38,7 +39,7 @@ class Steps:
         new = dataclasses.replace(snap, watermark=watermark,
                                   time_millis=time_ms if time_ms is not None else snap.time_millis)
         Path(self.t.store.snapshots.path(sid)).write_text(new.to_json())
-        create_auto_tags(self.t.store)
+        create_auto_tags(self.t.store, maintenance_of(self.t.store).tag_positions)  # as the committer does
         return self.tags()
 
     def tags(self) -> list[str]:

@@ -189,12 +189,12 @@ def test_fixed_bucket_index_replaced_concurrently_conflicts(catalog: Catalog) ->
 
 def test_table_delete_is_redone_after_a_conflict(catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
     """A delete that loses to a concurrent delete of the same file plans again on the new snapshot."""
-    import paimon_sql.ops.delete as delete_ops
+    import paimon_sql.write.commit as commit_mod
 
     t = catalog.create_table("db.t", SCHEMA, options=UNAWARE)
     t.write(_data([1, 2, 3]))
     (name,) = _live_files(t)
-    real = delete_ops.commit
+    real = commit_mod.commit
     raced: list[int] = []
 
     def racing_commit(store: Any, req: CommitRequest) -> Any:
@@ -204,7 +204,7 @@ def test_table_delete_is_redone_after_a_conflict(catalog: Catalog, monkeypatch: 
             real(store, other)
         return real(store, req)
 
-    monkeypatch.setattr(delete_ops, "commit", racing_commit)
+    monkeypatch.setattr(commit_mod, "commit", racing_commit)
     t.delete("id = 1")
     assert _ids(t) == [2]
     assert _vectors(t) == {name: [0, 2]}
@@ -295,19 +295,22 @@ def test_fixed_bucket_compaction_skips_leading_large_files_without_vectors(catal
 
 
 def test_a_concurrent_delete_makes_the_compaction_conflict(catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
-    import paimon_sql.ops.compact as compact_ops
+    import paimon_sql.write.commit as commit_mod
 
     t = catalog.create_table("db.t", SCHEMA, options=UNAWARE)
     t.write(_data([1, 2, 3]))
     t.write(_data([4, 5, 6]))
     t.delete("id = 1")
-    real = compact_ops.commit
+    real = commit_mod.commit
+    raced: list[int] = []
 
     def racing_commit(store: Any, req: CommitRequest) -> Any:
-        t.delete("id = 2")  # lands between the compaction's read and its commit
+        if not raced:
+            raced.append(1)
+            t.delete("id = 2")  # lands between the compaction's read and its commit
         return real(store, req)
 
-    monkeypatch.setattr(compact_ops, "commit", racing_commit)
+    monkeypatch.setattr(commit_mod, "commit", racing_commit)
     with pytest.raises(WriteConflictError, match="deletion"):
         t.compact()
     assert _ids(t) == [3, 4, 5, 6]
