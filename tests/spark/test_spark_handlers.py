@@ -187,8 +187,8 @@ def test_alter_table_bad_changes_leave_the_table_unchanged(wh: str) -> None:
             changes=[{"op": "set_property", "key": "bucket", "value": "-7"}])
     assert e["kind"] == "IllegalArgument" and "'bucket'" in e["message"] and "-7" in e["message"]
     e = err("alter_table", warehouse=wh, namespace="default", table="b",
-            changes=[{"op": "add_column", "name": ["x"], "type": '"long"', "nullable": True, "position": "first"}])
-    assert e["kind"] == "Unsupported"
+            changes=[{"op": "add_column", "name": ["x", "y"], "type": '"long"', "nullable": True, "position": "first"}])
+    assert e["kind"] == "Unsupported" and "nested field x.y" in e["message"]
     e = err("alter_table", warehouse=wh, namespace="default", table="b",
             changes=[{"op": "update_column_type", "name": ["id"], "type": '"string"'}])
     assert e["kind"] == "IllegalArgument"
