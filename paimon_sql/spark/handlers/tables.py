@@ -343,6 +343,12 @@ def alter_table(params: Params) -> Result:
             w for w in validate_options(altered.options, table.name, primary_keys=table.primary_keys)
             if any(repr(k) in w for k in new_keys)
         ]
+        if altered.options.get("bucket") != table.options.get("bucket") and table.latest_snapshot() is not None:
+            warnings.append(
+                f"Option 'bucket' of table {table.name} changed to {altered.options.get('bucket')}: the partitions "
+                f"written keep their bucket count (writes into them are refused) until INSERT OVERWRITE or "
+                f"CALL sys.rescale(table => '{table.name}') rewrites them"
+            )
     out = _describe(cat, ident, {})
     out[WARNINGS_KEY] = warnings
     return out
