@@ -133,3 +133,19 @@ def test_add_column_positions(spark: Any, sql: Any, db: str) -> None:
     assert [r[0] for r in sql(f"DESCRIBE TABLE {t}")][:5] == ["f", "a", "m", "b", "z"]
     spark.sql(f"INSERT INTO {t} VALUES (0, 2, 'm', 'y', 'z')")
     assert sql(f"SELECT * FROM {t} ORDER BY a") == [(None, 1, None, "x", None), (0, 2, "m", "y", "z")]
+
+
+def test_a_session_bucket_reads_and_refuses_mixed_writes(spark: Any, sql: Any, db: str) -> None:
+    """A dynamic 'bucket' follows ALTER's rule (Paimon's copy checks it as checkAlterTableOption): it may
+    differ from the table's, but a write into a partition of another bucket count is refused."""
+    spark.sql(f"CREATE TABLE {db}.T (id INT) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
+    spark.sql(f"INSERT INTO {db}.T VALUES 1, 2")
+    spark.conf.set("spark.paimon.bucket", "3")
+    try:
+        assert sql(f"SELECT * FROM {db}.T ORDER BY id") == [(1,), (2,)]
+        _fails(spark, f"INSERT INTO {db}.T VALUES 3",
+               "Try to write table with a new bucket num 3, but the previous bucket num is 1")
+    finally:
+        spark.conf.unset("spark.paimon.bucket")
+    spark.sql(f"INSERT INTO {db}.T VALUES 3")
+    assert sql(f"SELECT * FROM {db}.T ORDER BY id") == [(1,), (2,), (3,)]
