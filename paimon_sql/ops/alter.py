@@ -1,10 +1,13 @@
-"""Schema evolution: a new schema version from the current one plus changes."""
+"""Schema evolution: a new schema version from the current one plus an ordered list of changes
+(``meta/schema_change.py``), applied one after the other as Paimon's
+``SchemaManager.generateTableSchema`` applies its ``SchemaChange`` list; the keyword form of
+``Table.alter`` is turned into such a list by ``changes_from_arguments``."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import cast
+from typing import Any, cast
 
 import pyarrow as pa
 
@@ -13,10 +16,24 @@ from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.lsm.engines import engine_of
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
+from paimon_sql.meta.schema_change import (
+    AddColumn,
+    DropColumn,
+    FieldPath,
+    MoveType,
+    RemoveOption,
+    RenameColumn,
+    SchemaChange,
+    SetOption,
+    UpdateColumnComment,
+    UpdateColumnType,
+    UpdateComment,
+)
 from paimon_sql.options import CoreOptions, check_implemented, validate_options
+from paimon_sql.options.support import option_change_error, option_reset_error
 from paimon_sql.options.validation import check_full_compaction_delta_commits
 from paimon_sql.scan.default_values import check_default_values
-from paimon_sql.types import DataType, DefaultTypeVisitor, fields_from_arrow_schema, from_arrow_type
+from paimon_sql.types import DataField, DataType, DefaultTypeVisitor, assign_field_ids
 
 _INT_RANK = {"TINYINT": 0, "SMALLINT": 1, "INT": 2, "BIGINT": 3}
 # decimal digits of the largest value of each integer type (127, 32767, 2147483647, 9.2e18)
@@ -154,121 +171,243 @@ def _check_arguments(table: str, **args: object) -> None:
             raise bad(name, expected)
 
 
-def alter_schema(
-    store: FileStore,
-    add_columns: pa.Schema | Sequence[pa.Field] | None = None,
-    drop_columns: Sequence[str] | None = None,
-    rename_columns: Mapping[str, str] | None = None,
-    change_types: Mapping[str, pa.DataType] | None = None,
-    set_options: Mapping[str, str] | None = None,
-    remove_options: Sequence[str] | None = None,
-    comment: str | None = None,
-    column_comments: Mapping[str, str | None] | None = None,
-) -> TableSchema:
-    schema = store.schema
-    table = store.name
-    _check_arguments(table, add_columns=add_columns, drop_columns=drop_columns, rename_columns=rename_columns,
-                     change_types=change_types, set_options=set_options, remove_options=remove_options,
-                     comment=comment, column_comments=column_comments)
-    fields = list(schema.fields)
-    names = [f.name for f in fields]
-    protected = set(schema.primary_keys) | set(schema.partition_keys)
-    highest = schema.highest_field_id
-    options = dict(schema.options)
+def changes_from_arguments(table: str, **args: Any) -> list[SchemaChange]:
+    """The changes of ``Table.alter``'s keyword arguments, in the order they were always applied:
+    drops, renames, type changes, added columns, column comments, options set, options removed,
+    the table comment."""
+    _check_arguments(table, **args)
+    changes: list[SchemaChange] = []
+    changes += [DropColumn((n,)) for n in args.get("drop_columns") or ()]
+    changes += [RenameColumn((old,), new) for old, new in (args.get("rename_columns") or {}).items()]
+    changes += [UpdateColumnType.of_arrow(n, t) for n, t in (args.get("change_types") or {}).items()]
+    add = args.get("add_columns")
+    if add:
+        changes += [AddColumn.of_arrow(f) for f in (add if isinstance(add, pa.Schema) else pa.schema(list(add)))]
+    changes += [UpdateColumnComment((n, ), c or None) for n, c in (args.get("column_comments") or {}).items()]
+    changes += [SetOption(str(k), str(v)) for k, v in (args.get("set_options") or {}).items()]
+    changes += [RemoveOption(k) for k in args.get("remove_options") or ()]
+    if args.get("comment") is not None:
+        changes.append(UpdateComment(args["comment"]))
+    return changes
 
-    for name in drop_columns or ():
-        if name not in names:
-            raise ValidationError(f"Cannot drop column {name!r} of table {table}: it does not exist")
-        if name in protected:
-            raise ValidationError(f"Cannot drop column {name!r} of table {table}: it is a primary key or partition column")
-        fields = [f for f in fields if f.name != name]
-        names = [f.name for f in fields]
-    if not fields:
-        raise ValidationError(f"Cannot drop all columns of table {table}")
 
-    for old, new in (rename_columns or {}).items():
-        check_column_name(new, table)
+def alter_schema(store: FileStore, **args: Any) -> TableSchema:
+    """The next schema after ``Table.alter``'s keyword arguments (see ``changes_from_arguments``)."""
+    return apply_changes(store, changes_from_arguments(store.name, **args))
+
+
+def unchanged_option(key: str, old: str | None, new: str, schema: TableSchema) -> bool:
+    """Paimon's isUnchangedNormalizedKey: 'type' compares case-insensitively (unset is 'table');
+    'primary-key' / 'partition', kept in the schema and not in the options, are unchanged when they
+    name the table's keys."""
+    if key == "type":
+        return new.lower() == (old if old is not None else "table").lower()
+    if old is not None:
+        return False
+    names = [n.strip() for n in new.split(",") if n.strip()]
+    if key == "primary-key":
+        return names == list(schema.primary_keys)
+    if key == "partition":
+        return names == list(schema.partition_keys)
+    return False
+
+
+class _Draft:
+    """The schema being built: each change is applied to it in order."""
+
+    def __init__(self, store: FileStore) -> None:
+        self.store = store
+        self.schema = store.schema
+        self.table = store.name
+        self.fields: list[DataField] = list(self.schema.fields)
+        self.options = dict(self.schema.options)
+        self.comment = self.schema.comment
+        self.highest = self.schema.highest_field_id
+        self.protected = set(self.schema.primary_keys) | set(self.schema.partition_keys)
+        self.set_keys: set[str] = set()
+        self.touched_keys: set[str] = set()
+        self._has_snapshots: bool | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return [f.name for f in self.fields]
+
+    def has_snapshots(self) -> bool:
+        if self._has_snapshots is None:
+            self._has_snapshots = self.store.snapshots.latest_id() is not None
+        return self._has_snapshots
+
+    def column(self, path: FieldPath) -> str:
+        if len(path) != 1:
+            raise UnsupportedError(
+                f"Changing nested field {'.'.join(path)} of table {self.table} is not supported (top-level columns only)"
+            )
+        return path[0]
+
+    def apply(self, change: SchemaChange) -> None:
+        handler = _HANDLERS.get(type(change))
+        if handler is None:
+            raise UnsupportedError(f"alter of table {self.table}: change {change!r} is not supported")
+        handler(self, change)
+
+    # -- options and comment -----------------------------------------------------------------------
+    def set_option(self, ch: SetOption) -> None:
+        key, value = str(ch.key), str(ch.value)
+        old = self.schema.options.get(key)  # as Paimon: the option before this ALTER
+        if old == value or unchanged_option(key, old, value, self.schema):
+            return
+        if key == "type":  # even on an empty table, as Paimon (format tables hold data but no snapshot)
+            raise UnsupportedError("Change 'type' is not supported yet.")
+        if self.has_snapshots():
+            error = option_change_error(self.schema.options, key, old, value)
+            if error:
+                raise UnsupportedError(error)
+        if key in ("primary-key", "partition"):
+            raise ValidationError(f"Option {key!r} of table {self.table} cannot be changed")
+        self.options[key] = value
+        self.set_keys.add(key)
+        self.touched_keys.add(key)
+
+    def remove_option(self, ch: RemoveOption) -> None:
+        key = str(ch.key)
+        if key == "type":
+            raise UnsupportedError("Change 'type' is not supported yet.")
+        if self.has_snapshots():
+            error = option_reset_error(self.schema.options, key)
+            if error:
+                raise UnsupportedError(error)
+        self.options.pop(key, None)
+        self.set_keys.discard(key)
+        self.touched_keys.add(key)
+
+    def update_comment(self, ch: UpdateComment) -> None:
+        self.comment = ch.comment
+
+    # -- columns -----------------------------------------------------------------------------------
+    def add_column(self, ch: AddColumn) -> None:
+        name = check_column_name(self.column(ch.field_names), self.table)
+        names = self.names
+        if name in names:
+            raise ValidationError(f"Cannot add column {name!r} to table {self.table}: it exists")
+        if not ch.data_type.nullable:
+            raise ValidationError(f"Cannot add NOT NULL column {name!r} to table {self.table}: existing rows have no value")
+        (field,), self.highest = assign_field_ids([(name, ch.data_type, ch.comment)], self.highest + 1)
+        at = len(self.fields)
+        move = ch.move
+        if move is not None and move.type != MoveType.LAST:
+            if move.field_name != name:
+                raise ValidationError(
+                    f"Cannot add column {name!r} to table {self.table}: its position names column {move.field_name!r}"
+                )
+            if move.type == MoveType.FIRST:
+                at = 0
+            else:
+                if move.reference not in names:
+                    raise ValidationError(
+                        f"Cannot add column {name!r} {move.type.value} {move.reference!r} to table {self.table}: "
+                        f"column {move.reference!r} does not exist"
+                    )
+                at = names.index(move.reference) + (1 if move.type == MoveType.AFTER else 0)
+        self.fields.insert(at, field)
+
+    def drop_column(self, ch: DropColumn) -> None:
+        name = self.column(ch.field_names)
+        if name not in self.names:
+            raise ValidationError(f"Cannot drop column {name!r} of table {self.table}: it does not exist")
+        if name in self.protected:
+            raise ValidationError(
+                f"Cannot drop column {name!r} of table {self.table}: it is a primary key or partition column"
+            )
+        self.fields = [f for f in self.fields if f.name != name]
+        if not self.fields:
+            raise ValidationError(f"Cannot drop all columns of table {self.table}")
+
+    def rename_column(self, ch: RenameColumn) -> None:
+        old = self.column(ch.field_names)
+        new = check_column_name(ch.new_name, self.table)
+        names = self.names
         if old not in names:
-            raise ValidationError(f"Cannot rename column {old!r} of table {table}: it does not exist")
+            raise ValidationError(f"Cannot rename column {old!r} of table {self.table}: it does not exist")
         if new in names:
-            raise ValidationError(f"Cannot rename column {old!r} of table {table} to {new!r}: that name exists")
-        if old in protected:
-            raise UnsupportedError(f"Renaming primary key or partition column {old!r} of table {table} is not supported")
-        fields = [dataclasses.replace(f, name=new) if f.name == old else f for f in fields]
-        names = [f.name for f in fields]
-    if rename_columns:
-        options = rename_in_options(options, dict(rename_columns))
+            raise ValidationError(f"Cannot rename column {old!r} of table {self.table} to {new!r}: that name exists")
+        if old in self.protected:
+            raise UnsupportedError(f"Renaming primary key or partition column {old!r} of table {self.table} is not supported")
+        self.fields = [dataclasses.replace(f, name=new) if f.name == old else f for f in self.fields]
+        self.options = rename_in_options(self.options, {old: new})
 
-    for name, arrow_type in (change_types or {}).items():
+    def update_column_type(self, ch: UpdateColumnType) -> None:
+        name = self.column(ch.field_names)
+        names = self.names
         if name not in names:
-            raise ValidationError(f"Cannot change the type of column {name!r} of table {table}: it does not exist")
+            raise ValidationError(f"Cannot change the type of column {name!r} of table {self.table}: it does not exist")
         i = names.index(name)
-        old_t = fields[i].type
-        new_t = from_arrow_type(arrow_type, old_t.nullable)
+        old_t = self.fields[i].type
+        new_t = ch.new_type.copy(old_t.nullable) if ch.keep_nullability else ch.new_type
+        if new_t.nullable != old_t.nullable:
+            raise UnsupportedError(f"Changing the nullability of column {name!r} of table {self.table} is not supported")
         if not is_safe_widening(old_t, new_t):
             raise ValidationError(
-                f"Cannot change column {name!r} of table {table} from {old_t.to_string()} to "
+                f"Cannot change column {name!r} of table {self.table} from {old_t.to_string()} to "
                 f"{new_t.to_string()}: only widening changes are supported"
             )
-        if name in protected and old_t != new_t:
-            raise UnsupportedError(f"Changing the type of key/partition column {name!r} of table {table} is not supported")
-        fields[i] = dataclasses.replace(fields[i], type=new_t)
+        if name in self.protected and old_t != new_t:
+            raise UnsupportedError(
+                f"Changing the type of key/partition column {name!r} of table {self.table} is not supported"
+            )
+        self.fields[i] = dataclasses.replace(self.fields[i], type=new_t)
 
-    if add_columns:
-        add_schema = add_columns if isinstance(add_columns, pa.Schema) else pa.schema(list(add_columns))
-        for f in add_schema:
-            check_column_name(f.name, table)
-            if f.name in names:
-                raise ValidationError(f"Cannot add column {f.name!r} to table {table}: it exists")
-            if not f.nullable:
-                raise ValidationError(f"Cannot add NOT NULL column {f.name!r} to table {table}: existing rows have no value")
-        new_fields, highest = fields_from_arrow_schema(add_schema, highest + 1)
-        highest = max(highest, schema.highest_field_id)
-        fields += new_fields
-        names = [f.name for f in fields]
-
-    for name, text in (column_comments or {}).items():
+    def update_column_comment(self, ch: UpdateColumnComment) -> None:
+        name = self.column(ch.field_names)
+        names = self.names
         if name not in names:
-            raise ValidationError(f"Cannot comment on column {name!r} of table {table}: it does not exist")
+            raise ValidationError(f"Cannot comment on column {name!r} of table {self.table}: it does not exist")
         i = names.index(name)
-        fields[i] = dataclasses.replace(fields[i], description=text or None)
+        self.fields[i] = dataclasses.replace(self.fields[i], description=ch.comment or None)
 
-    if set_options:
-        set_opts = {str(k): str(v) for k, v in set_options.items()}
-        validate_options({**options, **set_opts}, table, columns=names)
-        check_implemented({k: v for k, v in set_opts.items() if options.get(k) != v}, table)
-        if "bucket" in set_opts and set_opts["bucket"] != options.get("bucket", "-1"):
-            if store.snapshots.latest_id() is not None:
-                raise UnsupportedError(
-                    f"Changing 'bucket' of table {table} that has data is not supported (it needs a rescale)"
-                )
-        for k in ("primary-key", "partition"):
-            if k in set_opts and set_opts[k] != options.get(k):
-                raise ValidationError(f"Option {k!r} of table {table} cannot be changed")
-        options.update(set_opts)
-    for k in remove_options or ():
-        if k == "bucket":
-            raise ValidationError(f"Option 'bucket' of table {table} cannot be removed")
-        options.pop(k, None)
-    validate_options(options, table, columns=names)
-    check_default_values(fields, schema.primary_keys, schema.partition_keys, options, table)
-    if {*(set_options or {}), *(remove_options or ())} & {"full-compaction.delta-commits", "write-only"}:
-        check_full_compaction_delta_commits(CoreOptions(options, table), bool(schema.primary_keys), table)
-    if schema.primary_keys:  # the merge engine's options against the new columns, as CREATE TABLE checks them
-        pks = list(schema.primary_keys)
-        core = CoreOptions(options, table)
-        engine_of(core).spec(core, pks, fields, pks, table)
-
-    return TableSchema(
-        id=schema.id + 1,
-        fields=tuple(fields),
-        highest_field_id=highest,
-        partition_keys=schema.partition_keys,
-        primary_keys=schema.primary_keys,
-        options=options,
-        comment=comment if comment is not None else schema.comment,
-        time_millis=TableSchema.now_ms(),
-    )
+    # -- the result ----------------------------------------------------------------------------------
+    def result(self) -> TableSchema:
+        table, options, names = self.table, self.options, self.names
+        validate_options(options, table, columns=names)
+        original = self.schema.options
+        check_implemented({k: options[k] for k in sorted(self.set_keys) if original.get(k) != options.get(k)}, table)
+        check_default_values(self.fields, self.schema.primary_keys, self.schema.partition_keys, options, table)
+        if self.touched_keys & {"full-compaction.delta-commits", "write-only"}:
+            check_full_compaction_delta_commits(CoreOptions(options, table), bool(self.schema.primary_keys), table)
+        if self.schema.primary_keys:  # the merge engine's options against the new columns, as CREATE TABLE checks them
+            pks = list(self.schema.primary_keys)
+            core = CoreOptions(options, table)
+            engine_of(core).spec(core, pks, self.fields, pks, table)
+        return TableSchema(
+            id=self.schema.id + 1,
+            fields=tuple(self.fields),
+            highest_field_id=self.highest,
+            partition_keys=self.schema.partition_keys,
+            primary_keys=self.schema.primary_keys,
+            options=options,
+            comment=self.comment,
+            time_millis=TableSchema.now_ms(),
+        )
 
 
+_HANDLERS: dict[type, Callable[[_Draft, Any], None]] = {
+    SetOption: _Draft.set_option,
+    RemoveOption: _Draft.remove_option,
+    UpdateComment: _Draft.update_comment,
+    AddColumn: _Draft.add_column,
+    DropColumn: _Draft.drop_column,
+    RenameColumn: _Draft.rename_column,
+    UpdateColumnType: _Draft.update_column_type,
+    UpdateColumnComment: _Draft.update_column_comment,
+}
 
+
+def apply_changes(store: FileStore, changes: Sequence[SchemaChange]) -> TableSchema:
+    """The schema after ``changes``, applied in order to the table's current schema (Paimon's
+    SchemaManager.generateTableSchema). Nothing is written: the caller commits the result."""
+    for ch in changes:
+        if not isinstance(ch, SchemaChange):
+            raise ValidationError(f"alter of table {store.name}: {ch!r} is not a schema change")
+    draft = _Draft(store)
+    for ch in changes:
+        draft.apply(ch)
+    return draft.result()

@@ -3,6 +3,8 @@ table keeps for life. Plain data: one key per entry, grouped by the reason given
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 _LIFECYCLE = "snapshot, changelog, partition and tag lifecycle (expiry, automatic tags) is not implemented yet"
 _COMPACTION = "this compaction option is not implemented yet (universal compaction with its size-ratio, size-amplification and sorted-run triggers is)"
 _DV_WRITES = "this deletion-vector option is not implemented yet (deletion-vectors.enabled is)"
@@ -63,13 +65,71 @@ NOT_IMPLEMENTED: dict[str, str] = {
 }
 
 
-# Options a table keeps for life (Paimon's @Immutable options, plus 'bucket', which only a rescale
-# changes): per-read / session ("dynamic") options cannot change them.
+# Options a table keeps for life: exactly Paimon's @Immutable options (CoreOptions.IMMUTABLE_OPTIONS).
+# Once a table has a snapshot, ALTER TABLE cannot set or remove them; a dynamic (per-read, session)
+# option can never change them (Table.copy). 'bucket' is not here: its own rule is in
+# check_option_change.
 IMMUTABLE: frozenset[str] = frozenset({
-    "type", "bucket", "bucket-key", "bucket-function.type", "data-file.path-directory", "merge-engine",
+    "type", "bucket-key", "bucket-function.type", "data-file.path-directory", "merge-engine",
     "sequence.snapshot-ordering", "aggregation.remove-record-on-delete", "partial-update.remove-record-on-delete",
     "partial-update.remove-record-on-sequence-group", "rowkind.field", "primary-key", "primary-key.nullable",
     "partition", "dynamic-bucket.initial-buckets", "force-lookup", "row-tracking.enabled",
     "data-evolution.enabled", "index-file-in-data-file-dir", "blob-field", "blob-descriptor-field",
-    "blob-view-field", "pk-clustering-override", "path", "branch",
+    "blob-view-field", "pk-clustering-override",
 })
+
+# Options that name where a table lives or which branch is read: never a dynamic option.
+NOT_DYNAMIC: frozenset[str] = frozenset({"path", "branch"})
+
+
+def _flag(value: str | None, default: bool) -> bool:
+    return default if value is None else value.strip().lower() == "true"
+
+
+def _bucket(value: str | None) -> int | None:
+    try:
+        return -1 if value is None else int(value.strip())
+    except ValueError:
+        return None  # not a number: option validation names it
+
+
+def option_change_error(options: Mapping[str, str], key: str, old: str | None, new: str) -> str | None:
+    """Why option ``key`` of a table with data (``options``) cannot change from ``old`` to ``new``
+    (Paimon's SchemaManager.checkAlterTableOption, also applied to dynamic options); None when it can."""
+    if key in IMMUTABLE:
+        return f"Change '{key}' is not supported yet."
+    if key == "bucket":
+        before, after = _bucket(old), _bucket(new)
+        if before == -1:
+            return "Cannot change bucket when it is -1."
+        if after == -1:
+            return "Cannot change bucket to -1."
+        if -2 in (before, after):  # beyond Paimon's rule: postpone bucket mode is not implemented
+            return (f"Cannot change bucket from {old} to {new}: postpone bucket mode (-2) is not implemented "
+                    "by paimon_sql")
+    if key == "deletion-vectors.enabled" and not _flag(options.get("deletion-vectors.modifiable"), False):
+        before_dv, after_dv = _flag(old, False), _flag(new, False)
+        if before_dv != after_dv:
+            return (f"Cannot change deletion vectors mode from {str(before_dv).lower()} to "
+                    f"{str(after_dv).lower()}. If modifying table deletion-vectors mode without full-compaction, "
+                    "this may result in data duplication. If you are confident, you can set table option "
+                    "'deletion-vectors.modifiable' = 'true' to allow deletion vectors modification.")
+    if key in ("ignore-delete", "ignore-update-before") and _flag(old, False) and not _flag(new, False):
+        return f"Cannot change {key} from true to false."
+    if key == "clustering.columns" and "pk-clustering-override" in options:
+        return "Cannot change clustering.columns when pk-clustering-override enabled."
+    return None
+
+
+def option_reset_error(options: Mapping[str, str], key: str) -> str | None:
+    """Why option ``key`` of a table with data cannot be removed (Paimon's
+    SchemaManager.checkResetTableOption); None when it can."""
+    if key in IMMUTABLE:
+        return f"Change '{key}' is not supported yet."
+    if key == "bucket":
+        return "Cannot reset bucket."
+    if key == "deletion-vectors.enabled":
+        return option_change_error(options, key, options.get(key), "false")
+    if key == "clustering.columns" and "pk-clustering-override" in options:
+        return "Cannot reset clustering.columns when pk-clustering-override enabled."
+    return None

@@ -24,6 +24,7 @@ from paimon_sql.meta.file_store import MAIN_BRANCH, FileStore, branch_identifier
 from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.schema import TableSchema
+from paimon_sql.meta.schema_change import SchemaChange
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.meta.travel import TimeTravel, resolve
 from paimon_sql.names import check_name
@@ -44,8 +45,9 @@ from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tag_expire as tag_expire_ops
 from paimon_sql.ops import tags as tag_ops
 from paimon_sql.ops.maintenance import maintenance_of
-from paimon_sql.options import IMMUTABLE, check_implemented, validate_options
+from paimon_sql.options import check_implemented, validate_options
 from paimon_sql.options.lifecycle import TAG_DEFAULT_TIME_RETAINED, TAG_TIME_EXPIRE_ENABLED
+from paimon_sql.options.support import NOT_DYNAMIC, option_change_error
 from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns
 from paimon_sql.scan.planner import live_entries, plan
 from paimon_sql.scan.reader import output_schema, read_splits_parallel
@@ -422,16 +424,26 @@ class Table:
         """Deletes every row (``TRUNCATE TABLE``): one OVERWRITE commit that keeps no file."""
         return self.write(self.arrow_schema.empty_table(), overwrite=True)
 
-    def alter(self, **changes: Any) -> Table:
-        """Schema/option changes (add_columns, drop_columns, rename_columns, change_types,
-        set_options, remove_options, comment, column_comments); writes a new schema version and returns the refreshed table."""
-        unknown = sorted(set(changes) - set(alter_ops.ALTER_ARGUMENTS))
+    def alter(self, *changes: SchemaChange, **arguments: Any) -> Table:
+        """Schema/option changes; writes a new schema version and returns the refreshed table.
+        Either schema changes as values (``paimon_sql.meta.schema_change``: SetOption, RemoveOption,
+        AddColumn, RenameColumn, DropColumn, UpdateColumnType, UpdateColumnComment, UpdateComment),
+        applied in order, or the keyword arguments add_columns, drop_columns, rename_columns,
+        change_types, set_options, remove_options, comment, column_comments (a convenience that
+        builds that list). Once the table has a snapshot, Paimon's immutable options
+        (``merge-engine``, ``bucket-key``...) cannot be set or removed."""
+        unknown = sorted(set(arguments) - set(alter_ops.ALTER_ARGUMENTS))
         if unknown:
             raise ValidationError(
                 f"alter of table {self.identifier}: unknown argument(s) {unknown}; "
                 f"expected any of {list(alter_ops.ALTER_ARGUMENTS)}"
             )
-        new_schema = alter_ops.alter_schema(self.store, **changes)
+        if changes and arguments:
+            raise ValidationError(
+                f"alter of table {self.identifier}: give schema changes or keyword arguments, not both"
+            )
+        todo = list(changes) or alter_ops.changes_from_arguments(self.identifier, **arguments)
+        new_schema = alter_ops.apply_changes(self.store, todo)
         self.store.schemas.commit(new_schema)
         return self.with_schema(new_schema)
 
@@ -726,19 +738,24 @@ class Table:
     def copy(self, dynamic_options: Mapping[str, str]) -> Table:
         """This table read and written with ``dynamic_options`` on top of its own (Paimon's dynamic
         options: per-read options, ``SET spark.paimon.<key>``); the schema on disk is unchanged.
-        Options a table keeps for life (``bucket``, ``merge-engine``, keys...) cannot change, options
+        Options a table keeps for life (Paimon's immutable options: ``merge-engine``, keys...) and
+        ``bucket`` to or from -1 cannot change, as ALTER TABLE on a table with data; options
         paimon_sql does not apply are refused, values are checked."""
         dyn = {str(k): str(v) for k, v in dynamic_options.items()}
         current = self.schema.options
-        changed = {k: v for k, v in dyn.items() if current.get(k) != v}
+        changed = {k: v for k, v in dyn.items()
+                   if current.get(k) != v and not alter_ops.unchanged_option(k, current.get(k), v, self.schema)}
         if not changed:
             return self
-        fixed = sorted(k for k in changed if k in IMMUTABLE)
-        if fixed:
-            raise UnsupportedError(
-                f"Table {self.identifier}: option {fixed[0]!r} cannot be changed by a dynamic (per-read or "
-                f"session) option (set to {changed[fixed[0]]!r}, the table has {current.get(fixed[0], 'the default')!r})"
-            )
+        for key in sorted(changed):  # Paimon's checkImmutability: the rules of ALTER TABLE on a table with data
+            if key in NOT_DYNAMIC:
+                raise UnsupportedError(
+                    f"Table {self.identifier}: option {key!r} cannot be changed by a dynamic (per-read or "
+                    f"session) option (set to {changed[key]!r})"
+                )
+            error = option_change_error(current, key, current.get(key), changed[key])
+            if error:
+                raise UnsupportedError(error)
         merged = {**current, **changed}
         validate_options(merged, self.identifier, columns=self.schema.field_names)
         check_implemented(changed, self.identifier)

@@ -41,6 +41,7 @@ from paimon_sql.options.validation import check_full_compaction_delta_commits
 from paimon_sql.types import to_arrow_type
 from paimon_sql.write.bucket_writer import BucketWriter
 from paimon_sql.write.commit import WriteBase
+from paimon_sql.write.conflicts import describe_partition
 from paimon_sql.write.dynamic_bucket import PartitionBuckets, read_hashes, write_hash_index
 from paimon_sql.write.file_writer import (
     KIND,
@@ -363,12 +364,13 @@ class TableWrite:
         for partition in partitions:
             previous = self._partition_buckets.get(partition)
             if previous is not None and previous != self.num_buckets:
-                values = decode_row(partition, self.store.partition_types) if self.store.partition_fields else []
-                raise ValidationError(
-                    f"Try to write {'partition ' + str(values) if values else 'table'} of {self.store.name} "
-                    f"with a new bucket num {self.num_buckets}, but the previous bucket num is {previous}. "
-                    "Overwrite the partition (INSERT OVERWRITE) or CALL sys.rescale to change its bucket "
-                    "number first"
+                where = describe_partition(self.store, partition)
+                where = "table" if where == "the table" else where.replace("partition ", "partition {", 1) + "}"
+                raise ValidationError(  # Paimon's message, then the table and the procedure that rescales
+                    f"Try to write {where} with a new bucket num {self.num_buckets}, but the previous bucket "
+                    f"num is {previous}. Please switch to batch mode, and perform INSERT OVERWRITE to rescale "
+                    f"current data layout first (table {self.store.name}; or CALL sys.rescale(table => "
+                    f"'{self.store.name}'))"
                 )
 
     def _assign_buckets(self, table: pa.Table, pids: np.ndarray, partitions: list[bytes]) -> np.ndarray:

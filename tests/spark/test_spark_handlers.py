@@ -187,8 +187,8 @@ def test_alter_table_bad_changes_leave_the_table_unchanged(wh: str) -> None:
             changes=[{"op": "set_property", "key": "bucket", "value": "-7"}])
     assert e["kind"] == "IllegalArgument" and "'bucket'" in e["message"] and "-7" in e["message"]
     e = err("alter_table", warehouse=wh, namespace="default", table="b",
-            changes=[{"op": "add_column", "name": ["x"], "type": '"long"', "nullable": True, "position": "first"}])
-    assert e["kind"] == "Unsupported"
+            changes=[{"op": "add_column", "name": ["x", "y"], "type": '"long"', "nullable": True, "position": "first"}])
+    assert e["kind"] == "Unsupported" and "nested field x.y" in e["message"]
     e = err("alter_table", warehouse=wh, namespace="default", table="b",
             changes=[{"op": "update_column_type", "name": ["id"], "type": '"string"'}])
     assert e["kind"] == "IllegalArgument"
@@ -407,3 +407,17 @@ def test_system_table_time_travel(wh: str) -> None:
     assert e["kind"] == "Unsupported" and "no time travel" in e["message"]
     e = err("load_table", warehouse=wh, namespace="default", table="tt$nope")
     assert e["kind"] == "NotFound" and "nope" in e["message"]
+
+
+def test_alter_bucket_of_a_table_with_data_warns_how_to_rescale(wh: str) -> None:
+    t = Catalog(wh).create_table("default.r", pa.schema([("id", pa.int32())]), primary_keys=["id"],
+                                 options={"bucket": "2"})
+    t.write(pa.table({"id": [1, 2, 3]}))
+    resp = dispatch("alter_table", {"warehouse": wh, "namespace": "default", "table": "r",
+                                    "changes": [{"op": "set_property", "key": "bucket", "value": "4"}]})
+    assert resp["result"]["bucket"] == 4
+    assert any("CALL sys.rescale(table => 'default.r')" in w for w in resp["warnings"])
+    resp = dispatch("alter_table", {"warehouse": wh, "namespace": "default", "table": "r",
+                                    "changes": [{"op": "set_property", "key": "merge-engine", "value": "first-row"}]})
+    assert resp["error"] == {"kind": "Unsupported", "message": "Change 'merge-engine' is not supported yet.",
+                             "traceback": None}

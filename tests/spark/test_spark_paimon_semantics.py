@@ -86,8 +86,8 @@ def test_dynamic_options(spark: Any, sql: Any, db: str, conf: Any) -> None:
 
 
 @pytest.mark.parametrize("key,value,match", [
-    ("spark.paimon.bucket", "3", "'bucket' cannot be changed by a dynamic"),
-    ("spark.paimon.merge-engine", "first-row", "'merge-engine' cannot be changed"),
+    ("spark.paimon.bucket", "-1", r"Cannot change bucket to -1\."),
+    ("spark.paimon.merge-engine", "first-row", r"Change 'merge-engine' is not supported yet\."),
     ("spark.paimon.tag.create-success-file", "true", "'tag.create-success-file'.*not supported"),
     ("spark.paimon.write.hive-style-dynamic-partition.enabled", "true", "write.hive-style-dynamic-partition"),
     ("spark.paimon.read.allow.fullScan", "false", "read.allow.fullScan"),

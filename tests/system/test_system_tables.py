@@ -214,7 +214,7 @@ def test_snapshot_filter_reads_only_the_asked_snapshot(catalog: Catalog, parted,
 
 def test_schemas_and_options(catalog: Catalog, parted) -> None:  # type: ignore[no-untyped-def]
     opts = {"target-file-size": "3 mb", "manifest.format": "avro", "read.batch-size": "9",
-            "write-only": "true", "file.format": "parquet", "bucket": "-1"}
+            "write-only": "true", "file.format": "parquet", "snapshot.num-retained.max": "50"}
     parted.alter(set_options=opts, add_columns=[pa.field("w", pa.int32())]).alter(rename_columns={"w": "w2"})
     rows = _st(catalog, "db.p$schemas").read().to_pylist()
     assert [r["schema_id"] for r in rows] == [0, 1, 2]

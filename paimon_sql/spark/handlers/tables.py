@@ -7,8 +7,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import pyarrow as pa
-
 from paimon_sql.catalog.catalog import Catalog, system_database_error
 from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import (
@@ -19,6 +17,18 @@ from paimon_sql.errors import (
     ValidationError,
 )
 from paimon_sql.meta.schema import TableSchema
+from paimon_sql.meta.schema_change import (
+    AddColumn,
+    DropColumn,
+    Move,
+    RemoveOption,
+    RenameColumn,
+    SchemaChange,
+    SetOption,
+    UpdateColumnComment,
+    UpdateColumnType,
+    UpdateComment,
+)
 from paimon_sql.meta.travel import TimeTravel, resolve
 from paimon_sql.options import CoreOptions, validate_options
 from paimon_sql.spark import spark_types
@@ -70,7 +80,7 @@ def _table_properties(table: Table, schema: TableSchema) -> dict[str, str]:
     if schema.primary_keys:
         props["primary-key"] = ",".join(schema.primary_keys)
     props[PROP_PROVIDER] = PROVIDER
-    if schema.comment:
+    if schema.comment is not None:  # DESCRIBE TABLE EXTENDED's 'Comment' row, as Paimon's SparkTable
         props[PROP_COMMENT] = schema.comment
     props[PROP_LOCATION] = table.path
     return props
@@ -239,96 +249,83 @@ def create_table(params: Params) -> Result:
     return out
 
 
-def _column(change: Mapping[str, Any], table: str) -> str:
-    name = change.get("name") or []
-    if len(name) != 1:
-        raise UnsupportedError(
-            f"Changing nested field {'.'.join(name)} of table {table} is not supported (top-level columns only)"
-        )
-    return str(name[0])
+def _path(change: Mapping[str, Any]) -> tuple[str, ...]:
+    return tuple(str(n) for n in change.get("name") or [])
 
 
-def _alter_kwargs(table: Table, changes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _move(position: object, column: tuple[str, ...], table: str) -> Move | None:
+    """Spark's column position (the shim sends ``first`` / ``after:<column>``) as a Move."""
+    if not position:
+        return None
+    text = str(position)
+    if text == "first":
+        return Move.first(column[-1])
+    if text.startswith("after:"):
+        return Move.after(column[-1], text[len("after:"):])
+    raise UnsupportedError(f"Column position {text!r} of column {'.'.join(column)} of table {table} is not supported")
+
+
+def _schema_changes(table: Table, changes: Sequence[Mapping[str, Any]]) -> list[SchemaChange]:
+    """Spark's ordered ALTER TABLE changes, each as one schema change (Paimon's
+    SparkCatalog.toSchemaChange), in the same order."""
     name = table.name
     columns = set(table.schema.field_names)
-    add: list[pa.Field] = []
-    drop: list[str] = []
-    rename: dict[str, str] = {}
-    types: dict[str, pa.DataType] = {}
-    set_opts: dict[str, str] = {}
-    remove: list[str] = []
-    comment: str | None = None
-    column_comments: dict[str, str | None] = {}
+    out: list[SchemaChange] = []
     for ch in changes:
         op = ch.get("op")
-        if op == "set_property":
-            key, value = str(ch["key"]), str(ch["value"])
+        if op in ("set_property", "remove_property"):
+            key = str(ch["key"])
+            if key == "primary-key":  # Paimon's SparkCatalog.validateAlterProperty
+                raise UnsupportedError("Alter primary key is not supported")
             if key in (PROP_LOCATION, PROP_PROVIDER, PROP_EXTERNAL):
                 raise UnsupportedError(
                     f"ALTER TABLE {name} cannot set {key!r}: a Paimon table lives in its warehouse folder "
                     "and cannot be moved, made external or given another provider"
                 )
-            if key == PROP_COMMENT:
-                comment = value
+            if op == "set_property":
+                value = str(ch["value"])
+                out.append(UpdateComment(value) if key == PROP_COMMENT
+                           else SetOption(key.removeprefix(OPTION_PREFIX), value))
             else:
-                set_opts[key.removeprefix(OPTION_PREFIX)] = value
-        elif op == "remove_property":
-            key = str(ch["key"])
-            if key == PROP_COMMENT:
-                comment = ""
-            else:
-                remove.append(key.removeprefix(OPTION_PREFIX))
+                out.append(UpdateComment(None) if key == PROP_COMMENT else RemoveOption(key.removeprefix(OPTION_PREFIX)))
         elif op == "add_column":
-            col = _column(ch, name)
-            if ch.get("position"):
-                raise UnsupportedError(
-                    f"ADD COLUMN {col} {ch['position'].upper()} on table {name}: new columns are added last"
-                )
+            path = _path(ch)
             if ch.get("has_default"):
-                raise UnsupportedError(f"ADD COLUMN {col} with a DEFAULT value on table {name} is not supported")
-            meta = {"comment": str(ch["comment"])} if ch.get("comment") else {}
-            field = {"name": col, "type": spark_types.parse_spark_type(ch["type"]),
-                     "nullable": bool(ch.get("nullable", True)), "metadata": meta}
-            add.append(spark_types.arrow_field(field, f"table {name}"))
+                raise UnsupportedError(
+                    f"ADD COLUMN {'.'.join(path)} with a DEFAULT value on table {name} is not supported"
+                )
+            spark_type = spark_types.parse_spark_type(ch["type"])
+            field = {"name": path[-1] if path else "", "type": spark_type, "nullable": bool(ch.get("nullable", True)),
+                     "metadata": {}}
+            added = AddColumn.of_arrow(spark_types.arrow_field(field, f"table {name}"))
+            out.append(AddColumn(path, added.data_type, str(ch["comment"]) if ch.get("comment") else None,
+                                 _move(ch.get("position"), path, name)))
         elif op == "drop_column":
-            col = _column(ch, name)
-            if col not in columns and ch.get("if_exists"):
+            path = _path(ch)
+            if len(path) == 1 and path[0] not in columns and ch.get("if_exists"):
                 continue
-            drop.append(col)
+            out.append(DropColumn(path))
         elif op == "rename_column":
-            rename[_column(ch, name)] = str(ch["new_name"])
+            out.append(RenameColumn(_path(ch), str(ch["new_name"])))
         elif op == "update_column_type":
-            col = _column(ch, name)
-            types[col] = spark_types.arrow_type(spark_types.parse_spark_type(ch["type"]), f"column {col!r}")
+            path = _path(ch)
+            arrow_type = spark_types.arrow_type(spark_types.parse_spark_type(ch["type"]), f"column {'.'.join(path)!r}")
+            out.append(UpdateColumnType.of_arrow(path, arrow_type))
         elif op == "update_column_nullability":
-            col = _column(ch, name)
+            path = _path(ch)
+            col = path[0] if len(path) == 1 else None
             if col in columns and table.schema.field(col).type.nullable == bool(ch.get("nullable")):
                 continue
-            raise UnsupportedError(f"Changing the nullability of column {col!r} of table {name} is not supported")
+            raise UnsupportedError(
+                f"Changing the nullability of column {'.'.join(path)!r} of table {name} is not supported"
+            )
         elif op == "update_column_comment":
-            column_comments[_column(ch, name)] = ch.get("comment") or None
+            out.append(UpdateColumnComment(_path(ch), ch.get("comment") or None))
         elif op == "update_column_position":
-            raise UnsupportedError(f"Moving column {_column(ch, name)!r} of table {name} is not supported")
+            raise UnsupportedError(f"Moving column {'.'.join(_path(ch))!r} of table {name} is not supported")
         else:
             raise UnsupportedError(f"ALTER TABLE {name}: change {ch.get('description', ch)} is not supported")
-    kwargs: dict[str, Any] = {}
-    if add:
-        kwargs["add_columns"] = add
-    if drop:
-        kwargs["drop_columns"] = drop
-    if rename:
-        kwargs["rename_columns"] = rename
-    if types:
-        kwargs["change_types"] = types
-    if set_opts:
-        kwargs["set_options"] = set_opts
-    if remove:
-        kwargs["remove_options"] = remove
-    if comment is not None:
-        kwargs["comment"] = comment
-    if column_comments:
-        kwargs["column_comments"] = column_comments
-    return kwargs
+    return out
 
 
 @handler("alter_table")
@@ -337,17 +334,21 @@ def alter_table(params: Params) -> Result:
     ident = identifier(params)
     _refuse_system(ident, "altered")
     table = data_table(cat, ident)
-    kwargs = _alter_kwargs(table, list(params.get("changes") or []))
+    changes = _schema_changes(table, list(params.get("changes") or []))
     warnings: list[str] = []
-    if "set_options" in kwargs:
-        new_keys = kwargs["set_options"]
-        merged = {**table.options, **new_keys}
+    if changes:
+        altered = table.alter(*changes)  # refuses first (immutable options, bad values): no warning then
+        new_keys = {c.key for c in changes if isinstance(c, SetOption)}
         warnings = [
-            w for w in validate_options(merged, table.name, primary_keys=table.primary_keys)
+            w for w in validate_options(altered.options, table.name, primary_keys=table.primary_keys)
             if any(repr(k) in w for k in new_keys)
         ]
-    if kwargs:
-        table.alter(**kwargs)
+        if altered.options.get("bucket") != table.options.get("bucket") and table.latest_snapshot() is not None:
+            warnings.append(
+                f"Option 'bucket' of table {table.name} changed to {altered.options.get('bucket')}: the partitions "
+                f"written keep their bucket count (writes into them are refused) until INSERT OVERWRITE or "
+                f"CALL sys.rescale(table => '{table.name}') rewrites them"
+            )
     out = _describe(cat, ident, {})
     out[WARNINGS_KEY] = warnings
     return out
