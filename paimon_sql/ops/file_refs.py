@@ -324,8 +324,8 @@ class FileRefs:
         if d is None:
             d = self.store.bucket_dir(decode_row(ref.partition, self.store.partition_types), ref.bucket)
             self._dirs[key] = d
-        out = [FileToDelete(ref.external_path or join(d, ref.file_name), ref.file_size)]
-        out += [FileToDelete(join(d, x), None) for x in ref.extra_files]
+        out = [FileToDelete(self.store.data_file_path(d, ref.file_name, ref.external_path), ref.file_size)]
+        out += [FileToDelete(self.store.extra_file_path(d, x, ref.external_path), None) for x in ref.extra_files]
         return out
 
 

@@ -6,8 +6,20 @@ from collections.abc import Iterator, Mapping
 from typing import Any, TypeVar, overload
 
 from paimon_sql.errors import ValidationError
+from paimon_sql.fs.data_paths import (
+    ExternalPathProvider,
+    check_data_directory,
+    local_roots,
+    parse_root,
+    parse_weights,
+)
 from paimon_sql.options.formats import (
     CHANGELOG_FILE_PREFIX,
+    DATA_FILE_EXTERNAL_PATHS,
+    DATA_FILE_EXTERNAL_PATHS_SPECIFIC_FS,
+    DATA_FILE_EXTERNAL_PATHS_STRATEGY,
+    DATA_FILE_EXTERNAL_PATHS_WEIGHTS,
+    DATA_FILE_PATH_DIRECTORY,
     DATA_FILE_PREFIX,
     FILE_COMPRESSION,
     FILE_COMPRESSION_ZSTD_LEVEL,
@@ -305,6 +317,48 @@ class CoreOptions(Mapping[str, str]):
     @property
     def changelog_file_prefix(self) -> str:
         return self.get(CHANGELOG_FILE_PREFIX)
+
+    def data_file_path_directory(self, where: str | None = None) -> str | None:
+        """``data-file.path-directory``, checked (a relative folder inside the table), or None."""
+        v = self.get(DATA_FILE_PATH_DIRECTORY)
+        if v is None:
+            return None
+        return check_data_directory(DATA_FILE_PATH_DIRECTORY.key, v, where or self._where or "")
+
+    def external_path_provider(self, where: str | None = None) -> ExternalPathProvider | None:
+        """The provider of external roots for new data files (Paimon's ``createExternalPaths``):
+        None unless ``data-file.external-paths`` is set and the strategy is not ``none``. Each root
+        needs a scheme; ``specific-fs`` keeps the roots of its scheme (and needs one); only local
+        ``file:`` roots are supported (UnsupportedError naming the option otherwise)."""
+        text = self.get(DATA_FILE_EXTERNAL_PATHS)
+        strategy = self.get(DATA_FILE_EXTERNAL_PATHS_STRATEGY)
+        if not text or strategy == "none":
+            return None
+        w = where or self._where or ""
+        key = DATA_FILE_EXTERNAL_PATHS.key
+        elements = [parse_root(key, part, w) for part in text.split(",")]
+        of = where_suffix(w)
+        if strategy == "specific-fs":
+            fs = self.get(DATA_FILE_EXTERNAL_PATHS_SPECIFIC_FS)
+            if fs is None:
+                raise ValidationError(
+                    f"Option {DATA_FILE_EXTERNAL_PATHS_SPECIFIC_FS.key!r}{of}: External path specificFS "
+                    "should not be null when strategy is specificFS."
+                )
+            elements = [(sch, r) for sch, r in elements if sch.lower() == fs.lower()]
+        if not elements:
+            raise ValidationError(f"Option {key!r} = {text!r}{of}: External paths should not be empty")
+        roots = local_roots(key, elements, w)
+        weights = None
+        weights_text = self.get(DATA_FILE_EXTERNAL_PATHS_WEIGHTS)
+        if weights_text is not None:
+            weights = parse_weights(DATA_FILE_EXTERNAL_PATHS_WEIGHTS.key, weights_text, w)
+            if strategy == "weight-robin" and len(roots) >= 2 and len(weights) != len(roots):
+                raise ValidationError(
+                    f"Option {DATA_FILE_EXTERNAL_PATHS_WEIGHTS.key!r} = {weights_text!r}{of}: The number of "
+                    f"external paths and weights should be the same. Paths: {len(roots)}, Weights: {len(weights)}"
+                )
+        return ExternalPathProvider(strategy, roots, weights)
 
     def target_file_size(self, has_pk: bool) -> int:
         """Bytes: the option, else 128 mb for primary-key tables and 256 mb for append tables."""

@@ -8,7 +8,6 @@ import numpy as np
 
 from paimon_sql.errors import PaimonError
 from paimon_sql.format.binary_row import decode_row, decode_rows
-from paimon_sql.fs.file_io import join
 from paimon_sql.lsm.engines import engine_of
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_DELETION_VECTORS
@@ -169,4 +168,4 @@ def _non_overlapping_single_run(files: tuple[object, ...]) -> bool:
 
 
 def data_file_path(store: FileStore, split: DataSplit, file_name: str, external_path: str | None) -> str:
-    return external_path or join(split.bucket_dir, file_name)
+    return store.data_file_path(split.bucket_dir, file_name, external_path)
