@@ -40,6 +40,7 @@ from paimon_sql.options.layout import (
     BRANCH,
     BUCKET,
     BUCKET_KEY,
+    DYNAMIC_BUCKET_ASSIGNER_PARALLELISM,
     DYNAMIC_BUCKET_INITIAL_BUCKETS,
     DYNAMIC_BUCKET_MAX_BUCKETS,
     DYNAMIC_BUCKET_TARGET_ROW_NUM,
@@ -66,6 +67,7 @@ from paimon_sql.options.merge import (
     CHANGELOG_PRODUCER,
     DELETION_VECTORS_BITMAP64,
     DELETION_VECTORS_ENABLED,
+    DELETION_VECTORS_MERGE_ON_READ,
     FIELD_AGGREGATE_FUNCTION,
     FIELD_COUNT_LIMIT,
     FIELD_DEFAULT_VALUE,
@@ -267,6 +269,22 @@ class CoreOptions(Mapping[str, str]):
     @property
     def dynamic_bucket_max_buckets(self) -> int:
         return self.get(DYNAMIC_BUCKET_MAX_BUCKETS)
+
+    def dynamic_bucket_assigners(self, parallelism: int | None = None) -> int:
+        """Number of bucket assigners of one dynamic-bucket write, by Paimon's Spark writer rule:
+        the assigner parallelism (``dynamic-bucket.assigner-parallelism``, else the engine's
+        ``parallelism``; none for the Python API) is capped by ``dynamic-bucket.max-buckets`` when
+        that is not -1 (and is the max-buckets when there is no parallelism); then
+        ``dynamic-bucket.initial-buckets``, when set, is capped by it. One assigner when nothing
+        applies."""
+        p = self.get(DYNAMIC_BUCKET_ASSIGNER_PARALLELISM) or parallelism
+        max_buckets = self.dynamic_bucket_max_buckets
+        if max_buckets != -1:
+            p = max_buckets if p is None else min(max_buckets, p)
+        initial = self.dynamic_bucket_initial_buckets
+        if initial is not None:
+            return max(1, initial if p is None else min(initial, p))
+        return max(1, p or 1)
 
     @property
     def partition_default_name(self) -> str:
@@ -580,6 +598,10 @@ class CoreOptions(Mapping[str, str]):
     @property
     def deletion_vectors_enabled(self) -> bool:
         return self.get(DELETION_VECTORS_ENABLED)
+
+    @property
+    def deletion_vectors_merge_on_read(self) -> bool:
+        return self.get(DELETION_VECTORS_MERGE_ON_READ)
 
     @property
     def deletion_vectors_bitmap64(self) -> bool:

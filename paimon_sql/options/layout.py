@@ -104,6 +104,15 @@ DYNAMIC_BUCKET_MAX_BUCKETS: Option[int] = Option(
     check=minus_one_or_positive,
 )
 
+DYNAMIC_BUCKET_ASSIGNER_PARALLELISM: Option[int | None] = Option(
+    "dynamic-bucket.assigner-parallelism",
+    INT,
+    None,
+    "Dynamic bucket mode: number of bucket assigners of a write (each owns the buckets b with "
+    "b % assigners = its id); default: dynamic-bucket.initial-buckets, else one.",
+    check=at_least(1),
+)
+
 PARTITION_DEFAULT_NAME: Option[str] = Option(
     "partition.default-name",
     STRING,
@@ -130,7 +139,6 @@ _KEPT: tuple[Option[Any], ...] = (
     kept("chain-table.split.key-range-enabled", BOOL, "true"),
     kept("auto-create", BOOL, "false"),
     kept("primary-key.nullable", BOOL, "false"),
-    kept("dynamic-bucket.assigner-parallelism", INT),
     kept("partition.sink-strategy", STRING, "NONE"),
     kept("metastore.partitioned-table", BOOL, "false"),
     kept("sink.watermark-time-zone", STRING, "UTC"),

@@ -73,9 +73,12 @@ def plan(
     if predicate is not None and entries:
         entries = prune_by_stats(store, entries, predicate)
 
-    skip_level0 = store.has_primary_key and (
-        store.options.deletion_vectors_enabled or engine_of(store.options).skips_level0
-    )
+    # Paimon's batchScanSkipLevel0: deletion-vector tables unless deletion-vectors.merge-on-read,
+    # else the first-row engine
+    if store.options.deletion_vectors_enabled:
+        skip_level0 = store.has_primary_key and not store.options.deletion_vectors_merge_on_read
+    else:
+        skip_level0 = store.has_primary_key and engine_of(store.options).skips_level0
     if skip_level0:
         entries = [e for e in entries if e.file.level > 0]
 

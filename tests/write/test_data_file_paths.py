@@ -15,7 +15,9 @@ import pytest
 
 from paimon_sql import Catalog
 from paimon_sql.errors import TableNotFoundError, UnsupportedError, ValidationError
+from paimon_sql.format.murmur import bucket_of
 from paimon_sql.fs.data_paths import entropy_dirs, murmur3_32
+from paimon_sql.types import BigIntType
 
 SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string()), ("dt", pa.string())])
 OLD = time.time() - 3 * 24 * 3600
@@ -205,3 +207,41 @@ def test_murmur3_matches_guava() -> None:
     assert murmur3_32(b"") == 0
     assert murmur3_32(b"hello") == 0x248BFA47
     assert murmur3_32(b"The quick brown fox jumps over the lazy dog") == 0x2E4FF723
+
+
+@pytest.mark.parametrize("clean", [True, False])
+def test_expiry_cleans_empty_directories(catalog: Catalog, clean: bool) -> None:
+    # FileDeletionTest.testMultiPartitions: partitions (dt, hr), two buckets each; dt=0401 and
+    # dt=0402/hr=8 are overwritten empty, dt=0402/hr=12/bucket-0 loses every row; expiring down to
+    # the latest snapshot removes the folders left empty when snapshot.clean-empty-directories is set
+    schema = pa.schema([("k", pa.int64()), ("dt", pa.string()), ("hr", pa.int32()), ("v", pa.string())])
+    t = catalog.create_table("db.t", schema, primary_keys=["k", "dt", "hr"], partition_keys=["dt", "hr"],
+                             options={"bucket": "2", "snapshot.clean-empty-directories": str(clean).lower()})
+    keys = pa.array(range(40), pa.int64())
+    buckets = bucket_of([keys], [BigIntType(nullable=False)], 2)
+    rows = [(k, dt, hr, "x") for dt in ("0401", "0402") for hr in (8, 12) for k in range(40)]
+    t.write(pa.Table.from_pylist([dict(zip(schema.names, r)) for r in rows], schema))
+    root = Path(t.path)
+    for dt in ("0401", "0402"):
+        for hr in (8, 12):
+            for b in (0, 1):
+                assert (root / f"dt={dt}" / f"hr={hr}" / f"bucket-{b}").is_dir()
+    empty = pa.Table.from_pylist([], schema)
+    catalog.get_table("db.t").write(empty, overwrite={"dt": "0401"})
+    catalog.get_table("db.t").write(empty, overwrite={"dt": "0402", "hr": 8})
+    in_bucket_0 = [k for k, b in zip(range(40), buckets) if b == 0]
+    catalog.get_table("db.t").delete(f"dt = '0402' AND hr = 12 AND k IN ({', '.join(map(str, in_bucket_0))})")
+    catalog.get_table("db.t").compact(full=True)
+    t = catalog.get_table("db.t")
+    t.expire_snapshots(retain_max=1, retain_min=1)
+
+    assert (root / "dt=0402" / "hr=12" / "bucket-1").is_dir()
+    if clean:
+        assert not (root / "dt=0401").exists()
+        assert not (root / "dt=0402" / "hr=8").exists()
+        assert not (root / "dt=0402" / "hr=12" / "bucket-0").exists()
+    else:
+        for d in ("dt=0401/hr=8/bucket-0", "dt=0401/hr=12/bucket-1", "dt=0402/hr=8/bucket-0",
+                  "dt=0402/hr=12/bucket-0"):
+            assert (root / d).is_dir() and not list((root / d).iterdir())
+    assert catalog.get_table("db.t").read().num_rows == 40 - len(in_bucket_0)
