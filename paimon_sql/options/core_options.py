@@ -92,6 +92,7 @@ from paimon_sql.options.option import Option
 from paimon_sql.options.parsing import INT_MAX
 from paimon_sql.options.registry import option_def
 from paimon_sql.options.scan import (
+    READ_ALLOW_FULL_SCAN,
     READ_BATCH_SIZE,
     SCAN_IGNORE_CORRUPT_FILES,
     SCAN_IGNORE_LOST_FILES,
@@ -675,6 +676,10 @@ class CoreOptions(Mapping[str, str]):
     @property
     def source_split_open_file_cost(self) -> int:
         return self.get(SOURCE_SPLIT_OPEN_FILE_COST)
+
+    @property
+    def read_allow_full_scan(self) -> bool:
+        return self.get(READ_ALLOW_FULL_SCAN)
 
     @property
     def read_batch_size(self) -> int:

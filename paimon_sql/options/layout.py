@@ -100,7 +100,8 @@ DYNAMIC_BUCKET_MAX_BUCKETS: Option[int] = Option(
     "dynamic-bucket.max-buckets",
     INT,
     "-1",
-    "Dynamic bucket mode: upper bound of buckets per partition; -1 means unlimited.",
+    "Dynamic bucket mode: upper bound of buckets per partition; -1 means unlimited. When set, it "
+    "also caps the number of bucket assigners (see dynamic-bucket.assigner-parallelism).",
     check=minus_one_or_positive,
 )
 
@@ -109,7 +110,9 @@ DYNAMIC_BUCKET_ASSIGNER_PARALLELISM: Option[int | None] = Option(
     INT,
     None,
     "Dynamic bucket mode: number of bucket assigners of a write (each owns the buckets b with "
-    "b % assigners = its id); default: dynamic-bucket.initial-buckets, else one.",
+    "b % assigners = its id, so a partition's new keys spread over that many buckets). Default: "
+    "dynamic-bucket.max-buckets when set, else one; dynamic-bucket.initial-buckets, when set, is "
+    "capped by it (Paimon's Spark writer rule, with the parallelism unknown).",
     check=at_least(1),
 )
 

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from paimon_sql.errors import PaimonError
+from paimon_sql.errors import PaimonError, UnsupportedError
 from paimon_sql.format.binary_row import decode_row, decode_rows
 from paimon_sql.lsm.engines import engine_of
 from paimon_sql.meta.file_store import FileStore
@@ -54,6 +54,22 @@ def live_entries(store: FileStore, snapshot: Snapshot, partition_pred: Predicate
         ok = {p for p, m in zip(parts, mask) if m}
         entries = [e for e in entries if e.partition in ok]
     return entries
+
+
+def ensure_no_full_scan(store: FileStore, snapshot: Snapshot, splits: list[DataSplit]) -> None:
+    """``read.allow.fullScan`` = false (Paimon's ``PaimonBaseScan.ensureNoFullScan``): a read of a
+    partitioned table whose plan skips no data file of the snapshot (by partition, statistics or
+    level) is refused with Paimon's message "Full scan is not supported."."""
+    if store.options.read_allow_full_scan or not store.partition_fields:
+        return
+    total = sum(m.num_added_files - m.num_deleted_files for m in store.manifests.data_manifests(snapshot))
+    planned = sum(len(s.files) for s in splits)
+    if total - planned <= 0:
+        keys = [f.name for f in store.partition_fields]
+        raise UnsupportedError(
+            f"Full scan is not supported. (table {store.name}: 'read.allow.fullScan' is false and the read "
+            f"skips no data file; filter on the partition columns {keys})"
+        )
 
 
 def plan(

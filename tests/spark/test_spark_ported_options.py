@@ -1,11 +1,13 @@
-"""Paimon's Spark tests of the data file location options and dynamic-bucket.max-buckets, through
-spark-sql: DeletionVectorTest (data file directory, external paths) and DynamicBucketTableTest
-(write with max buckets)."""
+"""Paimon's Spark tests of options, through spark-sql: DeletionVectorTest (data file directory,
+external paths), DynamicBucketTableTest (write with max buckets), PaimonQueryTest (disallow full
+scan)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 
 def test_delete_with_data_file_directory(spark: Any, sql: Any, db: str, spark_warehouse: str) -> None:
@@ -42,3 +44,22 @@ def test_dynamic_bucket_write_with_max_buckets(spark: Any, sql: Any, db: str) ->
     spark.sql(f"INSERT INTO {db}.T VALUES ('11', 'a', 'p'), ('22', 'b', 'p'), ('33', 'c', 'p'), ('44', 'd', 'p'), "
               "('55', 'e', 'p'), ('66', 'e', 'p')")
     assert sorted(sql(f"SELECT DISTINCT bucket FROM {db}.`T$FILES`")) == [(0,), (1,)]
+
+
+def test_disallow_full_scan(spark: Any, sql: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE {db}.t (a INT)")
+    spark.sql(f"INSERT INTO {db}.t VALUES (1), (2)")
+    spark.sql(f"CREATE TABLE {db}.t_p (a INT, p INT) PARTITIONED BY (p)")
+    spark.sql(f"INSERT INTO {db}.t_p VALUES (1, 1), (2, 2)")
+    spark.conf.set("spark.paimon.read.allow.fullScan", "false")
+    try:
+        assert sorted(sql(f"SELECT * FROM {db}.t")) == [(1,), (2,)]
+        for query in (f"SELECT * FROM {db}.t_p", f"SELECT * FROM {db}.t_p WHERE p > 0",
+                      f"SELECT count(*) FROM {db}.t_p"):
+            with pytest.raises(Exception, match=r"Full scan is not supported\."):
+                sql(query)
+        assert sql(f"SELECT * FROM {db}.t_p WHERE p > 1") == [(2, 2)]
+        spark.sql(f"INSERT INTO {db}.t_p VALUES (3, 3)")  # writes are not scans
+    finally:
+        spark.conf.unset("spark.paimon.read.allow.fullScan")
+    assert sorted(sql(f"SELECT * FROM {db}.t_p")) == [(1, 1), (2, 2), (3, 3)]
