@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from paimon_sql.errors import PaimonError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.partition_path import partition_path
 from paimon_sql.fs.data_paths import ExternalPathProvider, to_io_path
@@ -143,7 +144,7 @@ class FileStore:
             return join(bucket_dir, file_name), None
         prefix = self.path.rstrip("/") + "/"
         if not bucket_dir.startswith(prefix):
-            raise ValueError(f"bucket folder {bucket_dir} is not inside table folder {self.path}")
+            raise PaimonError(f"Table {self.name}: bucket folder {bucket_dir} is not inside the table folder {self.path}")
         external = provider.next_path(bucket_dir[len(prefix):], file_name)
         return to_io_path(external, self.file_io.is_local, f"Table {self.name}"), external
 

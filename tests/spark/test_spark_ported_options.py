@@ -63,3 +63,18 @@ def test_disallow_full_scan(spark: Any, sql: Any, db: str) -> None:
     finally:
         spark.conf.unset("spark.paimon.read.allow.fullScan")
     assert sorted(sql(f"SELECT * FROM {db}.t_p")) == [(1, 1), (2, 2), (3, 3)]
+
+
+def test_deletion_vectors_merge_on_read(spark: Any, sql: Any, db: str) -> None:
+    # DeletionVectorsMergeOnReadTest through spark-sql: level-0 files of a write-only deletion-vector
+    # table are skipped, unless deletion-vectors.merge-on-read (here as a session option)
+    spark.sql(f"""CREATE TABLE {db}.T (k INT, v INT) TBLPROPERTIES ('primary-key' = 'k', 'bucket' = '1',
+        'deletion-vectors.enabled' = 'true', 'write-only' = 'true')""")
+    spark.sql(f"INSERT INTO {db}.T VALUES (1, 10), (2, 20)")
+    spark.sql(f"INSERT INTO {db}.T VALUES (1, 11), (3, 30)")
+    assert sql(f"SELECT * FROM {db}.T") == []
+    spark.conf.set("spark.paimon.deletion-vectors.merge-on-read", "true")
+    try:
+        assert sorted(sql(f"SELECT * FROM {db}.T")) == [(1, 11), (2, 20), (3, 30)]
+    finally:
+        spark.conf.unset("spark.paimon.deletion-vectors.merge-on-read")

@@ -245,3 +245,26 @@ def test_expiry_cleans_empty_directories(catalog: Catalog, clean: bool) -> None:
                   "dt=0402/hr=12/bucket-0"):
             assert (root / d).is_dir() and not list((root / d).iterdir())
     assert catalog.get_table("db.t").read().num_rows == 40 - len(in_bucket_0)
+
+
+def test_rollback_leaves_orphans_in_external_roots_for_orphan_cleaning(catalog: Catalog, tmp_path: Path) -> None:
+    # a rollback deletes no data file (Paimon 1.2+); the external files of the removed snapshots are
+    # then orphans, which remove_orphan_files deletes from the external root, keeping what is used
+    ext = tmp_path / "ext"
+    t = catalog.create_table("db.t", SCHEMA, primary_keys=["id", "dt"], partition_keys=["dt"],
+                             options={"bucket": "2", "data-file.external-paths": f"file://{ext}",
+                                      "data-file.external-paths.strategy": "round-robin"})
+    _write_three(catalog, "db.t")
+    t = catalog.get_table("db.t")
+    first = {e.file.external_path for e in t.store.manifests.live_entries(t.store.snapshots.snapshot(1))}
+    first_rows = sorted(tuple(r.values()) for r in t.read(snapshot_id=1).to_pylist())
+    t.rollback(snapshot_id=1)
+    later = {str(p) for p in ext.rglob("*.parquet")} - {p[len("file:"):] for p in first}
+    assert later
+    for p in ext.rglob("*"):
+        if p.is_file():
+            os.utime(p, (OLD, OLD))
+    r = catalog.get_table("db.t").remove_orphan_files()
+    assert set(r.deleted) == later
+    assert {str(p) for p in ext.rglob("*.parquet")} == {p[len("file:"):] for p in first}
+    assert _rows(catalog.get_table("db.t")) == first_rows
