@@ -105,3 +105,20 @@ def test_write_with_max_buckets(catalog: Catalog) -> None:
 )
 def test_number_of_assigners(options: dict[str, str], assigners: int) -> None:
     assert CoreOptions(options).dynamic_bucket_assigners() == assigners
+
+
+@pytest.mark.parametrize("options", [
+    # DynamicBucketTableTest "write with assign parallelism"
+    {"dynamic-bucket.target-row-num": "3", "dynamic-bucket.assigner-parallelism": "3"},
+    # "write with dynamic-bucket.initial-buckets": parallelism 10, but initial-buckets 3 gives 3 buckets
+    {"dynamic-bucket.target-row-num": "3", "dynamic-bucket.initial-buckets": "3",
+     "dynamic-bucket.assigner-parallelism": "10"},
+])
+def test_write_with_assigner_parallelism(catalog: Catalog, options: dict[str, str]) -> None:
+    schema = pa.schema([("pk", pa.string()), ("v", pa.string()), ("pt", pa.string())])
+    catalog.create_table("db.ap", schema, primary_keys=["pk", "pt"], partition_keys=["pt"],
+                         options={"bucket": "-1", **options})
+    catalog.get_table("db.ap").write(pa.table({"pk": list("12345"), "v": list("abcde"), "pt": ["p"] * 5}))
+    t = catalog.get_table("db.ap")
+    assert sorted((r["pk"], r["v"]) for r in t.read().to_pylist()) == list(zip("12345", "abcde"))
+    assert sorted(set(bucket_files(t))) == [0, 1, 2]
