@@ -187,5 +187,19 @@ def local_roots(key: str, elements: Sequence[tuple[str, str]], where: str) -> tu
     return tuple(r for _, r in elements)
 
 
+def local_root_folders(text: str | None) -> list[str]:
+    """The local folders of the ``file:`` roots in a comma-separated root option (what Paimon's
+    DROP TABLE deletes with the table); elements that are not clean local roots are left out."""
+    out: list[str] = []
+    for part in (text or "").split(","):
+        try:
+            _, root = parse_root("", part, "")
+        except ValidationError:
+            continue
+        if root:
+            out.append(root[len("file:"):])
+    return out
+
+
 def _of(where: str) -> str:
     return f" of table {where}" if where else ""

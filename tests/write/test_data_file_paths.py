@@ -268,3 +268,23 @@ def test_rollback_leaves_orphans_in_external_roots_for_orphan_cleaning(catalog: 
     assert set(r.deleted) == later
     assert {str(p) for p in ext.rglob("*.parquet")} == {p[len("file:"):] for p in first}
     assert _rows(catalog.get_table("db.t")) == first_rows
+
+
+def test_drop_table_deletes_its_external_roots(catalog: Catalog, tmp_path: Path) -> None:
+    # CatalogTestBase.testDropTableWithExternalPaths: DROP TABLE deletes the roots of
+    # data-file.external-paths and global-index.external-path of every schema (whatever the strategy)
+    data_ext, index_ext, later = tmp_path / "data-external-path", tmp_path / "global-index-external-path", tmp_path / "l"
+    (data_ext / "data").mkdir(parents=True)
+    (index_ext / "index").mkdir(parents=True)
+    t = catalog.create_table("db.x", SCHEMA, options={"data-file.external-paths": data_ext.as_uri(),
+                                                       "global-index.external-path": index_ext.as_uri()})
+    t.alter(set_options={"data-file.external-paths": f"file://{later}",
+                         "data-file.external-paths.strategy": "round-robin"})
+    catalog.get_table("db.x").write(pa.table({"id": [1], "v": ["a"], "dt": ["x"]}))
+    assert list(later.rglob("*.parquet"))
+    # a root holding the warehouse is never deleted
+    catalog.create_table("db.y", SCHEMA, options={"data-file.external-paths": tmp_path.as_uri()})
+    catalog.drop_table("db.x")
+    assert not data_ext.exists() and not index_ext.exists() and not later.exists()
+    catalog.drop_table("db.y")
+    assert tmp_path.exists() and Path(catalog.warehouse).exists()
