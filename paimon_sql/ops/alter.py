@@ -245,10 +245,15 @@ def alter_schema(
         for k in ("primary-key", "partition"):
             if k in set_opts and set_opts[k] != options.get(k):
                 raise ValidationError(f"Option {k!r} of table {table} cannot be changed")
+        k = "data-file.path-directory"  # where existing files are looked up: Paimon's checkAlterTableOption
+        if k in set_opts and set_opts[k] != options.get(k):
+            raise UnsupportedError(f"Change '{k}' is not supported yet. (table {table})")
         options.update(set_opts)
     for k in remove_options or ():
         if k == "bucket":
             raise ValidationError(f"Option 'bucket' of table {table} cannot be removed")
+        if k == "data-file.path-directory" and k in options:
+            raise UnsupportedError(f"Change '{k}' is not supported yet. (table {table})")
         options.pop(k, None)
     validate_options(options, table, columns=names)
     check_default_values(fields, schema.primary_keys, schema.partition_keys, options, table)

@@ -288,3 +288,16 @@ def test_drop_table_deletes_its_external_roots(catalog: Catalog, tmp_path: Path)
     assert not data_ext.exists() and not index_ext.exists() and not later.exists()
     catalog.drop_table("db.y")
     assert tmp_path.exists() and Path(catalog.warehouse).exists()
+
+
+def test_path_directory_cannot_change(catalog: Catalog) -> None:
+    # an @Immutable option: Paimon's checkAlterTableOption refuses the change (existing files would
+    # be looked up in the wrong folder)
+    t = catalog.create_table("db.t", SCHEMA)
+    t.write(pa.table({"id": [1], "v": ["a"], "dt": ["x"]}))
+    with pytest.raises(UnsupportedError, match=r"Change 'data-file.path-directory' is not supported yet"):
+        t.alter(set_options={"data-file.path-directory": "data"})
+    u = catalog.create_table("db.u", SCHEMA, options={"data-file.path-directory": "data"})
+    with pytest.raises(UnsupportedError, match=r"Change 'data-file.path-directory' is not supported yet"):
+        u.alter(remove_options=["data-file.path-directory"])
+    assert catalog.get_table("db.t").read().num_rows == 1
