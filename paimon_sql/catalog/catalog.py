@@ -20,6 +20,7 @@ from paimon_sql.errors import (
     UnsupportedError,
     ValidationError,
 )
+from paimon_sql.fs.data_paths import local_root_folders
 from paimon_sql.fs.file_io import FileIO, basename, join
 from paimon_sql.lsm.engines import engine_of
 from paimon_sql.meta.file_store import MAIN_BRANCH, branch_path
@@ -296,7 +297,31 @@ class Catalog(AbstractCatalog):
             if ignore_if_not_exists:
                 return
             raise TableNotFoundError(f"Table {ident.full_name} does not exist")
-        self.file_io.delete_dir(self.table_path(ident))
+        path = self.table_path(ident)
+        external = self._external_roots(path, ident.full_name)
+        self.file_io.delete_dir(path)
+        warehouse = os.path.realpath(self.warehouse)
+        for root in external:  # as Paimon's DROP TABLE: the table's external roots go with it
+            real = os.path.realpath(root)
+            if warehouse == real or warehouse.startswith(real.rstrip("/") + "/"):
+                continue  # never a folder holding the warehouse (Paimon would delete it all)
+            self.file_io.delete_dir(root)
+
+    def _external_roots(self, path: str, name: str) -> list[str]:
+        """The local external roots (``data-file.external-paths``, ``global-index.external-path``)
+        named by any schema of the table or of its branches (Paimon's ``getSchemaExternalPaths``)."""
+        if not self.file_io.is_local:
+            return []
+        metas = [path] + [st.path for st in self.file_io.list_status(join(path, "branch"))
+                          if st.is_dir and basename(st.path).startswith("branch-")]
+        roots: list[str] = []
+        for meta in metas:
+            sm = SchemaManager(self.file_io, meta, name)
+            for sid in sm.schema_ids():
+                opts = sm.schema(sid).options
+                for key in ("data-file.external-paths", "global-index.external-path"):
+                    roots += [r for r in local_root_folders(opts.get(key)) if r not in roots]
+        return roots
 
     def rename_table(self, source: str | Identifier, target: str | Identifier) -> None:
         src, dst = Identifier.parse(source), Identifier.parse(target)

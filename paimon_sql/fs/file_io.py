@@ -187,6 +187,23 @@ class FileIO:
         if self.exists(path):
             self.fs.delete_dir(path)
 
+    def delete_empty_dir(self, path: str) -> bool:
+        """Deletes the folder ``path`` only if it is empty (Paimon's non-recursive delete of a
+        folder); False when it holds anything or does not exist."""
+        if self.is_local:
+            try:
+                os.rmdir(path)
+                return True
+            except OSError:
+                return False
+        try:
+            if self.list_status(path):
+                return False
+            self.fs.delete_dir(path)
+            return True
+        except (OSError, NotFoundError):
+            return False
+
     def rename(self, src: str, dst: str) -> None:
         if self.exists(dst):
             raise ValidationError(f"Cannot rename {src} to {dst}: the target exists")

@@ -9,9 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from paimon_sql.errors import PaimonError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.partition_path import partition_path
-from paimon_sql.fs.file_io import FileIO, join
+from paimon_sql.fs.data_paths import ExternalPathProvider, to_io_path
+from paimon_sql.fs.file_io import FileIO, join, parent
 from paimon_sql.meta.changelog_manager import ChangelogManager
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.manifest_store import ManifestStore
@@ -108,22 +110,61 @@ class FileStore:
         )
 
     # -- paths -----------------------------------------------------------------------------------
-    def bucket_dir(self, partition_values: list[object], bucket: int) -> str:
+    # Every data file path is built here: bucket_dir (where a bucket's files live in the table),
+    # new_data_file (where a new file goes: the bucket folder, or an external root) and
+    # data_file_path / entry_path (where an existing file is, from its _EXTERNAL_PATH if set).
+    @cached_property
+    def data_root(self) -> str:
+        """The folder holding the partition folders: the table's, or its ``data-file.path-directory``."""
+        sub = self.options.data_file_path_directory(self.name)
+        return join(self.path, sub) if sub else self.path
+
+    @cached_property
+    def external_paths(self) -> ExternalPathProvider | None:
+        """The external roots new data files go to (``data-file.external-paths``), or None."""
+        return self.options.external_path_provider(self.name)
+
+    def relative_bucket_path(self, partition_values: list[object], bucket: int) -> str:
+        """``[<path-directory>/]<k=v/...>/bucket-<n>``, relative to the table (or an external root)."""
         rel = partition_path(
             [f.name for f in self.partition_fields], partition_values, self.partition_types,
             self.options.partition_default_name, self.options.partition_legacy_name,
         )
-        return join(self.path, rel, f"bucket-{bucket}") if rel else join(self.path, f"bucket-{bucket}")
+        sub = self.options.data_file_path_directory(self.name)
+        return join(*[p for p in (sub, rel) if p], f"bucket-{bucket}") if (sub or rel) else f"bucket-{bucket}"
+
+    def bucket_dir(self, partition_values: list[object], bucket: int) -> str:
+        return join(self.path, self.relative_bucket_path(partition_values, bucket))
+
+    def new_data_file(self, bucket_dir: str, file_name: str) -> tuple[str, str | None]:
+        """(FileIO path, ``_EXTERNAL_PATH``) of a new data file of the bucket at ``bucket_dir``:
+        in the bucket folder (no external path), or under an external root."""
+        provider = self.external_paths
+        if provider is None:
+            return join(bucket_dir, file_name), None
+        prefix = self.path.rstrip("/") + "/"
+        if not bucket_dir.startswith(prefix):
+            raise PaimonError(f"Table {self.name}: bucket folder {bucket_dir} is not inside the table folder {self.path}")
+        external = provider.next_path(bucket_dir[len(prefix):], file_name)
+        return to_io_path(external, self.file_io.is_local, f"Table {self.name}"), external
 
     def data_file_path(self, bucket_dir: str, file_name: str, external_path: str | None = None) -> str:
         if external_path:
-            return external_path
+            return to_io_path(external_path, self.file_io.is_local, f"Table {self.name}")
         return join(bucket_dir, file_name)
+
+    def extra_file_path(self, bucket_dir: str, extra_file: str, external_path: str | None = None) -> str:
+        """An extra file (e.g. a file index) of a data file: beside it (Paimon's ``toAlignedPath``)."""
+        if external_path:
+            return join(parent(self.data_file_path(bucket_dir, "", external_path)), extra_file)
+        return join(bucket_dir, extra_file)
 
     def entry_path(self, entry: ManifestEntry) -> str:
         """Where the data file of a manifest entry lives."""
-        values = list(decode_row(entry.partition, self.partition_types)) if self.partition_fields else []
         f = entry.file
+        if f.external_path:
+            return self.data_file_path("", f.file_name, f.external_path)
+        values = list(decode_row(entry.partition, self.partition_types)) if self.partition_fields else []
         return self.data_file_path(self.bucket_dir(values, entry.bucket), f.file_name, f.external_path)
 
     def index_file_path(self, file_name: str) -> str:

@@ -63,7 +63,14 @@ from paimon_sql.fs.file_io import FileIO, join
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.kinds import FileSource
 from paimon_sql.meta.snapshot import Snapshot
-from paimon_sql.ops.file_refs import FileKey, FileRef, FileRefs, FileToDelete, tagged_snapshots
+from paimon_sql.ops.file_refs import (
+    FileKey,
+    FileRef,
+    FileRefs,
+    FileToDelete,
+    clean_empty_directories,
+    tagged_snapshots,
+)
 from paimon_sql.options.lifecycle import CONSUMER_CHANGELOG_ONLY
 
 _LOG = logging.getLogger(__name__)
@@ -313,13 +320,16 @@ def _expire_until(
                      "file is deleted: %s", name, e)
         protected = keys
     data: list[FileToDelete] = []
+    deleted_refs: list[FileRef] = []
     for k, ref in candidates.items():
         if k not in protected:
             data += refs.data_paths(ref)
+            deleted_refs.append(ref)
     for s in snaps if not decoupled else ():
         try:
             for ref in refs.added_in_changelog(s):
                 data += refs.data_paths(ref)
+                deleted_refs.append(ref)
         except PaimonError as e:
             _LOG.info("Snapshot expiry of table %s: skipping the changelog of snapshot %s: %s", name, s.id, e)
 
@@ -339,6 +349,8 @@ def _expire_until(
     manifests, index_files, index_manifests, lists = groups
 
     n_data, b_data = _delete(fio, data, dry_run)
+    if not dry_run:
+        clean_empty_directories(store, deleted_refs)
     n_man, b_man = _delete(fio, manifests, dry_run)
     n_idx, b_idx = _delete(fio, index_files, dry_run)
     n_idm, b_idm = _delete(fio, index_manifests, dry_run)
@@ -515,6 +527,7 @@ def _expire_changelogs_until(
     expired: list[int] = []
     for cid, cl, added, candidates in plans:
         data = [f for ref in added for f in refs.data_paths(ref)]
+        deleted_refs = list(added)
         if candidates:
             previous = [t for t in all_tags if t.id < cid]
             try:
@@ -523,14 +536,17 @@ def _expire_changelogs_until(
                 _LOG.warning("%s: cannot read tag snapshot %s, changelog %s keeps its files: %s",
                              name, previous[-1].id, cid, e)
                 in_tag = set(candidates)
-            data += [f for k, ref in candidates.items() if k not in on_branches and k not in in_tag
-                     for f in refs.data_paths(ref)]
+            gone = [ref for k, ref in candidates.items() if k not in on_branches and k not in in_tag]
+            data += [f for ref in gone for f in refs.data_paths(ref)]
+            deleted_refs += gone
         with_list = bool(cl.changelog_manifest_list)
         manifests, _, _, lists = refs.unused_metadata(
             cl, keep, data_lists=not with_list, changelog_list=with_list, index_and_statistics=False
         )
         n, b = _delete(fio, data, dry_run)
         n_data, nbytes = n_data + n, nbytes + b
+        if not dry_run:
+            clean_empty_directories(store, deleted_refs)
         for group in (manifests, lists):
             n, b = _delete(fio, group, dry_run)
             n_man, nbytes = n_man + n, nbytes + b

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 from paimon_sql.errors import NotFoundError
 from paimon_sql.format.binary_row import decode_row
-from paimon_sql.fs.file_io import basename, join
+from paimon_sql.fs.file_io import basename, join, parent
 from paimon_sql.meta.decoding import check_file_names, decoding
 from paimon_sql.meta.file_store import BRANCH_PREFIX, MAIN_BRANCH, FileStore
 from paimon_sql.meta.index_file_meta import IndexManifestEntry
@@ -324,9 +324,42 @@ class FileRefs:
         if d is None:
             d = self.store.bucket_dir(decode_row(ref.partition, self.store.partition_types), ref.bucket)
             self._dirs[key] = d
-        out = [FileToDelete(ref.external_path or join(d, ref.file_name), ref.file_size)]
-        out += [FileToDelete(join(d, x), None) for x in ref.extra_files]
+        out = [FileToDelete(self.store.data_file_path(d, ref.file_name, ref.external_path), ref.file_size)]
+        out += [FileToDelete(self.store.extra_file_path(d, x, ref.external_path), None) for x in ref.extra_files]
         return out
+
+
+def clean_empty_directories(store: FileStore, deleted: Iterable[FileRef]) -> None:
+    """``snapshot.clean-empty-directories`` (Paimon's ``FileDeletionBase.cleanEmptyDirectories``):
+    after data files were deleted, the bucket folders (in the table) they were in go if empty, then
+    each partition's deepest folder if empty, and then, deepest level first, its parent partition
+    folders if empty. Folders that are not empty stay; external roots are not touched (as Paimon)."""
+    if not store.options.snapshot_clean_empty_directories:
+        return
+    buckets: dict[bytes, set[int]] = {}
+    for ref in deleted:
+        buckets.setdefault(ref.partition, set()).add(ref.bucket)
+    if not buckets:
+        return
+    fio = store.file_io
+    names = [f.name for f in store.partition_fields]
+    levels: dict[int, set[str]] = {}
+    for partition, bucket_ids in buckets.items():
+        values = list(decode_row(partition, store.partition_types)) if names else []
+        for b in bucket_ids:
+            fio.delete_empty_dir(store.bucket_dir(values, b))
+        if not names:
+            continue
+        rel = parent(store.relative_bucket_path(values, 0))  # [<path-directory>/]k1=v1/.../kn=vn
+        deepest = join(store.path, rel)
+        if fio.delete_empty_dir(deepest):
+            d = deepest
+            for level in range(len(names) - 2, -1, -1):
+                d = parent(d)
+                levels.setdefault(level, set()).add(d)
+    for level in sorted(levels, reverse=True):
+        for d in levels[level]:
+            fio.delete_empty_dir(d)
 
 
 def _merge(refs: Iterable[FileRef], only: Collection[FileKey] | None) -> dict[FileKey, FileRef]:

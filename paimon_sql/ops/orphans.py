@@ -102,10 +102,12 @@ def _candidates(store: FileStore) -> Iterator[tuple[str, int, int, str]]:
         for st in fio.list_status(folder):
             if not st.is_dir:
                 yield st.path, st.size, st.mtime_ms, kind
-    for bucket_dir in _bucket_dirs(fio, store.path, len(store.schema.partition_keys)):
-        for st in fio.list_status(bucket_dir):
-            if not st.is_dir:
-                yield st.path, st.size, st.mtime_ms, "data"
+    levels = len(store.schema.partition_keys)
+    for root in [store.data_root, *_external_roots(store)]:
+        for bucket_dir in _bucket_dirs(fio, root, levels):
+            for st in fio.list_status(bucket_dir):
+                if not st.is_dir:
+                    yield st.path, st.size, st.mtime_ms, "data"
     for branch in [MAIN_BRANCH, *[b for b in branches(store) if b != MAIN_BRANCH]]:
         meta = branch_path(store.path, branch)
         for folder, prefix in ((join(meta, "snapshot"), "snapshot-"), (join(meta, "changelog"), "changelog-")):
@@ -113,6 +115,15 @@ def _candidates(store: FileStore) -> Iterator[tuple[str, int, int, str]]:
                 name = basename(st.path)
                 if not st.is_dir and not name.startswith(prefix) and name not in _SNAPSHOT_DIR_FILES:
                     yield st.path, st.size, st.mtime_ms, "stray"
+
+
+def _external_roots(store: FileStore) -> list[str]:
+    """The external roots of the table's data files, as Paimon's orphan cleaning lists them: each
+    root of ``data-file.external-paths`` (only the partition and bucket folders right under it)."""
+    provider = store.external_paths
+    if provider is None:
+        return []
+    return [store.data_file_path("", "", root) for root in provider.roots]
 
 
 def _bucket_dirs(fio: FileIO, root: str, partition_levels: int) -> Iterator[str]:

@@ -32,6 +32,7 @@ from paimon_sql.ops.file_refs import (
     TAG_CREATE_TIME,
     TAG_TIME_RETAINED,
     FileRefs,
+    clean_empty_directories,
     earliest_snapshot,
     tagged_snapshots,
     trim_to_snapshot,
@@ -239,6 +240,7 @@ def _clean_tag_files(store: FileStore, tagged: Snapshot, all_tagged: list[Snapsh
     for key, ref in candidates.items():
         if key not in keep_data:
             data_deleted += sum(fio.delete(f.path) for f in refs.data_paths(ref))
+    clean_empty_directories(store, [ref for key, ref in candidates.items() if key not in keep_data])
     # then the metadata files, each before the files naming it, so an interrupted clean can be redone
     try:
         groups = refs.unused_metadata(tagged, keep_meta)

@@ -6,8 +6,20 @@ from collections.abc import Iterator, Mapping
 from typing import Any, TypeVar, overload
 
 from paimon_sql.errors import ValidationError
+from paimon_sql.fs.data_paths import (
+    ExternalPathProvider,
+    check_data_directory,
+    local_roots,
+    parse_root,
+    parse_weights,
+)
 from paimon_sql.options.formats import (
     CHANGELOG_FILE_PREFIX,
+    DATA_FILE_EXTERNAL_PATHS,
+    DATA_FILE_EXTERNAL_PATHS_SPECIFIC_FS,
+    DATA_FILE_EXTERNAL_PATHS_STRATEGY,
+    DATA_FILE_EXTERNAL_PATHS_WEIGHTS,
+    DATA_FILE_PATH_DIRECTORY,
     DATA_FILE_PREFIX,
     FILE_COMPRESSION,
     FILE_COMPRESSION_ZSTD_LEVEL,
@@ -28,6 +40,7 @@ from paimon_sql.options.layout import (
     BRANCH,
     BUCKET,
     BUCKET_KEY,
+    DYNAMIC_BUCKET_ASSIGNER_PARALLELISM,
     DYNAMIC_BUCKET_INITIAL_BUCKETS,
     DYNAMIC_BUCKET_MAX_BUCKETS,
     DYNAMIC_BUCKET_TARGET_ROW_NUM,
@@ -54,6 +67,7 @@ from paimon_sql.options.merge import (
     CHANGELOG_PRODUCER,
     DELETION_VECTORS_BITMAP64,
     DELETION_VECTORS_ENABLED,
+    DELETION_VECTORS_MERGE_ON_READ,
     FIELD_AGGREGATE_FUNCTION,
     FIELD_COUNT_LIMIT,
     FIELD_DEFAULT_VALUE,
@@ -78,6 +92,7 @@ from paimon_sql.options.option import Option
 from paimon_sql.options.parsing import INT_MAX
 from paimon_sql.options.registry import option_def
 from paimon_sql.options.scan import (
+    READ_ALLOW_FULL_SCAN,
     READ_BATCH_SIZE,
     SCAN_IGNORE_CORRUPT_FILES,
     SCAN_IGNORE_LOST_FILES,
@@ -256,6 +271,22 @@ class CoreOptions(Mapping[str, str]):
     def dynamic_bucket_max_buckets(self) -> int:
         return self.get(DYNAMIC_BUCKET_MAX_BUCKETS)
 
+    def dynamic_bucket_assigners(self, parallelism: int | None = None) -> int:
+        """Number of bucket assigners of one dynamic-bucket write, by Paimon's Spark writer rule:
+        the assigner parallelism (``dynamic-bucket.assigner-parallelism``, else the engine's
+        ``parallelism``; none for the Python API) is capped by ``dynamic-bucket.max-buckets`` when
+        that is not -1 (and is the max-buckets when there is no parallelism); then
+        ``dynamic-bucket.initial-buckets``, when set, is capped by it. One assigner when nothing
+        applies."""
+        p = self.get(DYNAMIC_BUCKET_ASSIGNER_PARALLELISM) or parallelism
+        max_buckets = self.dynamic_bucket_max_buckets
+        if max_buckets != -1:
+            p = max_buckets if p is None else min(max_buckets, p)
+        initial = self.dynamic_bucket_initial_buckets
+        if initial is not None:
+            return max(1, initial if p is None else min(initial, p))
+        return max(1, p or 1)
+
     @property
     def partition_default_name(self) -> str:
         return self.get(PARTITION_DEFAULT_NAME)
@@ -305,6 +336,48 @@ class CoreOptions(Mapping[str, str]):
     @property
     def changelog_file_prefix(self) -> str:
         return self.get(CHANGELOG_FILE_PREFIX)
+
+    def data_file_path_directory(self, where: str | None = None) -> str | None:
+        """``data-file.path-directory``, checked (a relative folder inside the table), or None."""
+        v = self.get(DATA_FILE_PATH_DIRECTORY)
+        if v is None:
+            return None
+        return check_data_directory(DATA_FILE_PATH_DIRECTORY.key, v, where or self._where or "")
+
+    def external_path_provider(self, where: str | None = None) -> ExternalPathProvider | None:
+        """The provider of external roots for new data files (Paimon's ``createExternalPaths``):
+        None unless ``data-file.external-paths`` is set and the strategy is not ``none``. Each root
+        needs a scheme; ``specific-fs`` keeps the roots of its scheme (and needs one); only local
+        ``file:`` roots are supported (UnsupportedError naming the option otherwise)."""
+        text = self.get(DATA_FILE_EXTERNAL_PATHS)
+        strategy = self.get(DATA_FILE_EXTERNAL_PATHS_STRATEGY)
+        if not text or strategy == "none":
+            return None
+        w = where or self._where or ""
+        key = DATA_FILE_EXTERNAL_PATHS.key
+        elements = [parse_root(key, part, w) for part in text.split(",")]
+        of = where_suffix(w)
+        if strategy == "specific-fs":
+            fs = self.get(DATA_FILE_EXTERNAL_PATHS_SPECIFIC_FS)
+            if fs is None:
+                raise ValidationError(
+                    f"Option {DATA_FILE_EXTERNAL_PATHS_SPECIFIC_FS.key!r}{of}: External path specificFS "
+                    "should not be null when strategy is specificFS."
+                )
+            elements = [(sch, r) for sch, r in elements if sch.lower() == fs.lower()]
+        if not elements:
+            raise ValidationError(f"Option {key!r} = {text!r}{of}: External paths should not be empty")
+        roots = local_roots(key, elements, w)
+        weights = None
+        weights_text = self.get(DATA_FILE_EXTERNAL_PATHS_WEIGHTS)
+        if weights_text is not None:
+            weights = parse_weights(DATA_FILE_EXTERNAL_PATHS_WEIGHTS.key, weights_text, w)
+            if strategy == "weight-robin" and len(roots) >= 2 and len(weights) != len(roots):
+                raise ValidationError(
+                    f"Option {DATA_FILE_EXTERNAL_PATHS_WEIGHTS.key!r} = {weights_text!r}{of}: The number of "
+                    f"external paths and weights should be the same. Paths: {len(roots)}, Weights: {len(weights)}"
+                )
+        return ExternalPathProvider(strategy, roots, weights)
 
     def target_file_size(self, has_pk: bool) -> int:
         """Bytes: the option, else 128 mb for primary-key tables and 256 mb for append tables."""
@@ -528,6 +601,10 @@ class CoreOptions(Mapping[str, str]):
         return self.get(DELETION_VECTORS_ENABLED)
 
     @property
+    def deletion_vectors_merge_on_read(self) -> bool:
+        return self.get(DELETION_VECTORS_MERGE_ON_READ)
+
+    @property
     def deletion_vectors_bitmap64(self) -> bool:
         return self.get(DELETION_VECTORS_BITMAP64)
 
@@ -599,6 +676,10 @@ class CoreOptions(Mapping[str, str]):
     @property
     def source_split_open_file_cost(self) -> int:
         return self.get(SOURCE_SPLIT_OPEN_FILE_COST)
+
+    @property
+    def read_allow_full_scan(self) -> bool:
+        return self.get(READ_ALLOW_FULL_SCAN)
 
     @property
     def read_batch_size(self) -> int:

@@ -179,15 +179,52 @@ FORMAT_OPTION: Family[str | None] = Family(
     ),
 )
 
+DATA_FILE_PATH_DIRECTORY: Option[str | None] = Option(
+    "data-file.path-directory",
+    STRING,
+    None,
+    "Folder (relative to the table's folder) holding the partition and bucket folders of data files.",
+)
+
+DATA_FILE_EXTERNAL_PATHS: Option[str | None] = Option(
+    "data-file.external-paths",
+    STRING,
+    None,
+    "Comma-separated roots (URIs) where new data files are written instead of the table's folder, "
+    "under <root>/<partition>/bucket-<n>/; only local file: roots are supported by paimon_sql. "
+    "Used when data-file.external-paths.strategy is not none.",
+)
+
+EXTERNAL_PATH_STRATEGIES = ("none", "specific-fs", "round-robin", "entropy-inject", "weight-robin")
+
+DATA_FILE_EXTERNAL_PATHS_STRATEGY: Option[str] = Option(
+    "data-file.external-paths.strategy",
+    enum(EXTERNAL_PATH_STRATEGIES),
+    "none",
+    "How a new data file picks its external root: none (the table's folder), round-robin, "
+    "specific-fs (round-robin over the roots of data-file.external-paths.specific-fs's scheme), "
+    "entropy-inject (round-robin, plus hash folders from the file name), weight-robin (drawn by "
+    "data-file.external-paths.weights).",
+)
+
+DATA_FILE_EXTERNAL_PATHS_SPECIFIC_FS: Option[str | None] = Option(
+    "data-file.external-paths.specific-fs",
+    STRING,
+    None,
+    "The scheme of the roots used by the specific-fs strategy.",
+)
+
+DATA_FILE_EXTERNAL_PATHS_WEIGHTS: Option[str | None] = Option(
+    "data-file.external-paths.weights",
+    STRING,
+    None,
+    "Comma-separated positive weights of the roots of data-file.external-paths (weight-robin).",
+)
+
 # Paimon options kept (their values checked) but not interpreted.
 _KEPT: tuple[Option[Any], ...] = (
-    kept("data-file.external-paths", STRING),
-    kept("data-file.external-paths.strategy", enum(("none", "specific-fs", "round-robin", "entropy-inject", "weight-robin")), "none"),
-    kept("data-file.external-paths.specific-fs", STRING),
-    kept("data-file.external-paths.weights", STRING),
     kept("file.compression.per.level", STRING),
     kept("file.format.per.level", STRING),
-    kept("data-file.path-directory", STRING),
     kept("changelog-file.format", STRING),
     kept("changelog-file.compression", STRING),
     kept("changelog-file.stats-mode", STRING),

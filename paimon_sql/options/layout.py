@@ -100,8 +100,20 @@ DYNAMIC_BUCKET_MAX_BUCKETS: Option[int] = Option(
     "dynamic-bucket.max-buckets",
     INT,
     "-1",
-    "Dynamic bucket mode: upper bound of buckets per partition; -1 means unlimited.",
+    "Dynamic bucket mode: upper bound of buckets per partition; -1 means unlimited. When set, it "
+    "also caps the number of bucket assigners (see dynamic-bucket.assigner-parallelism).",
     check=minus_one_or_positive,
+)
+
+DYNAMIC_BUCKET_ASSIGNER_PARALLELISM: Option[int | None] = Option(
+    "dynamic-bucket.assigner-parallelism",
+    INT,
+    None,
+    "Dynamic bucket mode: number of bucket assigners of a write (each owns the buckets b with "
+    "b % assigners = its id, so a partition's new keys spread over that many buckets). Default: "
+    "dynamic-bucket.max-buckets when set, else one; dynamic-bucket.initial-buckets, when set, is "
+    "capped by it (Paimon's Spark writer rule, with the parallelism unknown).",
+    check=at_least(1),
 )
 
 PARTITION_DEFAULT_NAME: Option[str] = Option(
@@ -130,7 +142,6 @@ _KEPT: tuple[Option[Any], ...] = (
     kept("chain-table.split.key-range-enabled", BOOL, "true"),
     kept("auto-create", BOOL, "false"),
     kept("primary-key.nullable", BOOL, "false"),
-    kept("dynamic-bucket.assigner-parallelism", INT),
     kept("partition.sink-strategy", STRING, "NONE"),
     kept("metastore.partitioned-table", BOOL, "false"),
     kept("sink.watermark-time-zone", STRING, "UTC"),

@@ -56,7 +56,8 @@ SNAPSHOT_CLEAN_EMPTY_DIRECTORIES: Option[bool] = Option(
     "snapshot.clean-empty-directories",
     BOOL,
     "false",
-    "Remove directories that expiration left empty.",
+    "Remove the bucket and partition folders (in the table) that snapshot, changelog or tag expiry "
+    "left empty.",
     fallback_keys=("snapshot.expire.clean-empty-directories",),
 )
 

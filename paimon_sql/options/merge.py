@@ -159,6 +159,14 @@ DELETION_VECTORS_BITMAP64: Option[bool] = Option(
     "Store deletion vectors as 64-bit roaring bitmaps (the Iceberg-compatible layout).",
 )
 
+DELETION_VECTORS_MERGE_ON_READ: Option[bool] = Option(
+    "deletion-vectors.merge-on-read",
+    BOOL,
+    "false",
+    "Deletion-vector primary-key tables: batch reads also read the level-0 files that compaction "
+    "has not turned into deletion vectors yet, merging them by key (by default they are skipped).",
+)
+
 PK_CLUSTERING_OVERRIDE: Option[bool] = Option(
     "pk-clustering-override",
     BOOL,
@@ -277,7 +285,6 @@ _KEPT: tuple[Option[Any], ...] = (
     kept("key-value.sequence_number.enabled", BOOL, "false"),
     kept("sequence.snapshot-ordering", BOOL, "false"),
     kept("deletion-vectors.modifiable", BOOL, "false"),
-    kept("deletion-vectors.merge-on-read", BOOL, "false"),
     kept("delete.force-produce-changelog", BOOL, "false"),
     kept("force-lookup", BOOL, "false"),
     kept("lookup-wait", BOOL, "true", ("changelog-producer.lookup-wait",)),

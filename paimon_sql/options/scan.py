@@ -129,6 +129,16 @@ SCAN_IGNORE_LOST_FILES: Option[bool] = Option(
     "Skip (with a warning) data files that no longer exist, instead of failing the read.",
 )
 
+READ_ALLOW_FULL_SCAN: Option[bool] = Option(
+    "read.allow.fullScan",
+    BOOL,
+    "true",
+    "Paimon's Spark connector option (spark.paimon.read.allow.fullScan, or per read): false refuses "
+    "a read of a partitioned table that skips no data file ('Full scan is not supported.'); "
+    "filter on the partition columns.",
+    fallback_keys=("read.allow.fullscan",),  # Spark passes option keys in lower case
+)
+
 # Paimon options kept (their values checked) but not interpreted.
 _KEPT: tuple[Option[Any], ...] = (
     kept("scan.fallback-snapshot-branch", STRING),

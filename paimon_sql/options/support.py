@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-_LIFECYCLE = "snapshot, changelog, partition and tag lifecycle (expiry, automatic tags) is not implemented yet"
+_TAG_CALLBACKS = "tag callbacks are Java classes (Paimon's TagCallback implementations), which paimon_sql cannot run"
+_TAG_SUCCESS_FILE = "paimon_sql does not write tag success files (tag/tag-success-file/<tag>_SUCCESS) yet"
+_RECORD_EXPIRY = "record-level expiry (dropping expired rows in compaction) is not implemented yet"
 _COMPACTION = "this compaction option is not implemented yet (universal compaction with its size-ratio, size-amplification and sorted-run triggers is)"
-_DV_WRITES = "this deletion-vector option is not implemented yet (deletion-vectors.enabled is)"
+_DV_WRITES = "this deletion-vector option is not implemented yet (deletion-vectors.enabled and deletion-vectors.merge-on-read are)"
 _CHANGELOG = "changelog producers are not implemented yet"
 _INCREMENTAL = "incremental reads are not implemented yet"
 _FEATURE = "this Paimon feature is not implemented by paimon_sql yet"
@@ -16,10 +18,9 @@ _FEATURE = "this Paimon feature is not implemented by paimon_sql yet"
 # ignored. Tables that already carry them (written by Paimon) still read. Options that only tune
 # Flink, streaming reads, caches, spilling or parallelism are not here: they change no result.
 NOT_IMPLEMENTED: dict[str, str] = {
-    **dict.fromkeys([
-        "snapshot.clean-empty-directories",
-        "tag.callbacks", "tag.create-success-file", "record-level.expire-time", "record-level.time-field",
-    ], _LIFECYCLE),
+    "tag.callbacks": _TAG_CALLBACKS,
+    "tag.create-success-file": _TAG_SUCCESS_FILE,
+    **dict.fromkeys(["record-level.expire-time", "record-level.time-field"], _RECORD_EXPIRY),
     **dict.fromkeys([
         "compaction.force-up-level-0",
         "compaction.file-num-limit", "compaction.force-rewrite-all-files",
@@ -28,10 +29,9 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "force-lookup", "clustering.columns", "clustering.strategy", "clustering.incremental",
         "clustering.incremental.mode", "clustering.incremental.optimize-write",
         "sort-compaction.range-strategy", "sort-compaction.local-sample.magnification",
-        "zorder.var-length-contribution",
     ], _COMPACTION),
     **dict.fromkeys([
-        "deletion-vectors.merge-on-read", "deletion-vectors.modifiable",
+        "deletion-vectors.modifiable",
     ], _DV_WRITES),
     **dict.fromkeys([
         "changelog-producer", "changelog-producer.row-deduplicate", "changelog-producer.row-deduplicate-ignore-fields",
@@ -42,14 +42,13 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "incremental-between-tag-to-snapshot", "incremental-to-auto-tag",
     ], _INCREMENTAL),
     **dict.fromkeys([
-        "dynamic-bucket.assigner-parallelism", "bucket-function.type", "chain-table.enabled",
+        "bucket-function.type", "chain-table.enabled",
         "chain-table.chain-partition-keys", "blob-field", "blob-as-descriptor", "blob-descriptor-field",
         "blob-external-storage-field", "blob-external-storage-path", "blob-compaction.enabled",
         "blob.target-file-size", "blob.split-by-file-size", "vector-field", "vector.file.format",
         "vector.target-file-size", "data-evolution.enabled", "row-tracking.enabled", "global-index.enabled",
         "pk-bitmap.index.columns", "pk-btree.index.columns", "pk-full-text.index.columns",
-        "pk-multivalue.index.columns", "pk-vector.index.columns", "data-file.external-paths",
-        "data-file.external-paths.strategy", "data-file.path-directory", "data-file.thin-mode",
+        "pk-multivalue.index.columns", "pk-vector.index.columns", "data-file.thin-mode",
         "file.format.per.level", "file.compression.per.level", "metadata.stats-mode.per.level",
         "file.suffix.include.compression", "index-file-in-data-file-dir", "add-column-before-partition",
         "commit.callbacks", "commit.discard-duplicate-files", "commit.force-create-snapshot",

@@ -165,6 +165,11 @@ def _cross_checks(o: CoreOptions, where: str, primary_keys: Sequence[str] | None
                 check_name("branch", o[key])
             except ValidationError as e:
                 errors.append(f"Invalid value {o[key]!r} for option {key!r}{of}: {e}")
+    try:  # data file locations: a relative folder, local external roots (UnsupportedError otherwise)
+        o.data_file_path_directory(where)
+        o.external_path_provider(where)
+    except ValidationError as e:
+        errors.append(str(e))
     if o.bucket == -1 and "bucket-key" in o:
         errors.append(
             f"Option 'bucket-key' = {o['bucket-key']!r}{of} needs a bucket number: it cannot be "

@@ -223,6 +223,13 @@ CALLBACK_PARAM: Family[str | None] = Family(
     ),
 )
 
+ZORDER_VAR_LENGTH_CONTRIBUTION: Option[int] = Option(
+    "zorder.var-length-contribution",
+    INT,
+    "8",
+    "Sort compaction by zorder: the bytes a string or binary column contributes to the z-value.",
+)
+
 # Paimon options kept (their values checked) but not interpreted.
 _KEPT: tuple[Option[Any], ...] = (
     kept("compaction.force-rewrite-all-files", BOOL, "false"),
@@ -247,7 +254,6 @@ _KEPT: tuple[Option[Any], ...] = (
     kept("local-merge-buffer-size", MEMORY),
     kept("cross-partition-upsert.index-ttl", DURATION),
     kept("cross-partition-upsert.bootstrap-parallelism", INT, "10"),
-    kept("zorder.var-length-contribution", INT, "8"),
     kept("commit.force-create-snapshot", BOOL, "false"),
     kept("sort-compaction.range-strategy", STRING, "SIZE"),
     kept("sort-compaction.local-sample.magnification", INT, "1000"),

@@ -6,9 +6,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from paimon_sql.errors import PaimonError
+from paimon_sql.errors import PaimonError, UnsupportedError
 from paimon_sql.format.binary_row import decode_row, decode_rows
-from paimon_sql.fs.file_io import join
 from paimon_sql.lsm.engines import engine_of
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_DELETION_VECTORS
@@ -57,6 +56,22 @@ def live_entries(store: FileStore, snapshot: Snapshot, partition_pred: Predicate
     return entries
 
 
+def ensure_no_full_scan(store: FileStore, snapshot: Snapshot, splits: list[DataSplit]) -> None:
+    """``read.allow.fullScan`` = false (Paimon's ``PaimonBaseScan.ensureNoFullScan``): a read of a
+    partitioned table whose plan skips no data file of the snapshot (by partition, statistics or
+    level) is refused with Paimon's message "Full scan is not supported."."""
+    if store.options.read_allow_full_scan or not store.partition_fields:
+        return
+    total = sum(m.num_added_files - m.num_deleted_files for m in store.manifests.data_manifests(snapshot))
+    planned = sum(len(s.files) for s in splits)
+    if total - planned <= 0:
+        keys = [f.name for f in store.partition_fields]
+        raise UnsupportedError(
+            f"Full scan is not supported. (table {store.name}: 'read.allow.fullScan' is false and the read "
+            f"skips no data file; filter on the partition columns {keys})"
+        )
+
+
 def plan(
     store: FileStore, snapshot: Snapshot, predicate: Predicate | None = None, top_level_only: bool = False
 ) -> list[DataSplit]:
@@ -74,9 +89,12 @@ def plan(
     if predicate is not None and entries:
         entries = prune_by_stats(store, entries, predicate)
 
-    skip_level0 = store.has_primary_key and (
-        store.options.deletion_vectors_enabled or engine_of(store.options).skips_level0
-    )
+    # Paimon's batchScanSkipLevel0: deletion-vector tables unless deletion-vectors.merge-on-read,
+    # else the first-row engine
+    if store.options.deletion_vectors_enabled:
+        skip_level0 = store.has_primary_key and not store.options.deletion_vectors_merge_on_read
+    else:
+        skip_level0 = store.has_primary_key and engine_of(store.options).skips_level0
     if skip_level0:
         entries = [e for e in entries if e.file.level > 0]
 
@@ -169,4 +187,4 @@ def _non_overlapping_single_run(files: tuple[object, ...]) -> bool:
 
 
 def data_file_path(store: FileStore, split: DataSplit, file_name: str, external_path: str | None) -> str:
-    return external_path or join(split.bucket_dir, file_name)
+    return store.data_file_path(split.bucket_dir, file_name, external_path)

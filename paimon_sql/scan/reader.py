@@ -16,7 +16,6 @@ from paimon_sql.errors import CorruptFileError, NotFoundError, PaimonError, Unsu
 from paimon_sql.format import deletion_vector
 from paimon_sql.format.data_files import file_format_of, read_file
 from paimon_sql.format.system_fields import KEY_PREFIX
-from paimon_sql.fs.file_io import join
 from paimon_sql.lsm.engines import engine_of
 from paimon_sql.lsm.levels import KeyComparator, interval_partition
 from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec
@@ -81,7 +80,7 @@ def read_data_file(
         prev = by_id.get(fld.id)
         wanted.append((fld.name, prev.name if prev else None, fld))
     file_cols = sorted({c for _, c, _ in wanted if c is not None})
-    path = join(split.bucket_dir, f.file_name) if not f.external_path else f.external_path
+    path = store.data_file_path(split.bucket_dir, f.file_name, f.external_path)
     try:
         table = read_file(store.file_io, path, _file_format(store, f), file_cols, f.row_count, f.file_size)
     except CorruptFileError as e:

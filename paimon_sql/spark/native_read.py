@@ -38,7 +38,7 @@ from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.predicate import Predicate, and_, parse_predicate
-from paimon_sql.scan.planner import plan
+from paimon_sql.scan.planner import ensure_no_full_scan, plan
 from paimon_sql.scan.split import DataSplit
 from paimon_sql.table.table import FALLBACK_BRANCH
 
@@ -175,7 +175,9 @@ def plan_native(
     python_buckets = 0
     python_reason: str | None = None
     size = 0
-    for split in plan(store, snap, pred):
+    splits = plan(store, snap, pred)
+    ensure_no_full_scan(store, snap, splits)
+    for split in splits:
         size += sum(m.file_size for m in split.files)
         why = _split_not_native(store, split)
         for meta in split.files if why is None else ():
@@ -306,7 +308,9 @@ def count_rows(table: Any, time_travel: Mapping[str, Any]) -> RowCount:
     if snap is None:
         return RowCount(0, None, None)
     total = 0
-    for split in plan(store, snap, None):
+    splits = plan(store, snap, None)
+    ensure_no_full_scan(store, snap, splits)
+    for split in splits:
         why = _merge_needed(store, split)
         if why is not None:
             return RowCount(None, why, snap.id)

@@ -113,31 +113,40 @@ def _catalog_options(text: str | None) -> tuple[tuple[str, str], ...]:
 TIME_TRAVEL_KEYS = (*travel.TRAVEL_OPTIONS, "log.scan.timestamp-millis")
 
 # Paimon's Spark connector options (SparkConnectorOptions) that change results and that paimon_sql
-# does not implement, with the only value accepted (their default). The others (streaming read
-# limits, write.use-v2-write, requiredSparkConfsCheck.enabled, split sizing...) change nothing here.
-CONNECTOR_NOT_IMPLEMENTED: dict[str, str] = {
-    "write.merge-schema": "false",
-    "write.merge-schema.type-widening": "false",
-    "write.merge-schema.explicit-cast": "false",
-    "write.hive-style-dynamic-partition.enabled": "false",
-    "legacy-timestamp-mapping.enabled": "false",
-    "read.changelog": "false",
-    "read.allow.fullScan": "true",
+# does not implement: the only value accepted (their default) and why. The others (streaming read
+# limits, write.use-v2-write, requiredSparkConfsCheck.enabled, split sizing...) change nothing here;
+# read.allow.fullScan is applied (a table option of the engine, see paimon_sql.options.scan).
+CONNECTOR_NOT_IMPLEMENTED: dict[str, tuple[str, str]] = {
+    **dict.fromkeys(
+        ["write.merge-schema", "write.merge-schema.type-widening", "write.merge-schema.explicit-cast"],
+        ("false", "schema evolution on write (merging the written data's schema) is not implemented"),
+    ),
+    "write.hive-style-dynamic-partition.enabled": (
+        "false",
+        "positional inserts with dynamic partitions always follow the table's column order (Hive's "
+        "order, other columns then the dynamic partition columns, is not implemented)",
+    ),
+    "legacy-timestamp-mapping.enabled": (
+        "false",
+        "Paimon TIMESTAMP columns are always Spark TIMESTAMP_NTZ (the legacy mapping to Spark "
+        "TIMESTAMP is not implemented)",
+    ),
+    "read.changelog": ("false", "changelog reads (rows with their row kind) are not implemented"),
 }
 
 
 def check_connector_options(options: Mapping[str, str], table: str) -> None:
-    """Refuses Spark connector options paimon_sql does not implement (UnsupportedError naming them)
-    instead of ignoring them."""
+    """Refuses Spark connector options paimon_sql does not implement (UnsupportedError naming them
+    and saying why) instead of ignoring them."""
     lowered = {k.lower(): (k, v) for k, v in CONNECTOR_NOT_IMPLEMENTED.items()}
     for key, value in _lower(options).items():
         if key not in lowered:
             continue
-        name, accepted = lowered[key]
+        name, (accepted, why) = lowered[key]
         if value.strip().lower() != accepted:
             raise UnsupportedError(
                 f"Option {name!r} = {value!r} (table {table}) is not supported by paimon_sql yet; "
-                f"only {accepted!r} is"
+                f"only {accepted!r} is: {why}"
             )
 
 

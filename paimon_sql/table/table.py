@@ -49,7 +49,7 @@ from paimon_sql.options import check_implemented, validate_options
 from paimon_sql.options.lifecycle import TAG_DEFAULT_TIME_RETAINED, TAG_TIME_EXPIRE_ENABLED
 from paimon_sql.options.support import NOT_DYNAMIC, option_change_error
 from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns
-from paimon_sql.scan.planner import live_entries, plan
+from paimon_sql.scan.planner import ensure_no_full_scan, live_entries, plan
 from paimon_sql.scan.reader import output_schema, read_splits_parallel
 from paimon_sql.scan.split import DataSplit
 from paimon_sql.table.table_commit import TableCommit
@@ -167,6 +167,7 @@ class Table:
         splits: list[tuple[FileStore, DataSplit]] = []
         if snap is not None:
             splits = [(store, s) for s in plan(store, snap, pred, top_level_only=read_optimized)]
+            ensure_no_full_scan(store, snap, [s for _, s in splits])
         fallback = self.schema.options.get(FALLBACK_BRANCH)
         if fallback and self.branch == MAIN_BRANCH and not read_optimized:
             splits += fallback_splits(store, snap, fallback, pred, tt)

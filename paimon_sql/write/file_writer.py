@@ -18,7 +18,6 @@ from paimon_sql.format.system_fields import (
     SEQ,
     SEQ_FIELD_ID,
 )
-from paimon_sql.fs.file_io import join
 from paimon_sql.meta.data_file_meta import DataFileMeta, local_wall_clock_ms
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.kinds import FileSource
@@ -70,7 +69,7 @@ def write_data_file(
 ) -> tuple[DataFileMeta, str]:
     """Writes ``data`` (already in the file's physical schema) and returns (meta, path)."""
     name = namer.next()
-    path = join(bucket_dir, name)
+    path, external_path = store.new_data_file(bucket_dir, name)
     size = write_file(
         store.file_io, path, data, store.options.file_format, store.options.file_compression,
         store.options.file_compression_zstd_level,
@@ -107,7 +106,7 @@ def write_data_file(
         embedded_file_index=None,
         file_source=file_source,
         value_stats_cols=None,
-        external_path=None,
+        external_path=external_path,
         first_row_id=None,
         write_cols=None,
     )

@@ -412,7 +412,7 @@ class TableWrite:
         opts = self.store.options
         return pb.assign(
             hashes, opts.dynamic_bucket_target_row_num, opts.dynamic_bucket_max_buckets,
-            opts.dynamic_bucket_initial_buckets or 1,
+            opts.dynamic_bucket_assigners(),
         ).astype(np.int64)
 
     def _load_dynamic_index(self) -> None:

@@ -145,8 +145,8 @@ def test_float_keys_compare_like_java(catalog: Catalog) -> None:
 def test_options_that_are_not_applied_are_refused(catalog: Catalog) -> None:
     """An option paimon_sql does not apply is refused at CREATE and ALTER unless it keeps its default;
     a table that already carries one (written by Paimon) still reads and alters."""
-    for key, value in [("tag.create-success-file", "true"), ("snapshot.clean-empty-directories", "true"),
-                       ("changelog-producer", "input"), ("dynamic-bucket.assigner-parallelism", "2"),
+    for key, value in [("tag.create-success-file", "true"), ("tag.callbacks", "com.example.Callback"),
+                       ("changelog-producer", "input"), ("record-level.time-field", "v"),
                        ("vector-field", "v"), ("blob-field", "v"), ("deletion-vectors.modifiable", "true"),
                        ("compaction.file-num-limit", "3"), ("incremental-between", "1,2")]:
         with pytest.raises(UnsupportedError, match=f"Option '{key}'.*not supported"):

@@ -2,10 +2,12 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pytest
 
 from paimon_sql import Catalog
 from paimon_sql.format.murmur import hash_columns
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_HASH
+from paimon_sql.options import CoreOptions
 from paimon_sql.types import BigIntType
 from paimon_sql.write.dynamic_bucket import read_hashes
 
@@ -73,3 +75,50 @@ def test_partitions_have_their_own_buckets(catalog: Catalog) -> None:
     assert sorted(e.bucket for e in entries) == [0, 0, 1, 1]
     t.delete("id = 1 AND dt = 'b'")
     assert t.read().num_rows == 11
+
+
+def test_write_with_max_buckets(catalog: Catalog) -> None:
+    # DynamicBucketTableTest "write with max buckets": max-buckets caps the assigners, so the
+    # twelve keys of one partition spread over two buckets (target-row-num is far from reached)
+    schema = pa.schema([("pk", pa.string()), ("v", pa.string()), ("pt", pa.string())])
+    catalog.create_table("db.mb", schema, primary_keys=["pk", "pt"], partition_keys=["pt"],
+                         options={"bucket": "-1", "dynamic-bucket.max-buckets": "2"})
+    for keys in (["1", "2", "3", "4", "5", "6"], ["11", "22", "33", "44", "55", "66"]):
+        catalog.get_table("db.mb").write(pa.table({"pk": keys, "v": list("abcdee"), "pt": ["p"] * 6}))
+    t = catalog.get_table("db.mb")
+    assert sorted(set(bucket_files(t))) == [0, 1]
+    assert t.read().num_rows == 12
+
+
+@pytest.mark.parametrize(
+    "options, assigners",
+    [
+        ({}, 1),
+        ({"dynamic-bucket.max-buckets": "2"}, 2),
+        ({"dynamic-bucket.initial-buckets": "3"}, 3),
+        ({"dynamic-bucket.initial-buckets": "3", "dynamic-bucket.max-buckets": "2"}, 2),
+        # DynamicBucketTableTest: assigner-parallelism 10 with initial-buckets 3 still gives 3 buckets
+        ({"dynamic-bucket.assigner-parallelism": "10", "dynamic-bucket.initial-buckets": "3"}, 3),
+        ({"dynamic-bucket.assigner-parallelism": "4"}, 4),
+        ({"dynamic-bucket.assigner-parallelism": "4", "dynamic-bucket.max-buckets": "3"}, 3),
+    ],
+)
+def test_number_of_assigners(options: dict[str, str], assigners: int) -> None:
+    assert CoreOptions(options).dynamic_bucket_assigners() == assigners
+
+
+@pytest.mark.parametrize("options", [
+    # DynamicBucketTableTest "write with assign parallelism"
+    {"dynamic-bucket.target-row-num": "3", "dynamic-bucket.assigner-parallelism": "3"},
+    # "write with dynamic-bucket.initial-buckets": parallelism 10, but initial-buckets 3 gives 3 buckets
+    {"dynamic-bucket.target-row-num": "3", "dynamic-bucket.initial-buckets": "3",
+     "dynamic-bucket.assigner-parallelism": "10"},
+])
+def test_write_with_assigner_parallelism(catalog: Catalog, options: dict[str, str]) -> None:
+    schema = pa.schema([("pk", pa.string()), ("v", pa.string()), ("pt", pa.string())])
+    catalog.create_table("db.ap", schema, primary_keys=["pk", "pt"], partition_keys=["pt"],
+                         options={"bucket": "-1", **options})
+    catalog.get_table("db.ap").write(pa.table({"pk": list("12345"), "v": list("abcde"), "pt": ["p"] * 5}))
+    t = catalog.get_table("db.ap")
+    assert sorted((r["pk"], r["v"]) for r in t.read().to_pylist()) == list(zip("12345", "abcde"))
+    assert sorted(set(bucket_files(t))) == [0, 1, 2]
