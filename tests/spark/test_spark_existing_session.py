@@ -2,8 +2,9 @@
 ``SparkSession.builder`` session (as a notebook makes it) given only the documented settings uses the
 ``paimon`` catalog; ``paimon_sql.spark.session()`` attaches to such a session; a session started
 without the jar is refused; ``spark-submit $(python -m paimon_sql.spark args ...) job.py`` with
-``PYSPARK_PYTHON`` exported runs a job whose script only calls ``SparkSession.builder.getOrCreate()``. Each case starts its own JVM in a subprocess (slow): the shared session of
-``conftest.py`` already holds the jar, and a JVM reads ``spark.jars`` only when it starts."""
+``PYSPARK_PYTHON`` exported runs a job whose script only calls ``SparkSession.builder.getOrCreate()``.
+Each case starts its own JVM in a subprocess (slow): the shared session of ``conftest.py`` already
+holds the jar, and a JVM reads ``spark.jars`` only when it starts."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 # Only what the recipe documents: before the session starts, the jar (spark.jars), the SQL extension
 # and PYSPARK_PYTHON; the catalog settings afterwards, at run time (spark.conf.set).
 PLAIN_SESSION = textwrap.dedent("""
-    import json, sys
+    import json, os, sys
+    os.environ["PYSPARK_PYTHON"] = sys.executable  # before anything starts Spark
     from pyspark.sql import SparkSession
 
     jar, warehouse, other = sys.argv[1:4]
@@ -81,10 +83,12 @@ NO_JAR_SESSION = textwrap.dedent("""
 
 
 def _run(script: str, args: list[str], tmp_path: Path) -> str:
-    """Runs ``script`` with this interpreter, PYSPARK_PYTHON set to it as the recipe says, in a
-    folder of its own; returns stdout (the test fails with stderr's tail if the script fails)."""
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1")
-    env.pop("PYSPARK_DRIVER_PYTHON", None)
+    """Runs ``script`` with this interpreter in a folder of its own, without PYSPARK_PYTHON in its
+    environment (the script sets what the recipe says); returns stdout (the test fails with stderr's
+    tail if the script fails)."""
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1")
+    for key in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
+        env.pop(key, None)
     run = subprocess.run([sys.executable, "-c", script, *args], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, f"stdout:\n{run.stdout[-2000:]}\nstderr:\n{run.stderr[-6000:]}"
