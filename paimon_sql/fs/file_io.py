@@ -140,12 +140,13 @@ class FileIO:
     def try_create_exclusive(self, path: str, data: bytes) -> bool:
         """Creates ``path`` with ``data`` only if it does not exist; returns False if another writer
         created it first. The file appears whole or not at all."""
-        self.fs.create_dir(parent(path), recursive=True)
-        if not self.is_local:
+        if not self.is_local:  # checked before anything is written
             raise UnsupportedError(
-                "Atomic exclusive file creation is only implemented for local file systems; "
-                f"object stores need a commit lock (lock.enabled), which paimon_sql does not have yet ({path})"
+                f"Cannot create {path}: atomic snapshot commits are only implemented on local/mounted "
+                f"filesystems, and this warehouse's file system is '{self.fs.type_name}' "
+                "(use a local path, or a filesystem mounted at the same path on every node)"
             )
+        self.fs.create_dir(parent(path), recursive=True)
         tmp = join(parent(path), f".{basename(path)}.{uuid.uuid4()}.tmp")
         with open(tmp, "wb") as f:
             f.write(data)

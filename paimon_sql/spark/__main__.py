@@ -6,7 +6,7 @@
     python -m paimon_sql.spark args [same options]       # --jars <jar> and the --conf flags
 
 ``args`` prints everything ``spark-submit``, ``pyspark`` or ``spark-sql`` need on one line:
-``spark-sql $(python -m paimon_sql.spark args --warehouse hdfs:///wh)``. The executors' Python must
+``spark-sql $(python -m paimon_sql.spark args --warehouse /shared/wh)``. The executors' Python must
 have paimon_sql installed too; ``--python`` sets ``spark.pyspark.python`` (default: not set, so
 Spark uses its own PYSPARK_PYTHON).
 """

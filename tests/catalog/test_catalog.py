@@ -45,6 +45,18 @@ def test_file_uri_warehouse(tmp_path) -> None:
     assert cat2.list_tables("db") == ["t"]
 
 
+def test_non_local_warehouse_refuses_commits_naming_its_file_system() -> None:
+    """Exclusive schema/snapshot creation exists only on local (or mounted) storage: a warehouse on
+    another pyarrow file system (here Arrow's in-memory ``mock:``) refuses the first commit, writing nothing."""
+    cat = Catalog("mock:///wh")
+    cat.create_database("db")
+    with pytest.raises(UnsupportedError, match=r"atomic snapshot commits are only implemented on "
+                       r"local/mounted filesystems, and this warehouse's file system is 'mock'"):
+        cat.create_table("db.t", SCHEMA)
+    assert cat.list_tables("db") == []
+    assert not cat.file_io.exists("wh/db.db/t/schema")
+
+
 def test_tables(catalog: Catalog) -> None:
     t = catalog.create_table("db.t", SCHEMA, primary_keys=["id"], options={"bucket": "2"})
     assert t.schema.primary_keys == ("id",)
