@@ -130,8 +130,12 @@ def test_mixed_specs_in_one_commit_and_refusals(spark: Any, sql: Any, db: str) -
               "PARTITION (dt=20990101, hh='00', mm='00')")
     assert _show(sql, t) == ["dt=20240101/hh=00/mm=01"]
     # a spec matching nothing still commits (Paimon truncates the partitions it is given)
+    snapshots = _count(sql, f"{t}$snapshots")
     spark.sql(f"ALTER TABLE {t} DROP PARTITION (dt=20990101)")
     assert _show(sql, t) == ["dt=20240101/hh=00/mm=01"]
+    assert _count(sql, f"{t}$snapshots") == snapshots + 1
+    assert sql(f"SELECT commit_kind, total_record_count FROM `{db}`.`m$snapshots` ORDER BY snapshot_id DESC "
+               "LIMIT 1") == [("OVERWRITE", 1)]
 
 
 def test_drop_partition_of_another_catalog_is_sparks(spark: Any, db: str) -> None:
@@ -233,3 +237,33 @@ def test_timestamp_and_null_partitions(spark: Any, sql: Any, db: str) -> None:
     assert _show(sql, n) == ["dt=20240601", "dt=null"]
     spark.sql(f"ALTER TABLE {n} DROP PARTITION (dt=null)")
     assert _show(sql, n) == ["dt=20240601"]
+
+
+def test_describe_table_partition(spark: Any, db: str) -> None:
+    """DescribeTableTestBase 'Paimon describe: describe table partition': one 'Partition Parameters'
+    row with Paimon's statistics, column comments and '# Column Not Null'. The table is created
+    without the column DEFAULT of the Spark 3.4+ variant (the catalog does not take column
+    defaults: Paimon's Spark 3.2/3.3 variant of the test)."""
+    t = f"{db}.T"
+    spark.sql(f"CREATE TABLE {t} (id INT NOT NULL, name STRING, age INT COMMENT 'Age') "
+              "PARTITIONED BY (year INT COMMENT 'Year', month INT, day INT)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 16, 2025, 9, 20), (2, 'b', 17, 2025, 9, 21), (3, 'c', 18, 2025, 9, 21)")
+    res = [tuple(r) for r in spark.sql(f"DESCRIBE FORMATTED {t} PARTITION (year=2025, month=9, day=21)").collect()]
+
+    def rows(name: str, with_comment: bool = False) -> list[tuple[str, str, str | None]]:
+        return [r for r in res if r[0] == name and (not with_comment or r[2] not in (None, ""))]
+
+    assert [r[:2] for r in rows("Partition Values")] == [("Partition Values", "[year=2025, month=9, day=21]")]
+    assert rows("age", True) == [("age", "int", "Age")]
+    assert rows("id", True) == [("id", "int", "NOT NULL")]
+    params = rows("Partition Parameters")
+    assert len(params) == 1
+    text = params[0][1]
+    # Spark's CatalogTablePartition renders the map (this Spark: in brackets)
+    assert text[1:].startswith("fileCount=1, fileSizeInBytes=") and text[:-1].endswith(", recordCount=2")
+    assert "lastFileCreationTime=" in text
+    stats = rows("Partition Statistics")
+    assert len(stats) == 1 and stats[0][1].endswith(" bytes, 2 rows")
+    # a spec naming no partition
+    with pytest.raises(Exception, match="Found 0 matching partitions"):
+        spark.sql(f"DESCRIBE FORMATTED {t} PARTITION (year=2025, month=9, day=22)").collect()

@@ -12,7 +12,8 @@ import scala.runtime.BoxedUnit;
  * {@code spark.sql.extensions=org.paimon_sql.spark.PaimonSparkSessionExtensions}: installs
  * {@link PaimonSqlParser} (unquoted {@code t$files}, {@code CALL sys.x} without {@code USE}, tag
  * statements, {@code DROP PARTITION} with partial specs), the check rule of {@link
- * PaimonDropPartitions} and the planner strategy of {@link PaimonShowTablePartition}.
+ * PaimonDropPartitions} and the planner strategies of {@link PaimonShowTablePartition} and {@link
+ * PaimonDescribePartition}.
  */
 public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
   @Override
@@ -34,6 +35,12 @@ public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSession
       @Override
       public SparkStrategy apply(SparkSession session) {
         return new PaimonShowTablePartition.Strategy();
+      }
+    });
+    extensions.injectPlannerStrategy(new AbstractFunction1<SparkSession, SparkStrategy>() {
+      @Override
+      public SparkStrategy apply(SparkSession session) {
+        return new PaimonDescribePartition.Strategy();
       }
     });
     return BoxedUnit.UNIT;
