@@ -10,7 +10,6 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.PartitionSpec;
 import org.apache.spark.sql.catalyst.analysis.ResolvePartitionSpec$;
 import org.apache.spark.sql.catalyst.analysis.ResolvedPartitionSpec;
-import org.apache.spark.sql.catalyst.analysis.ResolvedTable;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedPartitionSpec;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedTable;
 import org.apache.spark.sql.catalyst.plans.logical.DropPartitions;
@@ -28,8 +27,8 @@ import org.apache.spark.sql.types.StructType;
  * catalog, as Paimon's Spark extension runs it. Spark's {@link DropPartitions} requires every
  * partition column in each spec; Paimon's lets Spark resolve partial specs too. Here {@link
  * #rewrite} (after parsing) resolves the partial specs of a Paimon table with Spark's own spec
- * resolution (partial allowed), then {@link #validate} (a check rule) refuses a spec whose
- * columns are not the first partition columns, with Paimon's message, and Spark's {@code
+ * resolution (partial allowed) and refuses a spec whose columns are not the first partition
+ * columns, with Paimon's message ({@link #validate}); then Spark's {@code
  * DropPartitionExec} runs it: a full spec must name an existing partition (unless IF EXISTS), a
  * prefix spec drops every partition under it ({@link PaimonTable#partitionExists}), all in one
  * commit; PURGE is refused ("Partition purge is not supported"), as in Paimon.
@@ -109,24 +108,20 @@ final class PaimonDropPartitions {
     if (!changed) {
       return plan;
     }
+    validate(pt, specs);
     return new DropPartitions(d.table(),
         scala.jdk.javaapi.CollectionConverters.asScala(specs).toList(), d.ifExists(), d.purge());
   }
 
   /**
-   * The check rule: every spec of a {@link DropPartitions} on a Paimon table must name the
-   * first partition columns (all of them, or a prefix), as Paimon's {@code
-   * PaimonDropPartitions.validate}: {@code (pt1 = 'v1', pt2 = 'v2')} is valid, {@code (pt2 = 'v2')}
-   * is not.
+   * Every spec must name the first partition columns (all of them, or a prefix), as Paimon's
+   * {@code PaimonDropPartitions.validate}: {@code (pt1 = 'v1', pt2 = 'v2')} is valid, {@code (pt2 =
+   * 'v2')} is not (an AnalysisException with Paimon's text, the spec's values as resolved).
    */
-  static void validate(LogicalPlan plan) {
-    if (!(plan instanceof DropPartitions d) || !(d.table() instanceof ResolvedTable rt)
-        || !(rt.table() instanceof PaimonTable table)) {
-      return;
-    }
+  private static void validate(PaimonTable table, List<PartitionSpec> parts) {
     StructType schema = table.partitionSchema();
     List<String> columns = Arrays.asList(schema.fieldNames());
-    for (PartitionSpec part : scala.jdk.javaapi.CollectionConverters.asJava(d.parts())) {
+    for (PartitionSpec part : parts) {
       if (!(part instanceof ResolvedPartitionSpec spec)) {
         continue;
       }
