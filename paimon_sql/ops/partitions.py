@@ -187,21 +187,26 @@ def deletes_matching(matches: Callable[[bytes], bool]) -> Callable[[FileStore, S
 
 
 def drop_partitions(
-    store: FileStore, specs: Sequence[Mapping[str, Any]], *, dry_run: bool = False, what: str = "Drop partitions",
+    store: FileStore,
+    specs: Sequence[Mapping[str, Any]],
+    *,
+    dry_run: bool = False,
+    what: str = "Drop partitions",
+    commit_if_empty: bool = False,
     committer: FileStoreCommit | None = None,
 ) -> DropPartitionsResult:
     """Drops every partition matching one of ``specs`` (a spec may give a prefix or any subset of
     the partition columns) in one OVERWRITE commit; a partition without files is no error (the
-    result lists what was dropped)."""
+    result lists what was dropped). When nothing matches there is no commit, unless
+    ``commit_if_empty`` (SQL's ``DROP PARTITION``: Paimon's ``truncatePartitions`` commits an
+    OVERWRITE snapshot changing nothing)."""
     checked = check_partition_specs(store, specs, what)
     matches = spec_matcher(store, checked)
     latest = store.snapshots.latest()
-    if latest is None:
-        return DropPartitionsResult(None, [], 0, 0)
-    hit = [p for p in list_partitions(store, latest) if matches(p.partition)]
+    hit = [p for p in list_partitions(store, latest) if matches(p.partition)] if latest is not None else []
     result = DropPartitionsResult(None, [p.spec for p in hit], sum(p.file_count for p in hit),
                                   sum(p.record_count for p in hit))
-    if not hit or dry_run:
+    if dry_run or not (hit or commit_if_empty):
         return result
     snap = (committer or FileStoreCommit(store)).commit(
         CommitRequest(CommitKind.OVERWRITE, (), deletes_for=deletes_matching(matches)))

@@ -5,11 +5,8 @@ and ``Table.mark_partition_done`` (ops/partitions.py). ``expire_partitions`` als
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
-from paimon_sql.errors import NotFoundError, ValidationError
-from paimon_sql.ops import partitions as partition_ops
 from paimon_sql.procedures.builtin import parse_options_arg, table_arg
 from paimon_sql.procedures.compaction import parse_partitions_arg
 from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
@@ -75,63 +72,4 @@ MARK_PARTITION_DONE = register(Procedure(
     description="Marks the partitions 'partitions' ('k=v,k2=v2;k=v3,...', full specs) of table 'table' done "
                 "with its 'partition.mark-done-action' ('success-file': writes <partition>/_SUCCESS).",
     fn=_mark_partition_done,
-))
-
-
-def _alter_table_drop_partitions(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """``ALTER TABLE t DROP [IF EXISTS] PARTITION (...)[, PARTITION (...)] [PURGE]`` as Paimon's
-    ``PaimonDropPartitionsExec``: a spec naming every partition column must name an existing
-    partition (unless IF EXISTS); a spec naming only some columns drops every partition it
-    matches (none is no error); all in one OVERWRITE commit."""
-    statement = "ALTER TABLE ... DROP PARTITION"
-    table = table_arg(catalog, "alter_table_drop_partitions", args["table"])
-    fields = table.store.partition_fields
-    if not fields:
-        raise ValidationError(f"{statement}: table {table.identifier} is not partitioned")
-    try:
-        raw = json.loads(args["partitions"])
-    except ValueError:
-        raw = None
-    if not isinstance(raw, list) or not raw or not all(isinstance(s, dict) and s for s in raw):
-        raise ValidationError(f"{statement}: 'partitions' must be a JSON list of column -> value objects")
-    default = table.store.options.partition_default_name
-    by_lower = {f.name.lower(): f.name for f in fields}
-    specs: list[dict[str, str]] = []
-    for s in raw:
-        spec: dict[str, str] = {}
-        for key, value in s.items():
-            column = by_lower.get(str(key).lower())
-            if column is None:
-                raise ValidationError(
-                    f"{statement}: {key!r} is not a partition column of table {table.identifier} "
-                    f"(partition columns: {[f.name for f in fields]})"
-                )
-            if column in spec:
-                raise ValidationError(f"{statement}: partition column {column!r} is given twice in one spec")
-            spec[column] = default if value is None else str(value)
-        specs.append(spec)
-    full = [s for s in specs if len(s) == len(fields)]
-    if full and not args["if_exists"]:
-        existing = [p.partition for p in table.partitions()]
-        missing = [s for s in full if not any(map(partition_ops.spec_matcher(table.store, [s]), existing))]
-        if missing:
-            shown = ", ".join("(" + ", ".join(f"{k}={v}" for k, v in m.items()) + ")" for m in missing)
-            raise NotFoundError(f"{statement}: partitions not found in table {table.identifier}: {shown}")
-    table.drop_partitions(specs)
-    return []
-
-
-ALTER_TABLE_DROP_PARTITIONS = register(Procedure(
-    name="alter_table_drop_partitions",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("partitions", "STRING", True),
-        ProcedureParam("if_exists", "BOOLEAN", False, False),
-    ),
-    output=(),
-    description="ALTER TABLE t DROP [IF EXISTS] PARTITION (...)[, PARTITION (...)]: drops the partitions "
-                "'partitions' (a JSON list of column -> value objects; a spec may name only the first "
-                "columns, or any of them) in one commit.",
-    fn=_alter_table_drop_partitions,
-    listed=False,
 ))

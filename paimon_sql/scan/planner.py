@@ -25,6 +25,7 @@ from paimon_sql.predicate import (
 )
 from paimon_sql.scan.default_values import without_default_columns
 from paimon_sql.scan.split import DataSplit, DeletionFile
+from paimon_sql.types import BinaryType, VarBinaryType
 
 
 def _manifest_might_match(store: FileStore, metas: list[ManifestFileMeta], pred: Predicate) -> list[bool]:
@@ -111,6 +112,8 @@ def plan(
     for e in entries:
         groups[(e.partition, e.bucket)].append(e)
 
+    if groups:
+        _check_legacy_binary_partitions(store)
     splits = []
     part_cache: dict[bytes, tuple[object, ...]] = {}
     for (partition, bucket), es in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
@@ -134,6 +137,25 @@ def plan(
             )
         )
     return splits
+
+
+def _check_legacy_binary_partitions(store: FileStore) -> None:
+    """Paimon cannot read the files of a BINARY / VARBINARY partition column under
+    ``partition.legacy-name`` = true (its default): the legacy folder name of such a value is the
+    Java array's identity text (``day=[B@1b2c3d``), different at every write and read, so its reads
+    look in a folder that does not exist (DDLTestBase "Fix partition column generate wrong
+    partition spec"). Reads of such a table are refused as in Paimon; set
+    ``'partition.legacy-name' = 'false'`` for readable folder names."""
+    if not store.options.partition_legacy_name:
+        return
+    binary = [f.name for f in store.partition_fields if isinstance(f.type, (BinaryType, VarBinaryType))]
+    if binary:
+        raise UnsupportedError(
+            f"Cannot read table {store.name}: its partition column(s) {binary} are BINARY/VARBINARY and "
+            "'partition.legacy-name' is true, under which Paimon names their folders after a Java "
+            "array's identity and cannot find its files again; create the table with "
+            "'partition.legacy-name' = 'false'"
+        )
 
 
 def prune_by_stats(store: FileStore, entries: list[ManifestEntry], predicate: Predicate) -> list[ManifestEntry]:

@@ -661,14 +661,17 @@ class Table:
         return partition_ops.list_partitions(self.store)
 
     def drop_partitions(
-        self, partitions: Sequence[Mapping[str, Any]], dry_run: bool = False
+        self, partitions: Sequence[Mapping[str, Any]], dry_run: bool = False, *, commit_if_empty: bool = False
     ) -> partition_ops.DropPartitionsResult:
         """Drops every partition matching one of ``partitions`` (specs column -> value, None for
         null; a spec may give only some columns, e.g. ``{"dt": "2024-01-01"}`` drops every hour of
-        that day) in one OVERWRITE commit (``ALTER TABLE t DROP PARTITION``)."""
+        that day) in one OVERWRITE commit (``ALTER TABLE t DROP PARTITION``). Nothing matching is
+        no commit, unless ``commit_if_empty`` (then an OVERWRITE snapshot changing nothing, as
+        Paimon's ``truncatePartitions``)."""
         committer = self.new_commit()
         committer.check_maintenance()
-        return partition_ops.drop_partitions(self.store, partitions, dry_run=dry_run, committer=committer)
+        return partition_ops.drop_partitions(self.store, partitions, dry_run=dry_run,
+                                             commit_if_empty=commit_if_empty, committer=committer)
 
     def expire_partitions(
         self,

@@ -86,6 +86,10 @@ def test_partitions_and_drop(catalog: Catalog) -> None:
     # nothing matches: no commit
     assert t.refresh().drop_partitions([{"hm": "03:00"}]).snapshot_id is None
     assert len(t.refresh().snapshot_ids()) == 4
+    # ... unless commit_if_empty (SQL's DROP PARTITION): an OVERWRITE changing nothing, as Paimon's
+    r = t.refresh().drop_partitions([{"pt": "2099-01-01"}], commit_if_empty=True)
+    assert r.snapshot_id == 5 and r.partitions == [] and _kinds(t) == ["APPEND"] * 3 + ["OVERWRITE"] * 2
+    assert _keys(t) == ["c"]
     # dry run
     dry = t.refresh().drop_partitions([{"pt": "2024-06-02", "hm": "01:00"}], dry_run=True)
     assert dry.snapshot_id is None and dry.partitions == [{"pt": "2024-06-02", "hm": "01:00"}]

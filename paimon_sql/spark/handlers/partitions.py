@@ -115,7 +115,8 @@ def list_partitions(params: Params) -> Result:
 @handler("drop_partitions")
 def drop_partitions(params: Params) -> Result:
     """``ALTER TABLE t DROP PARTITION (...)[, PARTITION (...)]`` and ``TRUNCATE TABLE t PARTITION``:
-    one OVERWRITE commit deleting the partitions' files."""
+    one OVERWRITE commit deleting the partitions' files (Spark checked that full specs exist; a
+    prefix spec matching nothing still commits, as Paimon's ``truncatePartitions``)."""
     table = _table(params)
-    result = table.drop_partitions(_specs(table, params))
+    result = table.drop_partitions(_specs(table, params), commit_if_empty=True)
     return {"snapshot": result.snapshot_id, "files": result.files}

@@ -6,10 +6,10 @@
   ``... CREATE OR REPLACE TAG ...``, ``... REPLACE TAG ...`` ->
   ``CALL `cat`.sys.alter_table_create_tag(...)``;
 - ``ALTER TABLE t DELETE TAG [IF EXISTS] a[,b]`` -> ``CALL `cat`.sys.alter_table_delete_tag(...)``;
-- ``ALTER TABLE t RENAME TAG a TO b`` -> ``CALL `cat`.sys.alter_table_rename_tag(...)``;
-- ``ALTER TABLE t DROP [IF EXISTS] PARTITION (...)[, PARTITION (...)] [PURGE]`` ->
-  ``CALL `cat`.sys.alter_table_drop_partitions(...)`` (a spec may name only some partition columns,
-  as in Paimon's extension).
+- ``ALTER TABLE t RENAME TAG a TO b`` -> ``CALL `cat`.sys.alter_table_rename_tag(...)``.
+
+(``ALTER TABLE t DROP PARTITION`` with partial specs is Spark's own statement; the shim's
+``PaimonDropPartitions`` resolves it as Paimon's extension does.)
 
 The ``alter_table_*`` procedures (``paimon_sql.procedures.tag_ddl``) have no output columns, so
 the ALTER statements return no rows, as in Paimon. ``unit`` is DAYS, HOURS or MINUTES (Paimon's
@@ -21,7 +21,6 @@ our tables that does not parse raises ``ValidationError`` saying what was expect
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -234,8 +233,6 @@ def _alter_table(sql: str, tokens: list[Any], session: SessionCatalogs) -> str |
     except ValidationError:
         raise _NotTagStatement from None
     start = cur.i
-    if cur.is_kw("DROP"):
-        return _drop_partitions(sql, cur, parts, session)
     if not (
         cur.accept_kw("CREATE", "TAG")
         or cur.accept_kw("CREATE", "OR", "REPLACE", "TAG")
@@ -282,80 +279,6 @@ def _alter_table(sql: str, tokens: list[Any], session: SessionCatalogs) -> str |
     if if_not_exists:
         args.append(("if_not_exists", "true"))
     return _call(catalog, "alter_table_create_tag", args)
-
-
-def _partition_value(cur: _Cursor) -> str | None:
-    """A constant of a partition spec as the text Paimon casts to the column's type (None: NULL)."""
-    from sqlglot.tokens import TokenType
-
-    tok = cur._peek()
-    negative = tok is not None and tok.token_type == TokenType.DASH
-    if negative:
-        cur.i += 1
-        tok = cur._peek()
-    if tok is None:
-        raise cur.error("a partition value")
-    if tok.token_type == TokenType.STRING and not negative:
-        cur.i += 1
-        return str(tok.text)
-    if tok.token_type == TokenType.NUMBER:
-        cur.i += 1
-        return ("-" if negative else "") + str(tok.text)
-    if not negative and tok.token_type in (TokenType.NULL, TokenType.TRUE, TokenType.FALSE):
-        cur.i += 1
-        return None if tok.token_type == TokenType.NULL else str(tok.text).lower()
-    raise _NotTagStatement  # a typed literal or an expression: Spark's own parser decides
-
-
-def _drop_partitions(sql: str, cur: _Cursor, parts: list[str], session: SessionCatalogs) -> str | None:
-    """``ALTER TABLE t DROP [IF EXISTS] PARTITION (c = v, ...)[, PARTITION (...)] [PURGE]`` on a
-    table of ours -> ``CALL cat.sys.alter_table_drop_partitions(...)`` (Paimon's extension parses
-    it too, so that a spec may name only some partition columns)."""
-    from sqlglot.tokens import TokenType
-
-    cur.expect_kw("DROP")
-    if_exists = cur.accept_kw("IF", "EXISTS")
-    if not cur.is_kw("PARTITION"):
-        raise _NotTagStatement  # DROP COLUMN, DROP CONSTRAINT ...: Spark's
-    catalog, ours, rest = session.resolve(parts)
-    if not ours:
-        return None
-    cur.statement = "ALTER TABLE ... DROP PARTITION"
-    specs: list[dict[str, str | None]] = []
-    while True:
-        cur.expect_kw("PARTITION")
-        tok = cur._peek()
-        if tok is None or tok.token_type != TokenType.L_PAREN:
-            raise cur.error("'(' after PARTITION")
-        cur.i += 1
-        spec: dict[str, str | None] = {}
-        while True:
-            column = cur.identifier("a partition column name")
-            tok = cur._peek()
-            if tok is None or tok.token_type != TokenType.EQ:
-                raise cur.error(f"'=' and a value after {column}")
-            cur.i += 1
-            spec[column] = _partition_value(cur)
-            tok = cur._peek()
-            if tok is not None and tok.token_type == TokenType.COMMA:
-                cur.i += 1
-                continue
-            if tok is not None and tok.token_type == TokenType.R_PAREN:
-                cur.i += 1
-                break
-            raise cur.error("',' or ')' in the partition spec")
-        specs.append(spec)
-        tok = cur._peek()
-        if tok is not None and tok.token_type == TokenType.COMMA:
-            cur.i += 1
-            continue
-        break
-    cur.accept_kw("PURGE")  # Paimon purges as it drops
-    cur.end()
-    args = [("table", _string(_table_arg(sql, catalog, rest))), ("partitions", _string(json.dumps(specs)))]
-    if if_exists:
-        args.append(("if_exists", "true"))
-    return _call(catalog, "alter_table_drop_partitions", args)
 
 
 def rewrite_tag_statement(sql: str, session: SessionCatalogs) -> str | None:

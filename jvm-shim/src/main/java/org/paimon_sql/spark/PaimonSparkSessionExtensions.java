@@ -1,17 +1,34 @@
 package org.paimon_sql.spark;
 
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.SparkSessionExtensions;
+import org.apache.spark.sql.execution.SparkStrategy;
 import scala.runtime.AbstractFunction1;
 import scala.runtime.BoxedUnit;
 
 /**
  * {@code spark.sql.extensions=org.paimon_sql.spark.PaimonSparkSessionExtensions}: installs
- * {@link PaimonSqlParser} (unquoted {@code t$files}, {@code CALL sys.x} without {@code USE}).
+ * {@link PaimonSqlParser} (unquoted {@code t$files}, {@code CALL sys.x} without {@code USE}, tag
+ * statements, {@code DROP PARTITION} with partial specs: {@link PaimonDropPartitions}) and the
+ * planner strategies of {@link PaimonShowTablePartition} and {@link
+ * PaimonDescribePartition}.
  */
 public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
     extensions.injectParser(PaimonSqlParser::new);
+    extensions.injectPlannerStrategy(new AbstractFunction1<SparkSession, SparkStrategy>() {
+      @Override
+      public SparkStrategy apply(SparkSession session) {
+        return new PaimonShowTablePartition.Strategy();
+      }
+    });
+    extensions.injectPlannerStrategy(new AbstractFunction1<SparkSession, SparkStrategy>() {
+      @Override
+      public SparkStrategy apply(SparkSession session) {
+        return new PaimonDescribePartition.Strategy();
+      }
+    });
     return BoxedUnit.UNIT;
   }
 }

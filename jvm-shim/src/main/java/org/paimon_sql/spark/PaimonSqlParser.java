@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * Spark's parser, plus what Spark's grammar lacks: unquoted system tables ({@code db.t$files}),
  * {@code CALL sys.proc(...)} when the current catalog is not a Paimon catalog, and Paimon's tag
  * statements ({@code SHOW TAGS t}, {@code ALTER TABLE t CREATE TAG n ...}, {@code ... DELETE TAG},
- * {@code ... RENAME TAG}) and {@code ALTER TABLE t DROP PARTITION} (partial specs) on tables of a
- * Paimon catalog. Only statements that may need it (they
+ * {@code ... RENAME TAG}) on tables of a Paimon catalog; and {@code ALTER TABLE t DROP PARTITION}
+ * on a table of a Paimon catalog becomes {@link PaimonDropPartitions} (partial specs, as Paimon's
+ * extension). Only statements that may need it (they
  * contain '$', CALL sys., or look like a tag statement) are sent to the Python {@code
  * rewrite_statement} handler, which rewrites them with sqlglot's Spark tokenizer; everything else
  * goes to Spark's parser untouched.
@@ -38,8 +39,7 @@ public class PaimonSqlParser implements ParserInterface {
   /** A cheap pre-check: statements that may be tag statements (Python parses them for real). */
   private static final Pattern TAG_STATEMENT =
       Pattern.compile(LEADING_COMMENTS
-          + "(SHOW\\s+TAGS\\b|ALTER\\s+TABLE\\b.*\\b((CREATE|REPLACE|DELETE|RENAME)\\s+TAG"
-          + "|DROP\\s+(IF\\s+EXISTS\\s+)?PARTITION)\\b).*");
+          + "(SHOW\\s+TAGS\\b|ALTER\\s+TABLE\\b.*\\b(CREATE|REPLACE|DELETE|RENAME)\\s+TAG\\b).*");
   private static final String CATALOG_CONF = "spark.sql.catalog.";
   static final String CATALOG_CLASS = PaimonCatalog.class.getName();
 
@@ -146,12 +146,12 @@ public class PaimonSqlParser implements ParserInterface {
 
   @Override
   public LogicalPlan parsePlan(String sqlText) throws ParseException {
-    return delegate.parsePlan(rewrite(sqlText));
+    return PaimonDropPartitions.rewrite(session, delegate.parsePlan(rewrite(sqlText)));
   }
 
   @Override
   public LogicalPlan parsePlanWithParameters(String sqlText, ParameterContext ctx) throws ParseException {
-    return delegate.parsePlanWithParameters(rewrite(sqlText), ctx);
+    return PaimonDropPartitions.rewrite(session, delegate.parsePlanWithParameters(rewrite(sqlText), ctx));
   }
 
   @Override

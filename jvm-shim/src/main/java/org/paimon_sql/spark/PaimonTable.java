@@ -268,6 +268,24 @@ public class PaimonTable
     return out.toArray(new InternalRow[0]);
   }
 
+  /**
+   * Whether the partition {@code ident} exists. A prefix of the partition columns (a partial spec
+   * of {@link PaimonDropPartitions}) names every partition under it and always "exists": Paimon
+   * drops it without an existence check, even when it matches no partition.
+   */
+  @Override
+  public boolean partitionExists(InternalRow ident) {
+    if (ident.numFields() < partitionKeys.size()) {
+      return true;
+    }
+    return SupportsAtomicPartitionManagement.super.partitionExists(ident);
+  }
+
+  /** The table's name as Paimon's Spark table reports it in messages: {@code db.t} (no catalog). */
+  String paimonName() {
+    return String.join(".", ident.namespace()) + "." + ident.name();
+  }
+
   @Override
   public Map<String, String> loadPartitionMetadata(InternalRow ident) {
     StructType ps = partitionSchema();
