@@ -39,6 +39,9 @@ OPT_LATEST_SNAPSHOT = "paimon.read.latest-snapshot-id"
 # set by the catalog shim on every Python scan: the last column of the read schema is the hidden
 # input-file column (paimon_sql.spark.reader.INPUT_FILE_COLUMN), for input_file_name()
 OPT_INPUT_FILE = "paimon.read.input-file"
+# set by the catalog shim on every scan: the JVM's default time zone, whose wall clock system tables
+# show instants in (Paimon's ZoneId.systemDefault())
+OPT_TIME_ZONE = "paimon.read.time-zone"
 # set by the catalog shim on a scan of sys.catalog_options: the catalog's options (JSON object),
 # which are that table's rows
 OPT_CATALOG_OPTIONS = "paimon.catalog-options"

@@ -347,6 +347,9 @@ public class PaimonTable
     }
     Map<String, String> extra = new HashMap<>();
     extra.put("paimon.filter-pushdown", "true");
+    // system tables show instants (commit times) as the wall clock of the JVM's default zone, as
+    // Paimon does; the Python workers learn it here
+    extra.put("paimon.read.time-zone", java.time.ZoneId.systemDefault().getId());
     if (!options.containsKey("paimon.read.parallelism")) {
       try {
         extra.put("paimon.read.parallelism",
