@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import os
+import time
 import uuid
 import zoneinfo
 from collections.abc import Iterator
@@ -88,6 +90,63 @@ def test_namespaces_of_more_than_one_level_are_refused_as_paimon_refuses_them(sp
     assert "Paimon only support single namespace" in str(e.value)
 
 
+NON_NULLABLE = "value appeared in non-nullable field"  # what Paimon's tests look for
+
+
+def test_null_in_a_primary_key_column_names_the_table_and_column(spark: Any, sql: Any, db: str) -> None:
+    """DDLTestBase "Paimon DDL: create primary-key table with not null": Spark's check, with a
+    message naming the table and the key columns instead of Spark's advice about Scala tuples."""
+    from pyspark.errors import PySparkException
+
+    spark.sql(f"CREATE TABLE {db}.T (id INT, name STRING, pt STRING) TBLPROPERTIES ('primary-key' = 'id,pt')")
+    for stmt, column in ((f"INSERT INTO {db}.T VALUES (1, 'a', 'pt1'), (2, 'b', null)", "pt"),
+                         (f"INSERT INTO {db}.T VALUES (1, 'a', 'pt1'), (null, 'b', 'pt2')", "id"),
+                         (f"INSERT INTO {db}.T SELECT * FROM VALUES (CAST(NULL AS INT), 'x', 'p')", "id")):
+        with pytest.raises(PySparkException) as e:
+            spark.sql(stmt).collect()
+        msg = str(e.value)
+        assert NON_NULLABLE in msg and "Scala" not in msg, msg
+        assert f"field: {column} (table paimon.`{db}`.`T`: primary-key columns [id, pt] are NOT NULL)" in msg
+    with pytest.raises(PySparkException) as e:  # a DataFrame write
+        spark.createDataFrame([(None, "z", "p")], "id INT, name STRING, pt STRING").writeTo(f"{db}.T").append()
+    assert "field: id (table" in str(e.value)
+    assert sql(f"SELECT count(*) FROM {db}.`T$snapshots`") == [(0,)]  # nothing committed
+    spark.sql(f"INSERT INTO {db}.T VALUES (1, 'a', 'pt1'), (2, 'b', 'pt1'), (3, null, 'pt2')")
+    assert sql(f"SELECT * FROM {db}.T ORDER BY id") == [(1, "a", "pt1"), (2, "b", "pt1"), (3, None, "pt2")]
+    schema = spark.table(f"{db}.T").schema
+    assert not schema["id"].nullable and not schema["pt"].nullable and schema["name"].nullable
+
+
+def test_null_in_a_not_null_column(spark: Any, sql: Any, db: str) -> None:
+    """DDLTestBase "Paimon DDL: create append table with not null"."""
+    from pyspark.errors import PySparkException
+
+    spark.sql(f"CREATE TABLE {db}.T (id INT NOT NULL, name STRING)")
+    with pytest.raises(PySparkException) as e:
+        spark.sql(f"INSERT INTO {db}.T VALUES (1, 'a'), (2, 'b'), (null, 'c')").collect()
+    assert NON_NULLABLE in str(e.value)
+    assert f"field: id (table paimon.`{db}`.`T`: column id is NOT NULL)" in str(e.value)
+    spark.sql(f"INSERT INTO {db}.T VALUES (1, 'a'), (2, 'b'), (3, null)")
+    assert sql(f"SELECT * FROM {db}.T ORDER BY id") == [(1, "a"), (2, "b"), (3, None)]
+    schema = spark.table(f"{db}.T").schema
+    assert not schema["id"].nullable and schema["name"].nullable
+
+
+def test_python_api_null_key_names_the_table_and_column(tmp_path: Any) -> None:
+    import pyarrow as pa
+
+    from paimon_sql import Catalog
+    from paimon_sql.errors import ValidationError
+
+    cat = Catalog(str(tmp_path / "wh"))
+    cat.create_database("db")
+    t = cat.create_table("db.t", pa.schema([("id", pa.int32()), ("v", pa.string())]), primary_keys=["id"])
+    with pytest.raises(ValidationError) as e:
+        t.write(pa.table({"id": pa.array([1, None], pa.int32()), "v": ["a", "b"]}))
+    assert "db.t" in str(e.value) and "'id'" in str(e.value), str(e.value)
+    assert t.latest_snapshot() is None
+
+
 @contextlib.contextmanager
 def _time_zone(spark: Any, zone: str) -> Iterator[None]:
     """PaimonSparkTestBase.withTimeZone: the session's time zone and the JVM's default zone."""
@@ -139,3 +198,69 @@ def test_commit_time_pasted_into_timestamp_as_of_finds_the_snapshot(
     # a UTC session (and JVM) shows the same instants at the UTC wall clock
     assert sql(f"SELECT commit_time FROM {db}.`t$snapshots` WHERE snapshot_id = 1") == [
         (_wall_clock(millis[1], "UTC"),)]
+
+
+@pytest.mark.parametrize(("has_pk", "bucket"), [(True, 1), (True, -1), (False, 2), (False, -1)])
+def test_write_and_read_a_table_by_path(
+    spark: Any, sql: Any, db: str, spark_warehouse: str, has_pk: bool, bucket: int
+) -> None:
+    """DataFrameWriteTestBase "Write data into Paimon directly: has-pk, bucket"."""
+    prop = (f"'primary-key'='a', 'bucket' = '{bucket}'" if has_pk
+            else f"'bucket-key'='a', 'bucket' = '{bucket}'" if bucket != -1 else "'write-only'='true'")
+    spark.sql(f"CREATE TABLE {db}.T (a INT, b STRING) TBLPROPERTIES ({prop})")
+    location = os.path.join(spark_warehouse, f"{db}.db", "T")
+    spark.createDataFrame([(1, "a"), (2, "b")], "a INT, b STRING").write.format("paimon").mode("append").save(location)
+    assert sql(f"SELECT * FROM {db}.T ORDER BY a, b") == [(1, "a"), (2, "b")]
+    spark.createDataFrame([(1, "a2"), (3, "c")], "a INT, b STRING").write.format("paimon").mode("append").save(location)
+    expected = ([(1, "a2"), (2, "b"), (3, "c")] if has_pk else [(1, "a"), (1, "a2"), (2, "b"), (3, "c")])
+    assert sql(f"SELECT * FROM {db}.T ORDER BY a, b") == expected
+    df = spark.read.format("paimon").load(location)
+    assert sorted(tuple(r) for r in df.collect()) == expected
+    spark.createDataFrame([(4, "d"), (5, "e")], "a INT, b STRING").write.format("paimon").mode("overwrite").save(location)
+    assert sql(f"SELECT * FROM {db}.T ORDER BY a, b") == [(4, "d"), (5, "e")]
+    assert [r[0] for r in sql(f"SELECT commit_kind FROM {db}.`T$snapshots` ORDER BY snapshot_id")][-1] == "OVERWRITE"
+
+
+def test_read_by_path_with_time_travel_options(spark: Any, sql: Any, db: str, spark_warehouse: str) -> None:
+    """SparkTimeTravelWithDataFrameITCase: ``.option("path", ...)`` / ``load(path)`` with
+    ``scan.snapshot-id``, ``scan.tag-name`` and ``scan.timestamp-millis``."""
+    spark.sql(f"CREATE TABLE {db}.t (a INT, b BIGINT, c STRING) TBLPROPERTIES ('primary-key' = 'a')")
+    spark.sql(f"INSERT INTO {db}.t VALUES (1, 2, '1'), (5, 6, '3')")
+    spark.sql(f"CALL paimon.sys.create_tag(table => '{db}.t', tag => 'first')")
+    anchor = int(time.time() * 1000)
+    time.sleep(0.05)
+    spark.sql(f"INSERT INTO {db}.t VALUES (7, 2, '7'), (8, 4, '8')")
+    path = os.path.join(spark_warehouse, f"{db}.db", "t")
+
+    def rows(df: Any) -> list[tuple[Any, ...]]:
+        return sorted(tuple(r) for r in df.collect())
+
+    first = [(1, 2, "1"), (5, 6, "3")]
+    assert rows(spark.read.format("paimon").option("path", path).option("scan.snapshot-id", 1).load()) == first
+    assert rows(spark.read.format("paimon").option("scan.timestamp-millis", anchor).load(path)) == first
+    assert rows(spark.read.format("paimon").option("scan.tag-name", "first").load(path)) == first
+    assert len(rows(spark.read.format("paimon").load(path))) == 4
+
+
+def test_path_errors_and_path_safety(spark: Any, db: str, spark_warehouse: str, tmp_path: Any) -> None:
+    from pyspark.errors import PySparkException
+
+    spark.sql(f"CREATE TABLE {db}.t (a INT)")
+    cases = {
+        str(tmp_path / "nowhere"): "must be a table folder <warehouse>/<db>.db/<table>",
+        str(tmp_path / "wh" / "x.db" / "t"): "does not exist",
+        os.path.join(spark_warehouse, f"{db}.db", "nope"): "does not exist",
+        os.path.join(spark_warehouse, f"{db}.db", "t$files"): "names a table folder",
+        os.path.join(spark_warehouse, "..", os.path.basename(spark_warehouse), f"{db}.db", "t"): None,
+    }
+    for path, message in cases.items():
+        if message is None:  # a path with '..' in its warehouse part is that warehouse
+            assert spark.read.format("paimon").load(path).count() == 0
+            continue
+        with pytest.raises(PySparkException) as e:
+            spark.read.format("paimon").load(path).collect()
+        assert message in str(e.value), (path, str(e.value))
+    with pytest.raises(PySparkException) as e:
+        spark.read.format("paimon").load().collect()
+    assert "needs the table's folder" in str(e.value)
+    assert not (tmp_path / "wh").exists()  # a failed path read creates nothing

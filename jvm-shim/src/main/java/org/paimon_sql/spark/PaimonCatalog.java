@@ -81,6 +81,19 @@ public class PaimonCatalog
     LOG.info("paimon catalog '" + name + "' on warehouse " + warehouse);
   }
 
+  /**
+   * A catalog on {@code warehouse} for the tables {@link PaimonSource} reads and writes by path when
+   * the session has no Paimon catalog there; it is not initialized, so it creates nothing (no
+   * default database) in the warehouse.
+   */
+  static PaimonCatalog ofPath(String warehouse) {
+    PaimonCatalog c = new PaimonCatalog();
+    c.catalogName = PaimonSource.NAME;
+    c.warehouse = warehouse;
+    c.catalogOptions = new LinkedHashMap<>(Map.of("warehouse", warehouse));
+    return c;
+  }
+
   /** A path without a scheme is made absolute here: Python workers may run in another folder. */
   static String absoluteWarehouse(String w) {
     if (w.matches("^[A-Za-z][A-Za-z0-9+.-]*:.*") && !w.matches("^[A-Za-z]:[\\\\/].*")) {
