@@ -264,3 +264,4 @@ def test_path_errors_and_path_safety(spark: Any, db: str, spark_warehouse: str, 
         spark.read.format("paimon").load().collect()
     assert "needs the table's folder" in str(e.value)
     assert not (tmp_path / "wh").exists()  # a failed path read creates nothing
+
