@@ -24,6 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "jvm-shim" / "src" / "main" / "java"
+RESOURCES = ROOT / "jvm-shim" / "src" / "main" / "resources"  # copied into the jar as they are
 JAR = ROOT / "paimon_sql" / "spark" / "jars" / "paimon-sql-shim.jar"
 PROPERTIES = "org/paimon_sql/spark/shim-build.properties"
 MIN_JDK = 17
@@ -79,7 +80,7 @@ def is_stale(jar: Path = JAR) -> bool:
     if not jar.is_file():
         return True
     built = jar.stat().st_mtime
-    sources = list(SOURCES.rglob("*.java")) + [Path(__file__)]
+    sources = list(SOURCES.rglob("*.java")) + [p for p in RESOURCES.rglob("*") if p.is_file()] + [Path(__file__)]
     if any(p.stat().st_mtime > built for p in sources):
         return True
     _, version = pyspark_jars()
@@ -124,6 +125,8 @@ def build(jar: Path = JAR, log: Callable[[str], object] = print) -> Path:
         run = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if run.returncode != 0:
             raise ShimBuildError(f"javac failed compiling the Spark shim:\n{run.stdout}{run.stderr}")
+        if RESOURCES.is_dir():
+            shutil.copytree(RESOURCES, classes, dirs_exist_ok=True)
         props = classes / PROPERTIES
         props.parent.mkdir(parents=True, exist_ok=True)
         props.write_text(f"spark.version={spark_version}\n", encoding="utf-8")

@@ -10,6 +10,13 @@ as the Python of Spark's workers, and ``--master local[*]`` unless a master is g
 catalog is the in-memory one (no Hive metastore folder appears in the current directory) unless
 ``--conf spark.sql.catalogImplementation=hive`` is given. Output is spark-sql's: rows as
 tab-separated lines on stdout, logs and timings on stderr.
+
+spark-sql switches worth knowing (``paimon-sql --help`` also lists spark-sql's own options):
+
+    --hiveconf hive.cli.print.header=true   print column names first (a CALL prints ``result``,
+                                            then its value; without it, the bare value)
+    --hiveconf hive.cli.errors.ignore=true  ``-f`` / ``-e`` scripts go on after a failing statement
+                                            (the exit code is then the last statement's)
 """
 
 from __future__ import annotations

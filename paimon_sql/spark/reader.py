@@ -29,6 +29,7 @@ from paimon_sql.spark.source_options import (
     OPT_SCAN_LOG,
     OPT_SPLIT_OPEN_FILE_COST,
     OPT_SPLIT_TARGET_SIZE,
+    OPT_TIME_ZONE,
     TableRef,
     _bool_option,
     _int_option,
@@ -264,6 +265,9 @@ class SystemTableReader(DataSourceReader):
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         obj = self.ref.load()
+        zone = self.options.get(OPT_TIME_ZONE)
+        if zone and hasattr(obj, "with_time_zone"):
+            obj = obj.with_time_zone(zone)
         names = self.schema.fieldNames()
         own = [pt.DataField(i, f.name, pt.IntType()) for i, f in enumerate(obj.arrow_schema)]
         cols = [_field_by_name(own, n, f"system table {self.ref.table}").name for n in names]

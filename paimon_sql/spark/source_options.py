@@ -39,6 +39,9 @@ OPT_LATEST_SNAPSHOT = "paimon.read.latest-snapshot-id"
 # set by the catalog shim on every Python scan: the last column of the read schema is the hidden
 # input-file column (paimon_sql.spark.reader.INPUT_FILE_COLUMN), for input_file_name()
 OPT_INPUT_FILE = "paimon.read.input-file"
+# set by the catalog shim on every scan: the JVM's default time zone, whose wall clock system tables
+# show instants in (Paimon's ZoneId.systemDefault())
+OPT_TIME_ZONE = "paimon.read.time-zone"
 # set by the catalog shim on a scan of sys.catalog_options: the catalog's options (JSON object),
 # which are that table's rows
 OPT_CATALOG_OPTIONS = "paimon.catalog-options"
@@ -58,15 +61,8 @@ class TableRef:
         opts = _lower(options)
         wh, name = opts.get(OPT_WAREHOUSE), opts.get(OPT_TABLE)
         if (not wh or not name) and opts.get(OPT_PATH):
-            path = opts[OPT_PATH].rstrip("/")
-            db_dir, t = os.path.split(path)
-            parent, db = os.path.split(db_dir)
-            if not db.endswith(".db") or not t:
-                raise ValidationError(
-                    f"Option 'path' of the {NAME} data source must be a table folder "
-                    f"<warehouse>/<db>.db/<table>, got {opts[OPT_PATH]!r}"
-                )
-            wh, name = wh or parent, name or f"{db[:-3]}.{t}"
+            parent, db, t = split_table_path(opts[OPT_PATH], f"Option 'path' of the {NAME} data source")
+            wh, name = wh or parent, name or f"{db}.{t}"
         if not wh or not name:
             raise ValidationError(
                 f"The {NAME} data source needs the options 'warehouse' and 'table' (or 'path'); "
@@ -95,6 +91,17 @@ class TableRef:
             check_connector_options(options, self.table)
             obj = obj.copy(dynamic_options(options))
         return obj
+
+
+def split_table_path(path: str, what: str) -> tuple[str, str, str]:
+    """The warehouse, database and table of a table folder ``<warehouse>/<db>.db/<table>`` (a
+    path or URI); the names are checked when the catalog opens the table. ``what`` names the
+    argument in the error."""
+    db_dir, t = os.path.split(str(path).rstrip("/"))
+    parent, db = os.path.split(db_dir)
+    if not db.endswith(".db") or len(db) <= 3 or not t or not parent:
+        raise ValidationError(f"{what} must be a table folder <warehouse>/<db>.db/<table>, got {path!r}")
+    return parent, db[:-3], t
 
 
 def _catalog_options(text: str | None) -> tuple[tuple[str, str], ...]:

@@ -85,3 +85,24 @@ def test_shell_runs_create_insert_select(tmp_path: Path) -> None:
     assert out.returncode != 0 and "TABLE_OR_VIEW_NOT_FOUND" in out.stderr  # the last statement
     assert (tmp_path / "warehouse" / "default.db" / "t" / "snapshot" / "snapshot-2").is_file()
     assert not (tmp_path / "metastore_db").exists()
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_shell_headers_and_continue_on_error(tmp_path: Path) -> None:
+    """``--hiveconf hive.cli.print.header=true`` prints column names (a CALL's ``result``);
+    ``--hiveconf hive.cli.errors.ignore=true`` runs the rest of a ``-f`` script after a failing
+    statement (the exit code is then the last statement's)."""
+    (tmp_path / "s.sql").write_text(
+        "CREATE TABLE t (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id');\n"
+        "SELECT * FROM nope;\n"
+        "INSERT INTO t VALUES (1, 'a');\n"
+        "CALL sys.create_tag(table => 't', tag => 'v1');\n"
+        "SELECT * FROM t;\n"
+    )
+    out = run_shell(["--hiveconf", "hive.cli.errors.ignore=true", "--hiveconf", "hive.cli.print.header=true",
+                     "-f", "s.sql"], tmp_path, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "TABLE_OR_VIEW_NOT_FOUND" in out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[-4:] == ["result", "true", "id\tv", "1\ta"], out.stdout

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import os
 
-from paimon_sql.catalog.identifier import SYSTEM_DATABASE
-from paimon_sql.errors import DatabaseNotEmptyError, DatabaseNotFoundError, UnsupportedError
-from paimon_sql.spark.handlers.common import PROP_OWNER, catalog_of, str_param
+from paimon_sql.catalog.identifier import SYSTEM_DATABASE, Identifier
+from paimon_sql.errors import (
+    DatabaseNotEmptyError,
+    DatabaseNotFoundError,
+    TableNotFoundError,
+    UnsupportedError,
+    ValidationError,
+)
+from paimon_sql.fs.file_io import FileIO
+from paimon_sql.spark.handlers.common import PROP_OWNER, catalog_of, data_table, str_param
 from paimon_sql.spark.handlers.registry import WARNINGS_KEY, Params, Result, handler
+from paimon_sql.spark.source_options import split_table_path
 
 
 @handler("ping", read_only=True)
@@ -24,6 +32,24 @@ def initialize(params: Params) -> Result:
     default = params.get("default_database") or "default"
     cat.create_database(str(default), ignore_if_exists=True)
     return {"warehouse": cat.warehouse, "pid": os.getpid()}
+
+
+@handler("table_of_path", read_only=True)
+def table_of_path(params: Params) -> Result:
+    """The warehouse, database and table of a table folder (``spark.read.format("paimon")
+    .load(path)``): ``<warehouse>/<db>.db/<table>``, whose names pass the catalog's checks and
+    whose table exists (nothing is created)."""
+    path = str_param(params, "path")
+    warehouse, database, table = split_table_path(path, "The path of a Paimon table")
+    ident = Identifier.parse((database, table))
+    if ident.system_table is not None or ident.branch is not None:
+        raise ValidationError(f"The path of a Paimon table names a table folder, got {path!r}")
+    file_io, root = FileIO.for_uri(warehouse)
+    if not file_io.is_dir(root):
+        raise TableNotFoundError(f"Table {ident.full_name} does not exist: no warehouse folder {warehouse}")
+    cat = catalog_of({"warehouse": warehouse})
+    data_table(cat, ident)  # a missing table, or a path outside the warehouse, is refused here
+    return {"warehouse": warehouse, "namespace": ident.database, "table": ident.table}
 
 
 # ----------------------------------------------------------------------------------------------

@@ -8,14 +8,22 @@ durations as ``java.time.Duration.toString()`` (``PT1H``). The helpers here repr
 column-wise over Arrow arrays; the only per-value Python is where Java's own formatting forces it
 (floating point and timestamps, through ``paimon_sql.casting``).
 
-Time zone: Paimon shows ``TIMESTAMP(3)`` columns as the JVM's local wall clock. paimon_sql uses UTC
-for all of them (epoch millis shown as UTC wall clock).
+Time zone: Paimon shows the instants of its system tables (``$snapshots.commit_time``,
+``$tags.commit_time``, ``$schemas.update_time``, ``$branches.create_time``) as ``TIMESTAMP(3)``
+values: the wall clock of the JVM's default zone (``ZoneId.systemDefault()``). ``local_timestamps``
+does the same in the system table's ``time_zone`` (the Spark shim passes its JVM's default zone;
+the Python API uses the process's local zone, ``local_zone_name``). Times Paimon stores as a wall
+clock already (``$files.creation_time``, ``$tags.create_time``, ``$partitions`` / ``$buckets``
+``last_update_time``) are shown as stored.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
+import re
+import zoneinfo
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -25,7 +33,7 @@ import pyarrow.compute as pc
 
 from paimon_sql import types as pt
 from paimon_sql.casting import cast_array
-from paimon_sql.errors import PaimonError
+from paimon_sql.errors import PaimonError, ValidationError
 from paimon_sql.format.java_hash import java_hash_map_order, java_string_hash  # noqa: F401 (re-exported)
 from paimon_sql.ops.tags import parse_duration_json, parse_local_date_time_millis  # noqa: F401 (re-exported)
 from paimon_sql.types import DataField, DataType, VarCharType, to_arrow_type
@@ -136,6 +144,65 @@ def java_local_date_time(epoch_seconds: int, nanos: int) -> str:
             else:
                 out += f".{nanos:09d}"
     return out
+
+
+def local_zone_name() -> str:
+    """The IANA name of this process's local time zone, found as the JVM finds its default zone:
+    ``$TZ``, else the ``/etc/localtime`` link, else ``/etc/timezone``; ``UTC`` when none names a
+    zone Python knows."""
+    candidates: list[str] = []
+    env = os.environ.get("TZ")
+    if env:
+        candidates.append(env[1:] if env.startswith(":") else env)
+    try:
+        link = os.readlink("/etc/localtime")
+        if "zoneinfo/" in link:
+            candidates.append(link.split("zoneinfo/", 1)[1])
+    except OSError:
+        pass
+    try:
+        with open("/etc/timezone", encoding="utf-8") as f:
+            candidates.append(f.read().strip())
+    except OSError:
+        pass
+    for name in candidates:
+        if _known_zone(name):
+            return name
+    return "UTC"
+
+
+def _known_zone(name: str) -> bool:
+    if not name or name.startswith("/"):
+        return False
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+def check_time_zone(name: str, what: str) -> str:
+    """``name`` if it names a time zone (IANA name, ``UTC``, or an offset such as ``+08:00``);
+    else a ValidationError naming ``what``."""
+    if name == "Z":  # java.time.ZoneOffset.UTC
+        return "UTC"
+    if _known_zone(name) or _OFFSET.fullmatch(name):
+        return name
+    m = re.fullmatch(r"(?:GMT|UTC)([+-]\d{2}:\d{2})", name)  # Java's custom zone ids (GMT+08:00)
+    if m:
+        return m.group(1)
+    raise ValidationError(f"{what}: unknown time zone {name!r} (use an IANA name such as 'Asia/Shanghai' or UTC)")
+
+
+_OFFSET = re.compile(r"[+-]\d{2}:\d{2}")
+
+
+def local_timestamps(epoch_ms: Sequence[int | None], time_zone: str | None) -> pa.Array:
+    """Epoch milliseconds as ``TIMESTAMP(3)`` values: their wall clock in ``time_zone`` (None: the
+    process's local zone), as Paimon's ``LocalDateTime.ofInstant(..., ZoneId.systemDefault())``."""
+    zone = time_zone or local_zone_name()
+    arr = pa.array(epoch_ms, pa.timestamp("ms", tz=zone))
+    return pc.local_timestamp(arr).cast(pa.timestamp("ms"))
 
 
 def join_strings(parts: Sequence[pa.Array | str], n: int) -> pa.Array:

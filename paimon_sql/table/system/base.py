@@ -14,6 +14,7 @@ the others ignore time travel, as Paimon's do.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -39,7 +40,7 @@ from paimon_sql.predicate import (
     split_and,
     to_arrow_expression,
 )
-from paimon_sql.table.system._format import arrow_field
+from paimon_sql.table.system._format import arrow_field, check_time_zone, local_timestamps
 from paimon_sql.types import DataField
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 
 ColumnFn = Callable[[], pa.Array]
 _K = TypeVar("_K", int, str)
+_M = TypeVar("_M", bound="MetadataTable")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,6 +72,20 @@ class MetadataTable:
     FIELDS: ClassVar[tuple[DataField, ...]] = ()
     TIME_TRAVEL: ClassVar[bool] = False
     name: str
+    # the zone whose wall clock shows instants (commit times): None is the process's local zone,
+    # as Paimon uses its JVM's default zone; the Spark shim passes its JVM's (with_time_zone)
+    time_zone: str | None = None
+
+    def with_time_zone(self: _M, time_zone: str | None) -> _M:
+        """A copy of this table that shows instants as the wall clock of ``time_zone`` (an IANA
+        name, ``UTC`` or an offset such as ``+08:00``; None: the process's local zone)."""
+        out = copy.copy(self)
+        out.time_zone = None if time_zone is None else check_time_zone(time_zone, f"system table {self.name}")
+        return out
+
+    def _local_timestamps(self, epoch_ms: Sequence[int | None]) -> pa.Array:
+        """Epoch milliseconds as the wall clock of this table's zone (``TIMESTAMP(3)``)."""
+        return local_timestamps(epoch_ms, self.time_zone)
 
     # -- metadata --------------------------------------------------------------------------------
     @property

@@ -1,7 +1,8 @@
 """``t$branches``: the branches of the table (folders ``branch/branch-<name>``), by name.
 
 Like Paimon, the branches of the whole table are listed whichever branch the system table is read
-on; ``create_time`` is the branch folder's modification time (UTC wall clock).
+on; ``create_time`` is the branch folder's modification time (the wall clock of the table's
+``time_zone``; Paimon: the JVM's default zone).
 """
 
 from __future__ import annotations
@@ -34,5 +35,5 @@ class BranchesTable(SystemTable):
         rows.sort(key=lambda r: java_string_key(r[0]))
         return len(rows), {
             "branch_name": lambda: pa.array([r[0] for r in rows], pa.string()),
-            "create_time": lambda: pa.array([r[1] for r in rows], pa.timestamp("ms")),
+            "create_time": lambda: self._local_timestamps([r[1] for r in rows]),
         }

@@ -2,7 +2,7 @@
 
 ``fields``, ``partition_keys``, ``primary_keys`` and ``options`` are flat JSON as Paimon prints them
 (``JsonSerdeUtil.toFlatJson``; options in Java ``HashMap`` order); ``update_time`` is the schema's
-``timeMillis`` as a UTC wall clock.
+``timeMillis`` as the wall clock of the table's ``time_zone`` (Paimon: the JVM's default zone).
 """
 
 from __future__ import annotations
@@ -44,5 +44,5 @@ class SchemasTable(SystemTable):
             "primary_keys": col(lambda s: flat_json(list(s.primary_keys)), pa.string()),
             "options": col(lambda s: java_map_json(dict(s.options)), pa.string()),
             "comment": col(lambda s: s.comment, pa.string()),
-            "update_time": col(lambda s: s.time_millis, pa.timestamp("ms")),
+            "update_time": lambda: self._local_timestamps([s.time_millis for s in schemas]),
         }

@@ -1,7 +1,7 @@
 """``t$snapshots``: one row per snapshot file of the table (or branch), oldest first.
 
-Columns as Paimon's ``SnapshotsTable``; ``commit_time`` is the snapshot's ``timeMillis`` as a UTC
-wall clock. A filter on ``snapshot_id`` (=, <, <=, >, >=, IN, BETWEEN) limits the snapshot files read.
+Columns as Paimon's ``SnapshotsTable``; ``commit_time`` is the snapshot's ``timeMillis`` as the
+wall clock of the table's ``time_zone`` (Paimon: the JVM's default zone). A filter on ``snapshot_id`` (=, <, <=, >, >=, IN, BETWEEN) limits the snapshot files read.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class SnapshotsTable(SystemTable):
             "commit_user": col(lambda s: s.commit_user or "", pa.string()),
             "commit_identifier": col(lambda s: s.commit_identifier, pa.int64()),
             "commit_kind": col(lambda s: s.commit_kind, pa.string()),
-            "commit_time": col(lambda s: s.time_millis, pa.timestamp("ms")),
+            "commit_time": lambda: self._local_timestamps([s.time_millis for s in snaps]),
             "base_manifest_list": col(lambda s: s.base_manifest_list, pa.string()),
             "delta_manifest_list": col(lambda s: s.delta_manifest_list, pa.string()),
             "changelog_manifest_list": col(lambda s: s.changelog_manifest_list, pa.string()),

@@ -1,6 +1,7 @@
 """``t$tags``: one row per tag of the table (or branch), by tag name.
 
-``commit_time`` is the tagged snapshot's ``timeMillis`` (UTC wall clock); ``create_time`` and
+``commit_time`` is the tagged snapshot's ``timeMillis`` (the wall clock of the table's ``time_zone``;
+Paimon: the JVM's default zone); ``create_time`` and
 ``time_retained`` come from the tag file's ``tagCreateTime`` / ``tagTimeRetained``, written only for
 tags created with a retention; ``time_retained`` reads as ``Duration.toString()`` (``PT24H``).
 """
@@ -59,7 +60,7 @@ class TagsTable(SystemTable):
             "tag_name": col(lambda n, s: n, pa.string()),
             "snapshot_id": col(lambda n, s: s.id, pa.int64()),
             "schema_id": col(lambda n, s: s.schema_id, pa.int64()),
-            "commit_time": col(lambda n, s: s.time_millis, pa.timestamp("ms")),
+            "commit_time": lambda: self._local_timestamps([s.time_millis for _, s in tags]),
             "record_count": col(lambda n, s: s.total_record_count, pa.int64()),
             "create_time": col(
                 lambda n, s: parse_local_date_time_millis(s.extra.get(TAG_CREATE_TIME)), pa.timestamp("ms")

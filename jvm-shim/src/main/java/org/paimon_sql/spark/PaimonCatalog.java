@@ -81,6 +81,19 @@ public class PaimonCatalog
     LOG.info("paimon catalog '" + name + "' on warehouse " + warehouse);
   }
 
+  /**
+   * A catalog on {@code warehouse} for the tables {@link PaimonSource} reads and writes by path when
+   * the session has no Paimon catalog there; it is not initialized, so it creates nothing (no
+   * default database) in the warehouse.
+   */
+  static PaimonCatalog ofPath(String warehouse) {
+    PaimonCatalog c = new PaimonCatalog();
+    c.catalogName = PaimonSource.NAME;
+    c.warehouse = warehouse;
+    c.catalogOptions = new LinkedHashMap<>(Map.of("warehouse", warehouse));
+    return c;
+  }
+
   /** A path without a scheme is made absolute here: Python workers may run in another folder. */
   static String absoluteWarehouse(String w) {
     if (w.matches("^[A-Za-z][A-Za-z0-9+.-]*:.*") && !w.matches("^[A-Za-z]:[\\\\/].*")) {
@@ -123,12 +136,38 @@ public class PaimonCatalog
     }
   }
 
-  private static String database(String[] namespace) {
+  /**
+   * The database of a one-level namespace; another namespace is refused with Paimon's message
+   * (its {@code CatalogUtils.checkNamespace}: {@code SELECT * FROM paimon1.db.t} while the current
+   * catalog is {@code paimon} reaches here as the namespace {@code [paimon1, db]}).
+   */
+  private String database(String[] namespace) {
     if (namespace.length != 1) {
-      throw Errors.sneaky(new PaimonException(ErrorKind.ILLEGAL_ARGUMENT,
-          "Paimon namespaces have exactly one level (a database), got " + Arrays.toString(namespace), null));
+      throw Errors.sneaky(new PaimonException(ErrorKind.ILLEGAL_ARGUMENT, String.format(
+          "Current catalog is %s, catalog %s does not exist or Paimon only support single namespace, "
+              + "but got %s", catalogName, namespace.length > 0 ? namespace[0] : "unknown",
+          Arrays.toString(namespace)), null));
     }
     return namespace[0];
+  }
+
+  /**
+   * The target of {@code ALTER TABLE ... RENAME TO}, which Spark does not resolve against the
+   * catalogs: {@code paimon.db.t2} arrives as the namespace {@code [paimon, db]}. A leading element
+   * naming this catalog is dropped (Paimon's {@code removeCatalogName}); another catalog is
+   * refused, as Paimon refuses it.
+   */
+  private Identifier withoutCatalogName(Identifier ident) {
+    String[] ns = ident.namespace();
+    if (ns.length <= 1) {
+      return ident;
+    }
+    if (!ns[0].equals(catalogName)) {
+      throw Errors.sneaky(new PaimonException(ErrorKind.ILLEGAL_ARGUMENT, String.format(
+          "Only supports operations within the same catalog, target catalog name: %s, current "
+              + "catalog name: %s", ns[0], catalogName), null));
+    }
+    return Identifier.of(Arrays.copyOfRange(ns, 1, ns.length), ident.name());
   }
 
   // ------------------------------------------------------------------------------ namespaces
@@ -229,11 +268,8 @@ public class PaimonCatalog
   @Override
   @SuppressWarnings("unchecked")
   public Identifier[] listTables(String[] namespace) throws NoSuchNamespaceException {
-    if (namespace.length != 1) {
-      throw new NoSuchNamespaceException(namespace);
-    }
     Map<String, Object> p = ctx();
-    p.put("namespace", namespace[0]);
+    p.put("namespace", database(namespace));
     List<String> l;
     try {
       l = (List<String>) PythonBridge.call("list_tables", p).get("tables");
@@ -266,11 +302,8 @@ public class PaimonCatalog
   @SuppressWarnings("unchecked")
   private PaimonTable load(Identifier ident, String version, Long timestampMicros)
       throws NoSuchTableException {
-    if (ident.namespace().length != 1) {
-      throw new NoSuchTableException(ident);
-    }
     Map<String, Object> p = ctx();
-    p.put("namespace", ident.namespace()[0]);
+    p.put("namespace", database(ident.namespace()));
     p.put("table", ident.name());
     if (version != null) {
       p.put("version", version);
@@ -429,9 +462,10 @@ public class PaimonCatalog
     p.put("namespace", database(oldIdent.namespace()));
     p.put("table", oldIdent.name());
     // RENAME TO u (one part) keeps the namespace
+    Identifier target = withoutCatalogName(newIdent);
     p.put("new_namespace",
-        newIdent.namespace().length == 0 ? oldIdent.namespace()[0] : database(newIdent.namespace()));
-    p.put("new_table", newIdent.name());
+        target.namespace().length == 0 ? oldIdent.namespace()[0] : database(target.namespace()));
+    p.put("new_table", target.name());
     try {
       PythonBridge.call("rename_table", p);
     } catch (BridgeException e) {

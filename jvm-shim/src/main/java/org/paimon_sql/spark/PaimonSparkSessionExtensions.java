@@ -9,9 +9,9 @@ import scala.runtime.BoxedUnit;
 /**
  * {@code spark.sql.extensions=org.paimon_sql.spark.PaimonSparkSessionExtensions}: installs
  * {@link PaimonSqlParser} (unquoted {@code t$files}, {@code CALL sys.x} without {@code USE}, tag
- * statements, {@code DROP PARTITION} with partial specs: {@link PaimonDropPartitions}) and the
- * planner strategies of {@link PaimonShowTablePartition} and {@link
- * PaimonDescribePartition}.
+ * statements, {@code DROP PARTITION} with partial specs: {@link PaimonDropPartitions}), the
+ * planner strategies of {@link PaimonShowTablePartition} and {@link PaimonDescribePartition}, and
+ * {@link NotNullColumnCheck} (a NULL written into a NOT NULL column names the table and column).
  */
 public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
   @Override
@@ -29,6 +29,7 @@ public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSession
         return new PaimonDescribePartition.Strategy();
       }
     });
+    extensions.injectPostHocResolutionRule(session -> new NotNullColumnCheck());
     return BoxedUnit.UNIT;
   }
 }

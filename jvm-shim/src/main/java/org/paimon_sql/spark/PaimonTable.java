@@ -50,6 +50,8 @@ public class PaimonTable
   private int bucket = -1;
   private List<String> bucketKeys = Collections.emptyList();
   private List<String> bucketKeyTypes = Collections.emptyList();
+  /** Loaded by {@link PaimonSource} (a path): Spark's relation has no catalog to look functions up in. */
+  private boolean byPath = false;
 
   PaimonTable(
       PaimonCatalog catalog,
@@ -93,6 +95,17 @@ public class PaimonTable
       }
     }
     return t;
+  }
+
+  /** Marks this table as loaded by path ({@link PaimonSource}); returns it. */
+  PaimonTable loadedByPath() {
+    this.byPath = true;
+    return this;
+  }
+
+  /** Whether {@link PaimonSource} loaded this table (by path, without a catalog in Spark's plan). */
+  boolean isLoadedByPath() {
+    return byPath;
   }
 
   @Override
@@ -365,6 +378,9 @@ public class PaimonTable
     }
     Map<String, String> extra = new HashMap<>();
     extra.put("paimon.filter-pushdown", "true");
+    // system tables show instants (commit times) as the wall clock of the JVM's default zone, as
+    // Paimon does; the Python workers learn it here
+    extra.put("paimon.read.time-zone", java.time.ZoneId.systemDefault().getId());
     if (!options.containsKey("paimon.read.parallelism")) {
       try {
         extra.put("paimon.read.parallelism",

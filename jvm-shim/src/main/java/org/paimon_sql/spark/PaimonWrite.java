@@ -83,6 +83,11 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
     if (n <= 0 || keys.isEmpty()) {
       return null;
     }
+    if (table.isLoadedByPath()) {
+      // df.write.format("paimon").save(path): Spark's plan has no catalog to find paimon_bucket
+      // in, so the write clusters by the primary key (append tables: none)
+      return null;
+    }
     List<Expression> args = new ArrayList<>();
     List<DataType> types = new ArrayList<>();
     args.add(Expressions.literal(n));

@@ -1,0 +1,111 @@
+package org.paimon_sql.spark;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.connector.catalog.CatalogPlugin;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableProvider;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.sources.DataSourceRegister;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * The {@code paimon} data source of the DataFrame API, as Paimon's {@code SparkSource}: a table
+ * by its folder, {@code spark.read.format("paimon").load("/wh/db.db/t")} (or {@code
+ * .option("path", ...)}), and {@code df.write.format("paimon").mode("append" | "overwrite")
+ * .save(path)}. Time travel as options ({@code scan.snapshot-id}, {@code scan.tag-name}, {@code
+ * scan.timestamp-millis}, {@code scan.version}). The table behaves exactly as the same table of a
+ * catalog: it is loaded through a Paimon catalog of the session on that warehouse when there is
+ * one, else through a catalog of its own on the warehouse (which creates nothing there).
+ * Registered as {@code META-INF/services/org.apache.spark.sql.sources.DataSourceRegister}.
+ */
+public class PaimonSource implements TableProvider, DataSourceRegister {
+  public static final String NAME = "paimon";
+  private static final String CATALOG_CONF = "spark.sql.catalog.";
+  /** Catalogs of their own, by warehouse (path reads where the session has no catalog on it). */
+  private static final Map<String, PaimonCatalog> PATH_CATALOGS = new ConcurrentHashMap<>();
+
+  @Override
+  public String shortName() {
+    return NAME;
+  }
+
+  @Override
+  @SuppressWarnings("deprecation")
+  public StructType inferSchema(CaseInsensitiveStringMap options) {
+    return load(options).schema();
+  }
+
+  @Override
+  public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
+    return load(new CaseInsensitiveStringMap(properties));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static PaimonTable load(CaseInsensitiveStringMap options) {
+    String path = options.get("path");
+    if (path == null || path.isEmpty()) {
+      throw Errors.sneaky(new PaimonException(ErrorKind.ILLEGAL_ARGUMENT,
+          "The paimon data source needs the table's folder: load(path) or save(path) (or the option "
+              + "'path'), <warehouse>/<db>.db/<table>; tables of a catalog are read with "
+              + "spark.table(\"paimon.db.t\")", null));
+    }
+    Map<String, Object> p = new HashMap<>();
+    p.put("path", path);
+    Map<String, Object> r = PaimonCatalog.call("table_of_path", p);
+    String warehouse = PaimonCatalog.absoluteWarehouse((String) r.get("warehouse"));
+    Identifier ident = Identifier.of(new String[] {(String) r.get("namespace")}, (String) r.get("table"));
+    PaimonCatalog catalog = catalogOf(warehouse);
+    try {
+      Table t;
+      if (options.containsKey("scan.snapshot-id")) {
+        t = catalog.loadTable(ident, options.get("scan.snapshot-id"));
+      } else if (options.containsKey("scan.tag-name")) {
+        t = catalog.loadTable(ident, options.get("scan.tag-name"));
+      } else if (options.containsKey("scan.version")) {
+        t = catalog.loadTable(ident, options.get("scan.version"));
+      } else if (options.containsKey("scan.timestamp-millis")) {
+        t = catalog.loadTable(ident, Long.parseLong(options.get("scan.timestamp-millis").trim()) * 1000L);
+      } else {
+        t = catalog.loadTable(ident);
+      }
+      return ((PaimonTable) t).loadedByPath();
+    } catch (NumberFormatException e) {
+      throw Errors.sneaky(new PaimonException(ErrorKind.ILLEGAL_ARGUMENT,
+          "Option 'scan.timestamp-millis' must be an integer, got '" + options.get("scan.timestamp-millis")
+              + "'", null));
+    } catch (NoSuchTableException e) {
+      throw Errors.sneaky(e);
+    }
+  }
+
+  /** A Paimon catalog of the active session on {@code warehouse}, else one of its own. */
+  private static PaimonCatalog catalogOf(String warehouse) {
+    SparkSession session = SparkSession.active();
+    Map<String, String> conf = CollectionConverters.asJava(session.conf().getAll());
+    for (Map.Entry<String, String> e : conf.entrySet()) {
+      String key = e.getKey();
+      if (!key.startsWith(CATALOG_CONF) || !PaimonCatalog.class.getName().equals(e.getValue())) {
+        continue;
+      }
+      String name = key.substring(CATALOG_CONF.length());
+      if (name.contains(".")) {
+        continue;
+      }
+      String wh = conf.getOrDefault(key + ".warehouse", "warehouse");
+      if (PaimonCatalog.absoluteWarehouse(wh).equals(warehouse)) {
+        CatalogPlugin c = session.sessionState().catalogManager().catalog(name);
+        if (c instanceof PaimonCatalog pc) {
+          return pc;
+        }
+      }
+    }
+    return PATH_CATALOGS.computeIfAbsent(warehouse, PaimonCatalog::ofPath);
+  }
+}
