@@ -425,8 +425,8 @@ EXPIRE_SNAPSHOTS = register(Procedure(
         ProcedureParam("options", "STRING", False),
         ProcedureParam("dry_run", "BOOLEAN", False, False),
     ),
-    output=(
-        ("deleted_snapshots_count", "INT"),
+    output=(("deleted_snapshots_count", "INT"),),
+    verbose_output=(
         ("deleted_data_files_count", "BIGINT"),
         ("deleted_manifests_count", "BIGINT"),
         ("deleted_index_files_count", "BIGINT"),
@@ -435,7 +435,8 @@ EXPIRE_SNAPSHOTS = register(Procedure(
     description="Expires snapshots of table 'table': beyond 'retain_max' whatever their age, else once "
                 "the next snapshot is older than 'older_than' (default: now minus snapshot.time-retained), "
                 "keeping 'retain_min' and what consumers need, at most 'max_deletes' at a time; "
-                "'options' ('k=v,...') overrides table options; 'dry_run' only reports.",
+                "'options' ('k=v,...') overrides table options; 'dry_run' only reports; 'verbose' adds "
+                "the deleted files' counts and bytes.",
     fn=_expire_snapshots,
 ))
 
@@ -450,8 +451,8 @@ EXPIRE_CHANGELOGS = register(Procedure(
         ProcedureParam("delete_all", "BOOLEAN", False, False),
         ProcedureParam("dry_run", "BOOLEAN", False, False),
     ),
-    output=(
-        ("result", "STRING"),
+    output=(("result", "STRING"),),
+    verbose_output=(
         ("deleted_data_files_count", "BIGINT"),
         ("deleted_manifests_count", "BIGINT"),
         ("deleted_bytes", "BIGINT"),
@@ -460,6 +461,7 @@ EXPIRE_CHANGELOGS = register(Procedure(
                 "changelog.num-retained.* / changelog.time-retained exceed the snapshot retention): beyond "
                 "'retain_max' counted from the latest snapshot, keeping 'retain_min', once older than "
                 "'older_than' (defaults: the table's changelog options), at most 'max_deletes'; "
-                "'delete_all' deletes every one; 'dry_run' only reports.",
+                "'delete_all' deletes every one; 'dry_run' only reports; 'verbose' adds the deleted files' counts "
+                "and bytes.",
     fn=_expire_changelogs,
 ))

@@ -5,10 +5,17 @@ output columns, as Apache Paimon's Spark procedures declare them; ``call_procedu
 arguments (by name, or positionally in declaration order), checks them and runs the procedure.
 Argument errors raise ``ValidationError`` naming the procedure and the argument; an unknown
 procedure raises ``NotFoundError`` listing the known ones.
+
+A procedure's ``output`` is Apache Paimon's (columns, Spark types and rows, for the same call). A
+procedure that can report more declares ``verbose_output``: columns of our own appended after
+Paimon's; ``register`` then adds the parameter ``verbose BOOLEAN = false`` (last), and only a call
+with ``verbose => true`` returns them. The procedure's function always returns the long rows; the
+registry cuts them to Paimon's columns otherwise.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -22,6 +29,7 @@ if TYPE_CHECKING:
 
 _R = TypeVar("_R")
 PARAM_TYPES = ("STRING", "BIGINT", "INT", "BOOLEAN", "DOUBLE")
+VERBOSE = "verbose"  # the opt-in parameter of every procedure with ``verbose_output``
 _INT_RANGE = {"INT": (-(2**31), 2**31 - 1), "BIGINT": (-(2**63), 2**63 - 1)}
 
 
@@ -61,6 +69,20 @@ class Procedure:
     # False: the procedure carries a SQL statement (``ALTER TABLE t CREATE TAG``) and is left out
     # of the procedure listings (SHOW PROCEDURES); it can still be called by name.
     listed: bool = True
+    # Columns of our own, returned after ``output`` only when called with ``verbose => true``.
+    verbose_output: tuple[tuple[str, str], ...] = ()
+
+    def columns(self, args: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """The output columns of a call with the decoded ``args``."""
+        if self.verbose_output and args.get(VERBOSE):
+            return [*self.output, *self.verbose_output]
+        return list(self.output)
+
+    def result(self, args: Mapping[str, Any], rows: Sequence[Sequence[Any]]) -> ProcedureResult:
+        """The result of a call with the decoded ``args``: ``rows`` (as the function returns them,
+        with the verbose columns when the procedure has some) cut to the call's columns."""
+        columns = self.columns(args)
+        return ProcedureResult(columns, [tuple(r)[:len(columns)] for r in rows])
 
     @property
     def signature(self) -> str:
@@ -99,6 +121,12 @@ def register(proc: Procedure) -> Procedure:
         raise ValidationError(f"Procedure name {proc.name!r} must be lower case")
     if key in PROCEDURES:
         raise ValidationError(f"Procedure {proc.name!r} is already registered")
+    if proc.verbose_output:
+        if proc.plan is not None:
+            raise ValidationError(f"Procedure {proc.name!r}: a procedure run as a job has no verbose output")
+        if any(p.name == VERBOSE for p in proc.params):
+            raise ValidationError(f"Procedure {proc.name!r}: parameter {VERBOSE!r} is added by the registry")
+        proc = dataclasses.replace(proc, params=(*proc.params, ProcedureParam(VERBOSE, "BOOLEAN", False, False)))
     names = [p.name for p in proc.params]
     if len(set(names)) != len(names):
         raise ValidationError(f"Procedure {proc.name!r} declares a parameter twice: {names}")
@@ -132,8 +160,9 @@ def call_procedure(
     A table argument without a database names a table of ``current_database`` (default:
     ``default``)."""
     proc = get_procedure(name)
-    rows = _in_database(current_database, lambda: proc.fn(catalog, decode_args(proc, args)))
-    return ProcedureResult(list(proc.output), [tuple(r) for r in rows])
+    decoded = decode_args(proc, args)
+    rows = _in_database(current_database, lambda: proc.fn(catalog, decoded))
+    return proc.result(decoded, rows)
 
 
 def _in_database(current_database: str | None, fn: Callable[[], _R]) -> _R:
@@ -155,10 +184,11 @@ def plan_procedure(
     plan = proc.plan
     if plan is None:
         return call_procedure(catalog, name, args, current_database)
-    planned = _in_database(current_database, lambda: plan(catalog, decode_args(proc, args)))
+    decoded = decode_args(proc, args)
+    planned = _in_database(current_database, lambda: plan(catalog, decoded))
     if isinstance(planned, ProcedureJob):
         return planned
-    return ProcedureResult(list(proc.output), [tuple(r) for r in planned])
+    return proc.result(decoded, planned)
 
 
 def run_procedure_task(name: str, state: str, task: str) -> str:
@@ -174,7 +204,7 @@ def finish_procedure(name: str, state: str, messages: Sequence[str]) -> Procedur
         raise ValidationError(f"Procedure {proc.name} has no tasks to finish")
     if not isinstance(state, str) or not all(isinstance(m, str) for m in messages):
         raise ValidationError(f"Procedure {proc.name}: a job's state and messages are strings")
-    return ProcedureResult(list(proc.output), [tuple(r) for r in proc.finish(state, list(messages))])
+    return ProcedureResult(list(proc.output), [tuple(r)[:len(proc.output)] for r in proc.finish(state, list(messages))])
 
 
 def decode_args(proc: Procedure, args: Mapping[str, Any] | Sequence[Any] | None) -> dict[str, Any]:
