@@ -7,6 +7,7 @@ import base64
 import logging
 import pickle
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import PaimonError, UnsupportedError, ValidationError
@@ -24,6 +25,11 @@ if TYPE_CHECKING:
 _LOG = logging.getLogger(__name__)
 _STRATEGIES = ("full", "minor")
 _ORDERS = ("order", "zorder", "hilbert", "none")
+
+
+def _java_list(items: Sequence[str]) -> str:
+    """``[a, b]``: a list of names as Paimon's messages print them (Java's List.toString)."""
+    return "[" + ", ".join(items) + "]"
 
 
 def _blank(value: object) -> bool:
@@ -96,11 +102,11 @@ def _decode(catalog: Catalog, args: dict[str, Any]) -> tuple[Table, dict[str, An
         raise ValidationError(
             f"Procedure compact: order_by columns {unknown} are not columns of table {table.identifier}"
         )
-    in_partition = [c for c in order_by if c in table.schema.partition_keys]
-    if in_partition:
-        raise ValidationError(
-            f"Procedure compact: order_by should not contain partition columns {in_partition} of table "
-            f"{table.identifier}, because it is meaningless"
+    if any(c in table.schema.partition_keys for c in order_by):
+        raise ValidationError(  # Paimon's CompactProcedure text
+            f"Procedure compact: table {table.identifier}: order_by should not contain partition cols, because "
+            f"it is meaningless, your order_by cols are {_java_list(order_by)}, and partition cols are "
+            f"{_java_list(table.schema.partition_keys)}"
         )
     idle = None if _blank(args["partition_idle_time"]) else str(args["partition_idle_time"])
     if idle is not None and order != "none":
@@ -117,9 +123,9 @@ def _decode(catalog: Catalog, args: dict[str, Any]) -> tuple[Table, dict[str, An
     specs = None if _blank(partitions) else parse_partitions_arg(name, str(partitions))
     bad = sorted({k for spec in specs or [] for k in spec} - set(table.schema.partition_keys))
     if bad:
-        raise ValidationError(
-            f"Procedure compact: Partition keys {bad} are invalid for table {table.identifier} "
-            f"(partition keys: {list(table.schema.partition_keys)})"
+        raise ValidationError(  # Paimon's SparkProcedureUtils text
+            f"Procedure compact: table {table.identifier}: Partition keys {_java_list(bad)} are invalid. "
+            f"Available partition keys are {_java_list(table.schema.partition_keys)}"
         )
     buckets = None if _blank(args["buckets"]) else parse_buckets_arg(name, str(args["buckets"]))
     where_text = None if _blank(where) else str(where)

@@ -49,8 +49,8 @@ def _create_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]
     except AlreadyExistsError:
         if replace:  # created since the check
             tag_change_ops.replace_tag(store, tag, snapshot, retained)
-        elif not args["if_not_exists"]:
-            raise
+        elif not args["if_not_exists"]:  # Paimon's CreateOrReplaceTagExec text
+            raise AlreadyExistsError(f"{where}: table {table.identifier}: Tag {tag} is exists.") from None
     return []
 
 
