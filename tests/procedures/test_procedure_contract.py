@@ -5,9 +5,13 @@ procedure that is in neither table fails here until it is added to one of them."
 
 from __future__ import annotations
 
+import time
+
+import pyarrow as pa
 import pytest
 
-from paimon_sql.procedures import PROCEDURES
+from paimon_sql import Catalog, Table
+from paimon_sql.procedures import PROCEDURES, call_procedure
 from paimon_sql.procedures.registry import VERBOSE
 
 _BOOL = (("result", "BOOLEAN"),)
@@ -102,3 +106,24 @@ def test_verbose_is_the_only_way_to_more_columns() -> None:
     for n, proc in PROCEDURES.items():
         if not proc.verbose_output:
             assert VERBOSE not in [p.name for p in proc.params], n
+
+
+def test_rows_of_paimons_create_tag_from_tags_commit_time(catalog: Catalog) -> None:
+    """CreateTagFromTimestampProcedureTest "Create tags from tags commit-time": create_tag -> Row(true),
+    expire_snapshots(retain_max 1, retain_min 1) -> Row(1), then the tag's snapshot is found by time."""
+    t = catalog.create_table("db.T", pa.schema([("a", pa.int32()), ("b", pa.string())]), primary_keys=["a"],
+                             options={"bucket": "3"})
+    assert isinstance(t, Table)
+    for i in (1, 2):
+        t.write(pa.table({"a": pa.array([i], pa.int32()), "b": ["a"]}))
+        time.sleep(0.01)
+    assert call_procedure(catalog, "create_tag", {"table": "db.T", "tag": "test_tag", "snapshot": 1}).rows == [(True,)]
+    latest, tagged = t.snapshot(2).time_millis, t.snapshot(1).time_millis
+    r = call_procedure(catalog, "expire_snapshots", {"table": "db.T", "retain_max": 1, "retain_min": 1})
+    assert (r.columns, r.rows) == ([("deleted_snapshots_count", "INT")], [(1,)])
+    r = call_procedure(catalog, "create_tag_from_timestamp", {"table": "db.T", "tag": "test_tag1",
+                                                              "timestamp": tagged - 1})
+    assert r.rows == [("test_tag1", 1, tagged, "null")]
+    r = call_procedure(catalog, "create_tag_from_timestamp", {"table": "db.T", "tag": "test_tag2",
+                                                              "timestamp": tagged + 1})
+    assert r.rows == [("test_tag2", 2, latest, "null")]
