@@ -15,7 +15,7 @@ from paimon_sql.meta.store_ref import StoreRef
 from paimon_sql.ops.compact import CompactTableResult, commit_compaction, compact_buckets
 from paimon_sql.ops.expire import expire_after_commit
 from paimon_sql.procedures.builtin import parse_options_arg, table_arg
-from paimon_sql.procedures.registry import Procedure, ProcedureJob, ProcedureParam, register
+from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureJob, ProcedureParam, procedure
 from paimon_sql.table.table import Table
 from paimon_sql.write.table_write import CommitChanges
 
@@ -137,19 +137,12 @@ def _decode(catalog: Catalog, args: dict[str, Any]) -> tuple[Table, dict[str, An
                    "partition_idle_time": idle}
 
 
-def _compact(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    return _run_here(*_decode(catalog, args))
-
-
 def _run_here(table: Table, kwargs: dict[str, Any]) -> list[tuple[Any, ...]]:
     """The compaction in this process (sort compaction when ``kwargs`` name a strategy)."""
-    try:
-        if "strategy" in kwargs:
-            table.sort_compact(**kwargs)
-        else:
-            table.compact(**kwargs)
-    except ValidationError as e:
-        raise ValidationError(f"Procedure compact: {e}") from None
+    if "strategy" in kwargs:
+        table.sort_compact(**kwargs)
+    else:
+        table.compact(**kwargs)
     return [(True,)]
 
 
@@ -158,10 +151,7 @@ def _plan(catalog: Catalog, args: dict[str, Any]) -> ProcedureJob | list[tuple[A
     table, kwargs = _decode(catalog, args)
     if "strategy" in kwargs:  # sort compaction runs here (one sort per partition)
         return _run_here(table, kwargs)
-    try:
-        compacting, plan = table.plan_compaction(**kwargs)
-    except ValidationError as e:
-        raise ValidationError(f"Procedure compact: {e}") from None
+    compacting, plan = table.plan_compaction(**kwargs)
     if isinstance(plan, CompactTableResult):  # an empty or append table: done already
         return [(True,)]
     if not plan.buckets:
@@ -199,10 +189,10 @@ def _decode_obj(text: str) -> Any:
         raise ValidationError(f"Procedure compact: a job message cannot be decoded ({e})") from None
 
 
-COMPACT = register(Procedure(
+@procedure(
     name="compact",
     params=(
-        ProcedureParam("table", "STRING", True),
+        TABLE,
         ProcedureParam("partitions", "STRING", False),
         ProcedureParam("compact_strategy", "STRING", False),
         ProcedureParam("order_strategy", "STRING", False),
@@ -212,7 +202,7 @@ COMPACT = register(Procedure(
         ProcedureParam("partition_idle_time", "STRING", False),
         ProcedureParam("buckets", "STRING", False),
     ),
-    output=(("result", "BOOLEAN"),),
+    output=RESULT,
     plan=_plan,
     run_task=_run_task,
     finish=_finish,
@@ -220,10 +210,23 @@ COMPACT = register(Procedure(
                 "bucket into its highest level) or 'minor' (what universal compaction picks); only the "
                 "'partitions' ('k=v,k2=v2;k=v3') or the partitions matching 'where', or the 'buckets' "
                 "('0,2-4'); 'options' ('k=v,...') apply to this call. One COMPACT snapshot.",
-    fn=_compact,
-))
+)
+def _compact(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return _run_here(*_decode(catalog, args))
 
 
+@procedure(
+    name="rescale",
+    params=(
+        TABLE,
+        ProcedureParam("bucket_num", "INT", False),
+        ProcedureParam("partitions", "STRING", False),
+        ProcedureParam("where", "STRING", False),
+    ),
+    output=RESULT,
+    description="Rewrites the partitions of table 'table' ('partitions' 'k=v;...' or 'where', default all) "
+                "with 'bucket_num' buckets (default: the table's bucket option) as one OVERWRITE.",
+)
 def _rescale(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     name = "rescale"
     partitions, where = args["partitions"], args["where"]
@@ -231,28 +234,23 @@ def _rescale(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
         raise ValidationError("Procedure rescale: partitions and where cannot be used together")
     table = table_arg(catalog, name, args["table"])
     specs = None if _blank(partitions) else parse_partitions_arg(name, str(partitions))
-    try:
-        table.rescale(args["bucket_num"], partitions=specs, where=None if _blank(where) else str(where))
-    except ValidationError as e:
-        raise ValidationError(f"Procedure rescale: {e}") from None
+    table.rescale(args["bucket_num"], partitions=specs, where=None if _blank(where) else str(where))
     return [(True,)]
 
 
-RESCALE = register(Procedure(
-    name="rescale",
+@procedure(
+    name="compact_database",
     params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("bucket_num", "INT", False),
-        ProcedureParam("partitions", "STRING", False),
-        ProcedureParam("where", "STRING", False),
+        ProcedureParam("including_databases", "STRING", False),
+        ProcedureParam("including_tables", "STRING", False),
+        ProcedureParam("excluding_tables", "STRING", False),
+        ProcedureParam("options", "STRING", False),
     ),
-    output=(("result", "BOOLEAN"),),
-    description="Rewrites the partitions of table 'table' ('partitions' 'k=v;...' or 'where', default all) "
-                "with 'bucket_num' buckets (default: the table's bucket option) as one OVERWRITE.",
-    fn=_rescale,
-))
-
-
+    output=(("result", "STRING"),),
+    description="Compacts every table of the databases matching 'including_databases' (regex, default all) "
+                "whose 'db.table' matches 'including_tables' and not 'excluding_tables'; 'options' "
+                "('k=v,...') apply to each.",
+)
 def _compact_database(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     """Paimon's CompactDatabaseProcedure: ``compact`` on every table ``db.t`` of the databases fully
     matching ``including_databases`` whose full name fully matches ``including_tables`` and not
@@ -284,17 +282,3 @@ def _compact_database(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any,
     return [(f"Compact database finished. Success: {succeeded}, Failed: {failed}",)]
 
 
-COMPACT_DATABASE = register(Procedure(
-    name="compact_database",
-    params=(
-        ProcedureParam("including_databases", "STRING", False),
-        ProcedureParam("including_tables", "STRING", False),
-        ProcedureParam("excluding_tables", "STRING", False),
-        ProcedureParam("options", "STRING", False),
-    ),
-    output=(("result", "STRING"),),
-    description="Compacts every table of the databases matching 'including_databases' (regex, default all) "
-                "whose 'db.table' matches 'including_tables' and not 'excluding_tables'; 'options' "
-                "('k=v,...') apply to each.",
-    fn=_compact_database,
-))

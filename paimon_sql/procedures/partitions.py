@@ -12,7 +12,7 @@ from paimon_sql.errors import NotFoundError, ValidationError
 from paimon_sql.ops import partitions as partition_ops
 from paimon_sql.procedures.builtin import parse_options_arg, table_arg
 from paimon_sql.procedures.compaction import parse_partitions_arg
-from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
+from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureParam, procedure
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
@@ -20,6 +20,24 @@ if TYPE_CHECKING:
 NO_EXPIRED = "No expired partitions."
 
 
+@procedure(
+    name="expire_partitions",
+    params=(
+        TABLE,
+        ProcedureParam("expiration_time", "STRING", False),
+        ProcedureParam("timestamp_formatter", "STRING", False),
+        ProcedureParam("timestamp_pattern", "STRING", False),
+        ProcedureParam("expire_strategy", "STRING", False),
+        ProcedureParam("max_expires", "INT", False),
+        ProcedureParam("options", "STRING", False),
+        ProcedureParam("dry_run", "BOOLEAN", False, False),
+    ),
+    output=(("expired_partitions", "STRING"),),
+    description="Drops the partitions of table 'table' older than 'expiration_time' (default: the table's "
+                "'partition.expiration-time'), read from their values ('values-time': 'timestamp_pattern' "
+                "and 'timestamp_formatter') or from their newest file ('update-time'), at most 'max_expires' "
+                "of them; 'options' sets other table options for the call; 'dry_run' only reports.",
+)
 def _expire_partitions(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     name = "expire_partitions"
     table = table_arg(catalog, name, args["table"])
@@ -37,27 +55,16 @@ def _expire_partitions(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any
     return [(t,) for t in texts] if texts else [(NO_EXPIRED,)]
 
 
-EXPIRE_PARTITIONS = register(Procedure(
-    name="expire_partitions",
+@procedure(
+    name="mark_partition_done",
     params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("expiration_time", "STRING", False),
-        ProcedureParam("timestamp_formatter", "STRING", False),
-        ProcedureParam("timestamp_pattern", "STRING", False),
-        ProcedureParam("expire_strategy", "STRING", False),
-        ProcedureParam("max_expires", "INT", False),
-        ProcedureParam("options", "STRING", False),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
+        TABLE,
+        ProcedureParam("partitions", "STRING", True),
     ),
-    output=(("expired_partitions", "STRING"),),
-    description="Drops the partitions of table 'table' older than 'expiration_time' (default: the table's "
-                "'partition.expiration-time'), read from their values ('values-time': 'timestamp_pattern' "
-                "and 'timestamp_formatter') or from their newest file ('update-time'), at most 'max_expires' "
-                "of them; 'options' sets other table options for the call; 'dry_run' only reports.",
-    fn=_expire_partitions,
-))
-
-
+    output=RESULT,
+    description="Marks the partitions 'partitions' ('k=v,k2=v2;k=v3,...', full specs) of table 'table' done "
+                "with its 'partition.mark-done-action' ('success-file': writes <partition>/_SUCCESS).",
+)
 def _mark_partition_done(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     name = "mark_partition_done"
     table = table_arg(catalog, name, args["table"])
@@ -65,19 +72,19 @@ def _mark_partition_done(catalog: Catalog, args: dict[str, Any]) -> list[tuple[A
     return [(True,)]
 
 
-MARK_PARTITION_DONE = register(Procedure(
-    name="mark_partition_done",
+@procedure(
+    name="alter_table_drop_partitions",
     params=(
-        ProcedureParam("table", "STRING", True),
+        TABLE,
         ProcedureParam("partitions", "STRING", True),
+        ProcedureParam("if_exists", "BOOLEAN", False, False),
     ),
-    output=(("result", "BOOLEAN"),),
-    description="Marks the partitions 'partitions' ('k=v,k2=v2;k=v3,...', full specs) of table 'table' done "
-                "with its 'partition.mark-done-action' ('success-file': writes <partition>/_SUCCESS).",
-    fn=_mark_partition_done,
-))
-
-
+    output=(),
+    description="ALTER TABLE t DROP [IF EXISTS] PARTITION (...)[, PARTITION (...)]: drops the partitions "
+                "'partitions' (a JSON list of column -> value objects; a spec may name only the first "
+                "columns, or any of them) in one commit.",
+    listed=False,
+)
 def _alter_table_drop_partitions(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     """``ALTER TABLE t DROP [IF EXISTS] PARTITION (...)[, PARTITION (...)] [PURGE]`` as Paimon's
     ``PaimonDropPartitionsExec``: a spec naming every partition column must name an existing
@@ -121,17 +128,3 @@ def _alter_table_drop_partitions(catalog: Catalog, args: dict[str, Any]) -> list
     return []
 
 
-ALTER_TABLE_DROP_PARTITIONS = register(Procedure(
-    name="alter_table_drop_partitions",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("partitions", "STRING", True),
-        ProcedureParam("if_exists", "BOOLEAN", False, False),
-    ),
-    output=(),
-    description="ALTER TABLE t DROP [IF EXISTS] PARTITION (...)[, PARTITION (...)]: drops the partitions "
-                "'partitions' (a JSON list of column -> value objects; a spec may name only the first "
-                "columns, or any of them) in one commit.",
-    fn=_alter_table_drop_partitions,
-    listed=False,
-))

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from paimon_sql.catalog.identifier import DEFAULT_DATABASE
-from paimon_sql.errors import NotFoundError, ValidationError
+from paimon_sql.errors import NotFoundError, PaimonError, ValidationError
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
@@ -108,6 +108,36 @@ class ProcedureResult:
 
 PROCEDURES: dict[str, Procedure] = {}
 
+# The parameter most procedures start with, and the one-column output most return (Paimon's).
+TABLE = ProcedureParam("table", "STRING", True)
+RESULT: tuple[tuple[str, str], ...] = (("result", "BOOLEAN"),)
+
+ProcedureFn = Callable[["Catalog", dict[str, Any]], list[tuple[Any, ...]]]
+
+
+def procedure(
+    name: str,
+    params: tuple[ProcedureParam, ...],
+    output: tuple[tuple[str, str], ...],
+    description: str,
+    *,
+    verbose_output: tuple[tuple[str, str], ...] = (),
+    listed: bool = True,
+    plan: Callable[[Catalog, dict[str, Any]], ProcedureJob | list[tuple[Any, ...]]] | None = None,
+    run_task: Callable[[str, str], str] | None = None,
+    finish: Callable[[str, list[str]], list[tuple[Any, ...]]] | None = None,
+) -> Callable[[ProcedureFn], ProcedureFn]:
+    """Declares the decorated function (``fn(catalog, args)``, ``args`` decoded by the registry)
+    as procedure ``name`` and registers it (see ``Procedure``); the function is returned as is."""
+
+    def declare(fn: ProcedureFn) -> ProcedureFn:
+        register(Procedure(name=name, params=params, output=output, description=description, fn=fn,
+                           plan=plan, run_task=run_task, finish=finish, listed=listed,
+                           verbose_output=verbose_output))
+        return fn
+
+    return declare
+
 
 def listed_procedures() -> list[str]:
     """The names of the procedures SHOW PROCEDURES lists, sorted."""
@@ -161,8 +191,21 @@ def call_procedure(
     ``default``)."""
     proc = get_procedure(name)
     decoded = decode_args(proc, args)
-    rows = _in_database(current_database, lambda: proc.fn(catalog, decoded))
+    rows = _in_database(current_database, lambda: _prefixing(proc, lambda: proc.fn(catalog, decoded)))
     return proc.result(decoded, rows)
+
+
+def _prefixing(proc: Procedure, fn: Callable[[], _R]) -> _R:
+    """``fn()``, with a ``PaimonError`` it raises prefixed ``Procedure <name>: `` (same class) unless
+    its message names the procedure already; the procedures behind SQL statements (not listed)
+    keep their statements' messages."""
+    try:
+        return fn()
+    except PaimonError as e:
+        text = str(e)
+        if not proc.listed or text.lower().startswith(f"procedure {proc.name}"):
+            raise
+        raise type(e)(f"Procedure {proc.name}: {text}") from e
 
 
 def _in_database(current_database: str | None, fn: Callable[[], _R]) -> _R:
@@ -185,7 +228,7 @@ def plan_procedure(
     if plan is None:
         return call_procedure(catalog, name, args, current_database)
     decoded = decode_args(proc, args)
-    planned = _in_database(current_database, lambda: plan(catalog, decoded))
+    planned = _in_database(current_database, lambda: _prefixing(proc, lambda: plan(catalog, decoded)))
     if isinstance(planned, ProcedureJob):
         return planned
     return proc.result(decoded, planned)
@@ -193,9 +236,10 @@ def plan_procedure(
 
 def run_procedure_task(name: str, state: str, task: str) -> str:
     proc = get_procedure(name)
-    if proc.run_task is None:
+    run_task = proc.run_task
+    if run_task is None:
         raise ValidationError(f"Procedure {proc.name} has no tasks to run")
-    return proc.run_task(state, task)
+    return _prefixing(proc, lambda: run_task(state, task))
 
 
 def finish_procedure(name: str, state: str, messages: Sequence[str]) -> ProcedureResult:
@@ -204,7 +248,14 @@ def finish_procedure(name: str, state: str, messages: Sequence[str]) -> Procedur
         raise ValidationError(f"Procedure {proc.name} has no tasks to finish")
     if not isinstance(state, str) or not all(isinstance(m, str) for m in messages):
         raise ValidationError(f"Procedure {proc.name}: a job's state and messages are strings")
-    return ProcedureResult(list(proc.output), [tuple(r)[:len(proc.output)] for r in proc.finish(state, list(messages))])
+    finish = proc.finish
+    rows = _prefixing(proc, lambda: finish(state, list(messages)))
+    return ProcedureResult(list(proc.output), [tuple(r)[:len(proc.output)] for r in rows])
+
+
+def argument_error(procedure: str, arg: str, detail: str) -> ValidationError:
+    """The error of a bad argument: ``Procedure <procedure>, argument '<arg>': <detail>``."""
+    return ValidationError(f"Procedure {procedure}, argument {arg!r}: {detail}")
 
 
 def decode_args(proc: Procedure, args: Mapping[str, Any] | Sequence[Any] | None) -> dict[str, Any]:
@@ -254,10 +305,7 @@ def decode_args(proc: Procedure, args: Mapping[str, Any] | Sequence[Any] | None)
 
 def _check_type(proc: Procedure, p: ProcedureParam, value: Any) -> Any:
     def bad(expected: str) -> ValidationError:
-        return ValidationError(
-            f"Procedure {proc.name}: argument {p.name!r} must be {expected} ({p.type}), "
-            f"got {type(value).__name__} {value!r}"
-        )
+        return argument_error(proc.name, p.name, f"must be {expected} ({p.type}), got {type(value).__name__} {value!r}")
 
     if p.type == "STRING":
         if not isinstance(value, str):
