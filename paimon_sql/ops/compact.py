@@ -38,8 +38,7 @@ from paimon_sql.scan.split import DataSplit
 from paimon_sql.write.append_compact import (
     pack_unaware,
     pack_unaware_dv,
-    pick_bucketed_full,
-    pick_bucketed_full_dv,
+    pick_bucketed,
     rewrite_append,
 )
 from paimon_sql.write.append_deletion_vectors import (
@@ -115,7 +114,7 @@ def plan_compaction(
     ]
     picked = tuple(sorted({(e.partition, e.bucket) for e in live}))
     if not store.has_primary_key:
-        return _compact_append(store, base, live, len(picked), committer)
+        return _compact_append(store, base, live, len(picked), committer, full)
     return CompactPlan(base.id, store.schema.id, picked, full)
 
 
@@ -181,8 +180,10 @@ def compact(
 
 def _compact_append(
     store: FileStore, base: Snapshot, live: list[ManifestEntry], n_buckets: int, committer: FileStoreCommit | None,
+    full: bool = True,
 ) -> CompactTableResult:
-    """Append tables: Paimon's small-file compaction per partition (bucket-unaware) or per bucket."""
+    """Append tables: Paimon's small-file compaction per partition (bucket-unaware) or per bucket
+    (fixed buckets: ``pick_bucketed``, a full or a best-effort pick)."""
     opts = store.options
     target, small = opts.target_file_size(False), opts.compaction_file_size(False)
     groups: dict[tuple[bytes, int], list[ManifestEntry]] = defaultdict(list)
@@ -208,8 +209,8 @@ def _compact_append(
                 plans = pack_unaware(files, target, small, opts.compaction_min_file_num,
                                      opts.source_split_open_file_cost)
             else:
-                chosen = (pick_bucketed_full_dv(files, small, dvs.where.__contains__) if with_dv
-                          else pick_bucketed_full(files, small))
+                chosen = pick_bucketed(files, full, small, opts.compaction_min_file_num, target,
+                                       dvs.where.__contains__ if with_dv else None)
                 plans = [chosen] if chosen else []
             if not plans:
                 continue

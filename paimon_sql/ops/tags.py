@@ -150,7 +150,7 @@ def create_tag(
         )
     tags = store.tags
     if tags.exists(tag):
-        raise AlreadyExistsError(f"Tag {tag!r} of table {store.name} already exists")
+        raise AlreadyExistsError(f"Table {store.name}: Tag '{tag}' already exists.")  # Paimon's TagManager text
     if snapshot_id is None:
         snap = store.snapshots.latest()
         if snap is None:
@@ -167,7 +167,7 @@ def create_tag(
         if created:
             fio.overwrite_atomic(path, data)
     if not created:
-        raise AlreadyExistsError(f"Tag {tag!r} of table {store.name} already exists")
+        raise AlreadyExistsError(f"Table {store.name}: Tag '{tag}' already exists.")  # Paimon's TagManager text
     return CreateTagResult(store.name, tag, snap.id, time_retained_ms, path)
 
 

@@ -1,4 +1,5 @@
-"""Procedures (``CALL sys.<name>(...)``): declared once here, dispatched by name.
+"""Procedures (``CALL sys.<name>(...)``): each declared by ``@procedure`` next to its function (the
+modules below), dispatched by name.
 
 ``PROCEDURES`` maps a name to its ``Procedure`` (parameters, output columns, description, function);
 ``call_procedure(catalog, name, args)`` runs one and returns a ``ProcedureResult``.
@@ -22,6 +23,7 @@ from paimon_sql.procedures.registry import (
     call_procedure,
     decode_args,
     get_procedure,
+    procedure,
     register,
 )
 
@@ -34,5 +36,6 @@ __all__ = [
     "call_procedure",
     "decode_args",
     "get_procedure",
+    "procedure",
     "register",
 ]

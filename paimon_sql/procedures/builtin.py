@@ -10,16 +10,16 @@ from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import ValidationError
 from paimon_sql.meta.travel import parse_version
 from paimon_sql.ops import expire as expire_ops
-from paimon_sql.ops import rollback as rollback_ops
 from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tags as tag_ops
 from paimon_sql.options import parse_duration_ms
-from paimon_sql.procedures.registry import CURRENT_DATABASE, Procedure, ProcedureParam, register
+from paimon_sql.procedures.registry import CURRENT_DATABASE, RESULT, TABLE, ProcedureParam, procedure
 from paimon_sql.table.table import Table
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
 
+_ROLLBACK_OUTPUT = (("previous_snapshot_id", "BIGINT"), ("current_snapshot_id", "BIGINT"))
 
 
 def ident_arg(procedure: str, value: str, arg: str = "table") -> Identifier:
@@ -46,6 +46,18 @@ def table_arg(catalog: Catalog, procedure: str, value: str, arg: str = "table") 
     return table
 
 
+@procedure(
+    name="create_tag",
+    params=(
+        TABLE,
+        ProcedureParam("tag", "STRING", True),
+        ProcedureParam("snapshot", "BIGINT", False),
+        ProcedureParam("time_retained", "STRING", False),
+    ),
+    output=RESULT,
+    description="Creates tag 'tag' of snapshot 'snapshot' (default: the latest) of table 'table', "
+                "optionally kept for 'time_retained' (a duration such as '1 d').",
+)
 def _create_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table = table_arg(catalog, "create_tag", args["table"])
     snapshot = args["snapshot"]
@@ -60,10 +72,22 @@ def _create_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]
             raise ValidationError(
                 f"Procedure create_tag: invalid argument 'time_retained' {retained!r}: {e}"
             ) from None
+    # not Table.create_tag: Paimon's CreateTagProcedure passes its time_retained (null when not
+    # given) explicitly, so tag.default-time-retained does not apply to the procedure
     tag_ops.create_tag(table.store, args["tag"], snapshot, retained_ms)
     return [(True,)]
 
 
+@procedure(
+    name="delete_tag",
+    params=(
+        TABLE,
+        ProcedureParam("tag", "STRING", True),
+    ),
+    output=RESULT,
+    description="Deletes the tags 'tag' (comma-separated names) of table 'table'; missing tags are "
+                "ignored.",
+)
 def _delete_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table = table_arg(catalog, "delete_tag", args["table"])
     names = [n.strip() for n in args["tag"].split(",")]
@@ -73,10 +97,22 @@ def _delete_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]
         except ValidationError as e:
             raise ValidationError(f"Procedure delete_tag: invalid argument 'tag' {args['tag']!r}: {e}") from None
     for n in dict.fromkeys(names):
-        tag_ops.delete_tag(table.store, n)
+        table.delete_tag(n)
     return [(True,)]
 
 
+@procedure(
+    name="rollback",
+    params=(
+        TABLE,
+        ProcedureParam("version", "STRING", False),
+        ProcedureParam("snapshot", "BIGINT", False),
+        ProcedureParam("tag", "STRING", False),
+    ),
+    output=_ROLLBACK_OUTPUT,
+    description="Rolls table 'table' back to a snapshot or tag: 'version' (a snapshot id or tag "
+                "name), or 'snapshot', or 'tag'. Later snapshots and tags are deleted.",
+)
 def _rollback(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table = table_arg(catalog, "rollback", args["table"])
     version, snapshot, tag = args["version"], args["snapshot"], args["tag"]
@@ -101,7 +137,7 @@ def _rollback(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
             tag_ops.validate_tag_name(tag, table.name, new=False)
         except ValidationError as e:
             raise ValidationError(f"Procedure rollback: invalid tag {tag!r}: {e}") from None
-    result = rollback_ops.rollback(table.store, snapshot_id=snapshot, tag=tag)
+    result = table.rollback(snapshot_id=snapshot, tag=tag)
     return [(result.previous_snapshot_id, result.current_snapshot_id)]
 
 
@@ -121,6 +157,30 @@ def parse_options_arg(procedure: str, text: str | None) -> dict[str, str]:
     return out
 
 
+@procedure(
+    name="expire_snapshots",
+    params=(
+        TABLE,
+        ProcedureParam("retain_max", "INT", False),
+        ProcedureParam("retain_min", "INT", False),
+        ProcedureParam("older_than", "STRING", False),
+        ProcedureParam("max_deletes", "INT", False),
+        ProcedureParam("options", "STRING", False),
+        ProcedureParam("dry_run", "BOOLEAN", False, False),
+    ),
+    output=(("deleted_snapshots_count", "INT"),),
+    verbose_output=(
+        ("deleted_data_files_count", "BIGINT"),
+        ("deleted_manifests_count", "BIGINT"),
+        ("deleted_index_files_count", "BIGINT"),
+        ("deleted_bytes", "BIGINT"),
+    ),
+    description="Expires snapshots of table 'table': beyond 'retain_max' whatever their age, else once "
+                "the next snapshot is older than 'older_than' (default: now minus snapshot.time-retained), "
+                "keeping 'retain_min' and what consumers need, at most 'max_deletes' at a time; "
+                "'options' ('k=v,...') overrides table options; 'dry_run' only reports; 'verbose' adds "
+                "the deleted files' counts and bytes.",
+)
 def _expire_snapshots(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table = table_arg(catalog, "expire_snapshots", args["table"])
     options = parse_options_arg("expire_snapshots", args["options"])
@@ -129,74 +189,51 @@ def _expire_snapshots(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any,
         older_than = None  # Paimon ignores a blank older_than
     if older_than is not None:
         expire_ops.parse_timestamp_ms(older_than, "Procedure expire_snapshots: argument 'older_than'")
-    try:
-        r = table.expire_snapshots(
-            args["retain_max"], args["retain_min"], older_than, args["max_deletes"],
-            dry_run=args["dry_run"], options=options,
-        )
-    except ValidationError as e:
-        raise ValidationError(f"Procedure expire_snapshots: {e}") from None
+    r = table.expire_snapshots(
+        args["retain_max"], args["retain_min"], older_than, args["max_deletes"],
+        dry_run=args["dry_run"], options=options,
+    )
     return [(r.deleted_snapshots, r.deleted_data_files, r.deleted_manifests, r.deleted_index_files,
              r.deleted_bytes)]
 
 
+@procedure(
+    name="expire_changelogs",
+    params=(
+        TABLE,
+        ProcedureParam("retain_max", "INT", False),
+        ProcedureParam("retain_min", "INT", False),
+        ProcedureParam("older_than", "STRING", False),
+        ProcedureParam("max_deletes", "INT", False),
+        ProcedureParam("delete_all", "BOOLEAN", False, False),
+        ProcedureParam("dry_run", "BOOLEAN", False, False),
+    ),
+    output=(("result", "STRING"),),
+    verbose_output=(
+        ("deleted_data_files_count", "BIGINT"),
+        ("deleted_manifests_count", "BIGINT"),
+        ("deleted_bytes", "BIGINT"),
+    ),
+    description="Expires the long-lived changelogs of table 'table' (kept by snapshot expiry when "
+                "changelog.num-retained.* / changelog.time-retained exceed the snapshot retention): beyond "
+                "'retain_max' counted from the latest snapshot, keeping 'retain_min', once older than "
+                "'older_than' (defaults: the table's changelog options), at most 'max_deletes'; "
+                "'delete_all' deletes every one; 'dry_run' only reports; 'verbose' adds the deleted files' counts "
+                "and bytes.",
+)
 def _expire_changelogs(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table = table_arg(catalog, "expire_changelogs", args["table"])
     older_than = args["older_than"]
     if older_than is not None and not older_than.strip():
         older_than = None
-    try:
-        if args["delete_all"]:
-            r = table.expire_changelogs(delete_all=True, dry_run=args["dry_run"])
-            head = "Delete all separated changelogs success."
-        else:
-            r = table.expire_changelogs(args["retain_max"], args["retain_min"], older_than, args["max_deletes"],
-                                        dry_run=args["dry_run"])
-            head = str(r.deleted_changelogs)
-    except ValidationError as e:
-        raise ValidationError(f"Procedure expire_changelogs: {e}") from None
+    if args["delete_all"]:
+        r = table.expire_changelogs(delete_all=True, dry_run=args["dry_run"])
+        head = "Delete all separated changelogs success."
+    else:
+        r = table.expire_changelogs(args["retain_max"], args["retain_min"], older_than, args["max_deletes"],
+                                    dry_run=args["dry_run"])
+        head = str(r.deleted_changelogs)
     return [(head, r.deleted_data_files, r.deleted_manifests, r.deleted_bytes)]
-
-
-CREATE_TAG = register(Procedure(
-    name="create_tag",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("snapshot", "BIGINT", False),
-        ProcedureParam("time_retained", "STRING", False),
-    ),
-    output=(("result", "BOOLEAN"),),
-    description="Creates tag 'tag' of snapshot 'snapshot' (default: the latest) of table 'table', "
-                "optionally kept for 'time_retained' (a duration such as '1 d').",
-    fn=_create_tag,
-))
-
-DELETE_TAG = register(Procedure(
-    name="delete_tag",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("tag", "STRING", True),
-    ),
-    output=(("result", "BOOLEAN"),),
-    description="Deletes the tags 'tag' (comma-separated names) of table 'table'; missing tags are "
-                "ignored.",
-    fn=_delete_tag,
-))
-
-ROLLBACK = register(Procedure(
-    name="rollback",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("version", "STRING", False),
-        ProcedureParam("snapshot", "BIGINT", False),
-        ProcedureParam("tag", "STRING", False),
-    ),
-    output=(("previous_snapshot_id", "BIGINT"), ("current_snapshot_id", "BIGINT")),
-    description="Rolls table 'table' back to a snapshot or tag: 'version' (a snapshot id or tag "
-                "name), or 'snapshot', or 'tag'. Later snapshots and tags are deleted.",
-    fn=_rollback,
-))
 
 
 # -- branches, more tag procedures, rollback by time and watermark (Apache Paimon's
@@ -221,6 +258,18 @@ def _snapshot_arg(procedure: str, value: int | None) -> int | None:
     return value
 
 
+@procedure(
+    name="create_branch",
+    params=(
+        TABLE,
+        ProcedureParam("branch", "STRING", True),
+        ProcedureParam("tag", "STRING", False),
+        ProcedureParam("ignoreIfExists", "STRING", False),
+    ),
+    output=RESULT,
+    description="Creates branch 'branch' of table 'table' from tag 'tag' (or empty, with the current "
+                "schema); 'ignoreIfExists' => 'true' does nothing when the branch exists.",
+)
 def _create_branch(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table = table_arg(catalog, "create_branch", args["table"])
     ignore = _bool_text("create_branch", "ignoreIfExists", args["ignoreIfExists"])
@@ -228,158 +277,110 @@ def _create_branch(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ..
     return [(True,)]
 
 
+@procedure(
+    name="delete_branch",
+    params=(
+        TABLE,
+        ProcedureParam("branch", "STRING", True),
+    ),
+    output=RESULT,
+    description="Deletes the branches 'branch' (comma-separated names) of table 'table'.",
+)
 def _delete_branch(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table = table_arg(catalog, "delete_branch", args["table"])
     table.delete_branch(args["branch"])
     return [(True,)]
 
 
+@procedure(
+    name="rename_branch",
+    params=(
+        TABLE,
+        ProcedureParam("from_branch", "STRING", True),
+        ProcedureParam("to_branch", "STRING", True),
+    ),
+    output=RESULT,
+    description="Renames branch 'from_branch' of table 'table' to 'to_branch'.",
+)
 def _rename_branch(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table = table_arg(catalog, "rename_branch", args["table"])
     table.rename_branch(args["from_branch"], args["to_branch"])
     return [(True,)]
 
 
+@procedure(
+    name="fast_forward",
+    params=(
+        TABLE,
+        ProcedureParam("branch", "STRING", True),
+    ),
+    output=RESULT,
+    description="Fast-forwards table 'table' to branch 'branch': its snapshots, schemas and tags from "
+                "the branch's earliest snapshot on are replaced by the branch's.",
+)
 def _fast_forward(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table = table_arg(catalog, "fast_forward", args["table"])
     table.fast_forward(args["branch"])
     return [(True,)]
 
 
+@procedure(
+    name="merge_branch",
+    params=(
+        TABLE,
+        ProcedureParam("source_branch", "STRING", True),
+        ProcedureParam("target_branch", "STRING", False),
+    ),
+    output=RESULT,
+    description="Merges branch 'source_branch' of append table 'table' into 'target_branch' (default main): "
+                "the data files the source has and the target lacks are added in one APPEND commit. Both "
+                "branches need their complete append-only history and the same schema.",
+)
 def _merge_branch(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table = table_arg(catalog, "merge_branch", args["table"])
     table.merge_branch(args["source_branch"], args["target_branch"] or "main")
     return [(True,)]
 
 
+@procedure(
+    name="replace_tag",
+    params=(
+        TABLE,
+        ProcedureParam("tag", "STRING", True),
+        ProcedureParam("snapshot", "BIGINT", False),
+        ProcedureParam("time_retained", "STRING", False),
+    ),
+    output=RESULT,
+    description="Points the existing tag 'tag' of table 'table' at snapshot 'snapshot' (default: the "
+                "latest), kept for 'time_retained' (none when not given).",
+)
 def _replace_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table = table_arg(catalog, "replace_tag", args["table"])
     retained = tag_change_ops.parse_time_retained(args["time_retained"], "Procedure replace_tag")
-    tag_change_ops.replace_tag(table.store, args["tag"], _snapshot_arg("replace_tag", args["snapshot"]), retained)
+    table.replace_tag(args["tag"], _snapshot_arg("replace_tag", args["snapshot"]), retained)
     return [(True,)]
 
 
+@procedure(
+    name="rename_tag",
+    params=(
+        TABLE,
+        ProcedureParam("tag", "STRING", True),
+        ProcedureParam("target_tag", "STRING", True),
+    ),
+    output=RESULT,
+    description="Renames tag 'tag' of table 'table' to 'target_tag'.",
+)
 def _rename_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table = table_arg(catalog, "rename_tag", args["table"])
     table.rename_tag(args["tag"], args["target_tag"])
     return [(True,)]
 
 
-def _create_tag_from_timestamp(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "create_tag_from_timestamp", args["table"])
-    retained = tag_change_ops.parse_time_retained(args["time_retained"], "Procedure create_tag_from_timestamp")
-    r = tag_change_ops.create_tag_from_timestamp(table.store, args["tag"], args["timestamp"], retained)
-    return [(r.tag, r.snapshot_id, r.commit_time, str(r.watermark) if r.watermark is not None else "null")]
-
-
-def _rollback_to_timestamp(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "rollback_to_timestamp", args["table"])
-    r = table.rollback_to_timestamp(args["timestamp"])
-    return [(r.previous_snapshot_id, r.current_snapshot_id)]
-
-
-def _rollback_to_watermark(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "rollback_to_watermark", args["table"])
-    r = table.rollback_to_watermark(args["watermark"])
-    return [(r.previous_snapshot_id, r.current_snapshot_id)]
-
-
-_RESULT = (("result", "BOOLEAN"),)
-_ROLLBACK_OUTPUT = (("previous_snapshot_id", "BIGINT"), ("current_snapshot_id", "BIGINT"))
-
-CREATE_BRANCH = register(Procedure(
-    name="create_branch",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("branch", "STRING", True),
-        ProcedureParam("tag", "STRING", False),
-        ProcedureParam("ignoreIfExists", "STRING", False),
-    ),
-    output=_RESULT,
-    description="Creates branch 'branch' of table 'table' from tag 'tag' (or empty, with the current "
-                "schema); 'ignoreIfExists' => 'true' does nothing when the branch exists.",
-    fn=_create_branch,
-))
-
-DELETE_BRANCH = register(Procedure(
-    name="delete_branch",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("branch", "STRING", True),
-    ),
-    output=_RESULT,
-    description="Deletes the branches 'branch' (comma-separated names) of table 'table'.",
-    fn=_delete_branch,
-))
-
-RENAME_BRANCH = register(Procedure(
-    name="rename_branch",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("from_branch", "STRING", True),
-        ProcedureParam("to_branch", "STRING", True),
-    ),
-    output=_RESULT,
-    description="Renames branch 'from_branch' of table 'table' to 'to_branch'.",
-    fn=_rename_branch,
-))
-
-FAST_FORWARD = register(Procedure(
-    name="fast_forward",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("branch", "STRING", True),
-    ),
-    output=_RESULT,
-    description="Fast-forwards table 'table' to branch 'branch': its snapshots, schemas and tags from "
-                "the branch's earliest snapshot on are replaced by the branch's.",
-    fn=_fast_forward,
-))
-
-MERGE_BRANCH = register(Procedure(
-    name="merge_branch",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("source_branch", "STRING", True),
-        ProcedureParam("target_branch", "STRING", False),
-    ),
-    output=_RESULT,
-    description="Merges branch 'source_branch' of append table 'table' into 'target_branch' (default main): "
-                "the data files the source has and the target lacks are added in one APPEND commit. Both "
-                "branches need their complete append-only history and the same schema.",
-    fn=_merge_branch,
-))
-
-REPLACE_TAG = register(Procedure(
-    name="replace_tag",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("snapshot", "BIGINT", False),
-        ProcedureParam("time_retained", "STRING", False),
-    ),
-    output=_RESULT,
-    description="Points the existing tag 'tag' of table 'table' at snapshot 'snapshot' (default: the "
-                "latest), kept for 'time_retained' (none when not given).",
-    fn=_replace_tag,
-))
-
-RENAME_TAG = register(Procedure(
-    name="rename_tag",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("target_tag", "STRING", True),
-    ),
-    output=_RESULT,
-    description="Renames tag 'tag' of table 'table' to 'target_tag'.",
-    fn=_rename_tag,
-))
-
-CREATE_TAG_FROM_TIMESTAMP = register(Procedure(
+@procedure(
     name="create_tag_from_timestamp",
     params=(
-        ProcedureParam("table", "STRING", True),
+        TABLE,
         ProcedureParam("tag", "STRING", True),
         ProcedureParam("timestamp", "BIGINT", True),
         ProcedureParam("time_retained", "STRING", False),
@@ -387,79 +388,43 @@ CREATE_TAG_FROM_TIMESTAMP = register(Procedure(
     output=(("tagName", "STRING"), ("snapshot", "BIGINT"), ("commit_time", "BIGINT"), ("watermark", "STRING")),
     description="Creates tag 'tag' of the earliest snapshot of table 'table' committed at or after "
                 "'timestamp' (epoch millis; snapshots only tags keep count), kept for 'time_retained'.",
-    fn=_create_tag_from_timestamp,
-))
+)
+def _create_tag_from_timestamp(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "create_tag_from_timestamp", args["table"])
+    retained = tag_change_ops.parse_time_retained(args["time_retained"], "Procedure create_tag_from_timestamp")
+    r = table.create_tag_from_timestamp(args["tag"], args["timestamp"], retained)
+    return [(r.tag, r.snapshot_id, r.commit_time, str(r.watermark) if r.watermark is not None else "null")]
 
-ROLLBACK_TO_TIMESTAMP = register(Procedure(
+
+@procedure(
     name="rollback_to_timestamp",
     params=(
-        ProcedureParam("table", "STRING", True),
+        TABLE,
         ProcedureParam("timestamp", "BIGINT", True),
     ),
     output=_ROLLBACK_OUTPUT,
     description="Rolls table 'table' back to its latest snapshot committed at or before 'timestamp' "
                 "(epoch millis).",
-    fn=_rollback_to_timestamp,
-))
+)
+def _rollback_to_timestamp(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "rollback_to_timestamp", args["table"])
+    r = table.rollback_to_timestamp(args["timestamp"])
+    return [(r.previous_snapshot_id, r.current_snapshot_id)]
 
-ROLLBACK_TO_WATERMARK = register(Procedure(
+
+@procedure(
     name="rollback_to_watermark",
     params=(
-        ProcedureParam("table", "STRING", True),
+        TABLE,
         ProcedureParam("watermark", "BIGINT", True),
     ),
     output=_ROLLBACK_OUTPUT,
     description="Rolls table 'table' back to its latest snapshot whose watermark is at or below "
                 "'watermark'.",
-    fn=_rollback_to_watermark,
-))
+)
+def _rollback_to_watermark(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    table = table_arg(catalog, "rollback_to_watermark", args["table"])
+    r = table.rollback_to_watermark(args["watermark"])
+    return [(r.previous_snapshot_id, r.current_snapshot_id)]
 
-EXPIRE_SNAPSHOTS = register(Procedure(
-    name="expire_snapshots",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("retain_max", "INT", False),
-        ProcedureParam("retain_min", "INT", False),
-        ProcedureParam("older_than", "STRING", False),
-        ProcedureParam("max_deletes", "INT", False),
-        ProcedureParam("options", "STRING", False),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
-    ),
-    output=(
-        ("deleted_snapshots_count", "INT"),
-        ("deleted_data_files_count", "BIGINT"),
-        ("deleted_manifests_count", "BIGINT"),
-        ("deleted_index_files_count", "BIGINT"),
-        ("deleted_bytes", "BIGINT"),
-    ),
-    description="Expires snapshots of table 'table': beyond 'retain_max' whatever their age, else once "
-                "the next snapshot is older than 'older_than' (default: now minus snapshot.time-retained), "
-                "keeping 'retain_min' and what consumers need, at most 'max_deletes' at a time; "
-                "'options' ('k=v,...') overrides table options; 'dry_run' only reports.",
-    fn=_expire_snapshots,
-))
 
-EXPIRE_CHANGELOGS = register(Procedure(
-    name="expire_changelogs",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("retain_max", "INT", False),
-        ProcedureParam("retain_min", "INT", False),
-        ProcedureParam("older_than", "STRING", False),
-        ProcedureParam("max_deletes", "INT", False),
-        ProcedureParam("delete_all", "BOOLEAN", False, False),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
-    ),
-    output=(
-        ("result", "STRING"),
-        ("deleted_data_files_count", "BIGINT"),
-        ("deleted_manifests_count", "BIGINT"),
-        ("deleted_bytes", "BIGINT"),
-    ),
-    description="Expires the long-lived changelogs of table 'table' (kept by snapshot expiry when "
-                "changelog.num-retained.* / changelog.time-retained exceed the snapshot retention): beyond "
-                "'retain_max' counted from the latest snapshot, keeping 'retain_min', once older than "
-                "'older_than' (defaults: the table's changelog options), at most 'max_deletes'; "
-                "'delete_all' deletes every one; 'dry_run' only reports.",
-    fn=_expire_changelogs,
-))

@@ -7,13 +7,14 @@ import base64
 import logging
 import pickle
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import PaimonError, UnsupportedError, ValidationError
 from paimon_sql.meta.store_ref import StoreRef
 from paimon_sql.ops.compact import CompactTableResult, commit_compaction, compact_buckets
 from paimon_sql.procedures.builtin import parse_options_arg, table_arg
-from paimon_sql.procedures.registry import Procedure, ProcedureJob, ProcedureParam, register
+from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureJob, ProcedureParam, procedure
 from paimon_sql.table.table import Table
 from paimon_sql.table.table_commit import TableCommit
 from paimon_sql.write.table_write import CommitChanges
@@ -24,6 +25,11 @@ if TYPE_CHECKING:
 _LOG = logging.getLogger(__name__)
 _STRATEGIES = ("full", "minor")
 _ORDERS = ("order", "zorder", "hilbert", "none")
+
+
+def _java_list(items: Sequence[str]) -> str:
+    """``[a, b]``: a list of names as Paimon's messages print them (Java's List.toString)."""
+    return "[" + ", ".join(items) + "]"
 
 
 def _blank(value: object) -> bool:
@@ -96,11 +102,11 @@ def _decode(catalog: Catalog, args: dict[str, Any]) -> tuple[Table, dict[str, An
         raise ValidationError(
             f"Procedure compact: order_by columns {unknown} are not columns of table {table.identifier}"
         )
-    in_partition = [c for c in order_by if c in table.schema.partition_keys]
-    if in_partition:
-        raise ValidationError(
-            f"Procedure compact: order_by should not contain partition columns {in_partition} of table "
-            f"{table.identifier}, because it is meaningless"
+    if any(c in table.schema.partition_keys for c in order_by):
+        raise ValidationError(  # Paimon's CompactProcedure text
+            f"Procedure compact: table {table.identifier}: order_by should not contain partition cols, because "
+            f"it is meaningless, your order_by cols are {_java_list(order_by)}, and partition cols are "
+            f"{_java_list(table.schema.partition_keys)}"
         )
     idle = None if _blank(args["partition_idle_time"]) else str(args["partition_idle_time"])
     if idle is not None and order != "none":
@@ -117,9 +123,9 @@ def _decode(catalog: Catalog, args: dict[str, Any]) -> tuple[Table, dict[str, An
     specs = None if _blank(partitions) else parse_partitions_arg(name, str(partitions))
     bad = sorted({k for spec in specs or [] for k in spec} - set(table.schema.partition_keys))
     if bad:
-        raise ValidationError(
-            f"Procedure compact: Partition keys {bad} are invalid for table {table.identifier} "
-            f"(partition keys: {list(table.schema.partition_keys)})"
+        raise ValidationError(  # Paimon's SparkProcedureUtils text
+            f"Procedure compact: table {table.identifier}: Partition keys {_java_list(bad)} are invalid. "
+            f"Available partition keys are {_java_list(table.schema.partition_keys)}"
         )
     buckets = None if _blank(args["buckets"]) else parse_buckets_arg(name, str(args["buckets"]))
     where_text = None if _blank(where) else str(where)
@@ -131,19 +137,12 @@ def _decode(catalog: Catalog, args: dict[str, Any]) -> tuple[Table, dict[str, An
                    "partition_idle_time": idle}
 
 
-def _compact(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    return _run_here(*_decode(catalog, args))
-
-
 def _run_here(table: Table, kwargs: dict[str, Any]) -> list[tuple[Any, ...]]:
     """The compaction in this process (sort compaction when ``kwargs`` name a strategy)."""
-    try:
-        if "strategy" in kwargs:
-            table.sort_compact(**kwargs)
-        else:
-            table.compact(**kwargs)
-    except ValidationError as e:
-        raise ValidationError(f"Procedure compact: {e}") from None
+    if "strategy" in kwargs:
+        table.sort_compact(**kwargs)
+    else:
+        table.compact(**kwargs)
     return [(True,)]
 
 
@@ -152,10 +151,7 @@ def _plan(catalog: Catalog, args: dict[str, Any]) -> ProcedureJob | list[tuple[A
     table, kwargs = _decode(catalog, args)
     if "strategy" in kwargs:  # sort compaction runs here (one sort per partition)
         return _run_here(table, kwargs)
-    try:
-        compacting, plan = table.plan_compaction(**kwargs)
-    except ValidationError as e:
-        raise ValidationError(f"Procedure compact: {e}") from None
+    compacting, plan = table.plan_compaction(**kwargs)
     if isinstance(plan, CompactTableResult):  # an empty or append table: done already
         return [(True,)]
     if not plan.buckets:
@@ -191,10 +187,10 @@ def _decode_obj(text: str) -> Any:
         raise ValidationError(f"Procedure compact: a job message cannot be decoded ({e})") from None
 
 
-COMPACT = register(Procedure(
+@procedure(
     name="compact",
     params=(
-        ProcedureParam("table", "STRING", True),
+        TABLE,
         ProcedureParam("partitions", "STRING", False),
         ProcedureParam("compact_strategy", "STRING", False),
         ProcedureParam("order_strategy", "STRING", False),
@@ -204,7 +200,7 @@ COMPACT = register(Procedure(
         ProcedureParam("partition_idle_time", "STRING", False),
         ProcedureParam("buckets", "STRING", False),
     ),
-    output=(("result", "BOOLEAN"),),
+    output=RESULT,
     plan=_plan,
     run_task=_run_task,
     finish=_finish,
@@ -212,10 +208,23 @@ COMPACT = register(Procedure(
                 "bucket into its highest level) or 'minor' (what universal compaction picks); only the "
                 "'partitions' ('k=v,k2=v2;k=v3') or the partitions matching 'where', or the 'buckets' "
                 "('0,2-4'); 'options' ('k=v,...') apply to this call. One COMPACT snapshot.",
-    fn=_compact,
-))
+)
+def _compact(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return _run_here(*_decode(catalog, args))
 
 
+@procedure(
+    name="rescale",
+    params=(
+        TABLE,
+        ProcedureParam("bucket_num", "INT", False),
+        ProcedureParam("partitions", "STRING", False),
+        ProcedureParam("where", "STRING", False),
+    ),
+    output=RESULT,
+    description="Rewrites the partitions of table 'table' ('partitions' 'k=v;...' or 'where', default all) "
+                "with 'bucket_num' buckets (default: the table's bucket option) as one OVERWRITE.",
+)
 def _rescale(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     name = "rescale"
     partitions, where = args["partitions"], args["where"]
@@ -223,28 +232,23 @@ def _rescale(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
         raise ValidationError("Procedure rescale: partitions and where cannot be used together")
     table = table_arg(catalog, name, args["table"])
     specs = None if _blank(partitions) else parse_partitions_arg(name, str(partitions))
-    try:
-        table.rescale(args["bucket_num"], partitions=specs, where=None if _blank(where) else str(where))
-    except ValidationError as e:
-        raise ValidationError(f"Procedure rescale: {e}") from None
+    table.rescale(args["bucket_num"], partitions=specs, where=None if _blank(where) else str(where))
     return [(True,)]
 
 
-RESCALE = register(Procedure(
-    name="rescale",
+@procedure(
+    name="compact_database",
     params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("bucket_num", "INT", False),
-        ProcedureParam("partitions", "STRING", False),
-        ProcedureParam("where", "STRING", False),
+        ProcedureParam("including_databases", "STRING", False),
+        ProcedureParam("including_tables", "STRING", False),
+        ProcedureParam("excluding_tables", "STRING", False),
+        ProcedureParam("options", "STRING", False),
     ),
-    output=(("result", "BOOLEAN"),),
-    description="Rewrites the partitions of table 'table' ('partitions' 'k=v;...' or 'where', default all) "
-                "with 'bucket_num' buckets (default: the table's bucket option) as one OVERWRITE.",
-    fn=_rescale,
-))
-
-
+    output=(("result", "STRING"),),
+    description="Compacts every table of the databases matching 'including_databases' (regex, default all) "
+                "whose 'db.table' matches 'including_tables' and not 'excluding_tables'; 'options' "
+                "('k=v,...') apply to each.",
+)
 def _compact_database(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     """Paimon's CompactDatabaseProcedure: ``compact`` on every table ``db.t`` of the databases fully
     matching ``including_databases`` whose full name fully matches ``including_tables`` and not
@@ -276,17 +280,3 @@ def _compact_database(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any,
     return [(f"Compact database finished. Success: {succeeded}, Failed: {failed}",)]
 
 
-COMPACT_DATABASE = register(Procedure(
-    name="compact_database",
-    params=(
-        ProcedureParam("including_databases", "STRING", False),
-        ProcedureParam("including_tables", "STRING", False),
-        ProcedureParam("excluding_tables", "STRING", False),
-        ProcedureParam("options", "STRING", False),
-    ),
-    output=(("result", "STRING"),),
-    description="Compacts every table of the databases matching 'including_databases' (regex, default all) "
-                "whose 'db.table' matches 'including_tables' and not 'excluding_tables'; 'options' "
-                "('k=v,...') apply to each.",
-    fn=_compact_database,
-))

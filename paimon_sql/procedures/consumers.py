@@ -6,45 +6,42 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.procedures.builtin import table_arg
-from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
+from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureParam, procedure
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
 
 
+@procedure(
+    name="reset_consumer",
+    params=(
+        TABLE,
+        ProcedureParam("consumerId", "STRING", True),
+        ProcedureParam("nextSnapshotId", "BIGINT", False),
+    ),
+    output=RESULT,
+    description="Sets consumer 'consumerId' of table 'table' to read from snapshot 'nextSnapshotId' "
+                "(snapshot expiry keeps it and later ones); without it, deletes the consumer.",
+)
 def _reset_consumer(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table_arg(catalog, "reset_consumer", args["table"]).reset_consumer(args["consumerId"], args["nextSnapshotId"])
     return [(True,)]
 
 
+@procedure(
+    name="clear_consumers",
+    params=(
+        TABLE,
+        ProcedureParam("includingConsumers", "STRING", False),
+        ProcedureParam("excludingConsumers", "STRING", False),
+    ),
+    output=RESULT,
+    description="Deletes the consumers of table 'table' whose id fully matches the regular expression "
+                "'includingConsumers' (default: all) and not 'excludingConsumers'.",
+)
 def _clear_consumers(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table = table_arg(catalog, "clear_consumers", args["table"])
     table.clear_consumers(args["includingConsumers"], args["excludingConsumers"])
     return [(True,)]
 
 
-RESET_CONSUMER = register(Procedure(
-    name="reset_consumer",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("consumerId", "STRING", True),
-        ProcedureParam("nextSnapshotId", "BIGINT", False),
-    ),
-    output=(("result", "BOOLEAN"),),
-    description="Sets consumer 'consumerId' of table 'table' to read from snapshot 'nextSnapshotId' "
-                "(snapshot expiry keeps it and later ones); without it, deletes the consumer.",
-    fn=_reset_consumer,
-))
-
-CLEAR_CONSUMERS = register(Procedure(
-    name="clear_consumers",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("includingConsumers", "STRING", False),
-        ProcedureParam("excludingConsumers", "STRING", False),
-    ),
-    output=(("result", "BOOLEAN"),),
-    description="Deletes the consumers of table 'table' whose id fully matches the regular expression "
-                "'includingConsumers' (default: all) and not 'excludingConsumers'.",
-    fn=_clear_consumers,
-))

@@ -11,7 +11,7 @@ from paimon_sql.catalog.identifier import SYSTEM_DATABASE, Identifier
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.ops.expire import parse_timestamp_ms
 from paimon_sql.procedures.builtin import ident_arg, parse_options_arg, table_arg
-from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
+from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureParam, procedure
 from paimon_sql.table.table import Table
 
 if TYPE_CHECKING:
@@ -20,6 +20,21 @@ if TYPE_CHECKING:
 _MODES = ("DISTRIBUTED", "LOCAL")
 
 
+@procedure(
+    name="remove_orphan_files",
+    params=(
+        TABLE,
+        ProcedureParam("older_than", "STRING", False),
+        ProcedureParam("dry_run", "BOOLEAN", False, False),
+        ProcedureParam("parallelism", "INT", False),
+        ProcedureParam("mode", "STRING", False),
+    ),
+    output=(("deletedFileCount", "BIGINT"), ("deletedFileTotalLenInBytes", "BIGINT")),
+    description="Deletes the files of table 'table' (or of every table of 'db.*') that no snapshot, tag "
+                "or changelog of any branch references and that were modified before 'older_than' "
+                "('yyyy-MM-dd HH:mm:ss', default one day ago); 'dry_run' only counts. 'mode' (DISTRIBUTED "
+                "or LOCAL) and 'parallelism' are accepted; the files are listed and deleted on the driver.",
+)
 def _remove_orphan_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     name = "remove_orphan_files"
     table_text = args["table"]
@@ -59,39 +74,30 @@ def _remove_orphan_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[A
     return [(files, size)]
 
 
-REMOVE_ORPHAN_FILES = register(Procedure(
-    name="remove_orphan_files",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("older_than", "STRING", False),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
-        ProcedureParam("parallelism", "INT", False),
-        ProcedureParam("mode", "STRING", False),
-    ),
-    output=(("deletedFileCount", "BIGINT"), ("deletedFileTotalLenInBytes", "BIGINT")),
-    description="Deletes the files of table 'table' (or of every table of 'db.*') that no snapshot, tag "
-                "or changelog of any branch references and that were modified before 'older_than' "
-                "('yyyy-MM-dd HH:mm:ss', default one day ago); 'dry_run' only counts. 'mode' (DISTRIBUTED "
-                "or LOCAL) and 'parallelism' are accepted; the files are listed and deleted on the driver.",
-    fn=_remove_orphan_files,
-))
-
-
+@procedure(
+    name="purge_files",
+    params=(TABLE,),
+    output=(("result", "STRING"),),
+    description="Purges table 'table': drops its branches, tags and consumers, truncates it and expires every "
+                "snapshot but the latest (empty) one, with their files.",
+)
 def _purge_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table_arg(catalog, "purge_files", args["table"]).purge_files()
     return [("Success",)]
 
 
-PURGE_FILES = register(Procedure(
-    name="purge_files",
-    params=(ProcedureParam("table", "STRING", True),),
-    output=(("result", "STRING"),),
-    description="Purges table 'table': drops its branches, tags and consumers, truncates it and expires every "
-                "snapshot but the latest (empty) one, with their files.",
-    fn=_purge_files,
-))
-
-
+@procedure(
+    name="remove_unexisting_files",
+    params=(
+        TABLE,
+        ProcedureParam("dry_run", "BOOLEAN", False, False),
+        ProcedureParam("parallelism", "INT", False),
+    ),
+    output=(("fileName", "STRING"),),
+    description="Removes from table 'table' (one commit) the data files its latest snapshot names that no "
+                "longer exist in storage; one row per such file. 'dry_run' only lists them; 'parallelism' is "
+                "accepted (the folders are listed on the driver).",
+)
 def _remove_unexisting_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     name = "remove_unexisting_files"
     table_text = args["table"]
@@ -103,36 +109,33 @@ def _remove_unexisting_files(catalog: Catalog, args: dict[str, Any]) -> list[tup
     return [(p,) for p in result.paths]
 
 
-REMOVE_UNEXISTING_FILES = register(Procedure(
-    name="remove_unexisting_files",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
-        ProcedureParam("parallelism", "INT", False),
-    ),
-    output=(("fileName", "STRING"),),
-    description="Removes from table 'table' (one commit) the data files its latest snapshot names that no "
-                "longer exist in storage; one row per such file. 'dry_run' only lists them; 'parallelism' is "
-                "accepted (the folders are listed on the driver).",
-    fn=_remove_unexisting_files,
-))
-
-
+@procedure(
+    name="repair_earliest_snapshot",
+    params=(TABLE, ProcedureParam("snapshot_id", "BIGINT", True)),
+    output=(("previous_earliest_snapshot_id", "BIGINT"), ("current_earliest_snapshot_id", "BIGINT")),
+    description="Points the EARLIEST hint of table 'table' at 'snapshot_id' when the snapshot files before it "
+                "were lost: every snapshot from it to the latest must exist, and the one before it must not.",
+)
 def _repair_earliest_snapshot(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     table = table_arg(catalog, "repair_earliest_snapshot", args["table"])
     return [table.repair_earliest_snapshot(args["snapshot_id"])]
 
 
-REPAIR_EARLIEST_SNAPSHOT = register(Procedure(
-    name="repair_earliest_snapshot",
-    params=(ProcedureParam("table", "STRING", True), ProcedureParam("snapshot_id", "BIGINT", True)),
-    output=(("previous_earliest_snapshot_id", "BIGINT"), ("current_earliest_snapshot_id", "BIGINT")),
-    description="Points the EARLIEST hint of table 'table' at 'snapshot_id' when the snapshot files before it "
-                "were lost: every snapshot from it to the latest must exist, and the one before it must not.",
-    fn=_repair_earliest_snapshot,
-))
-
-
+@procedure(
+    name="compact_manifest",
+    params=(
+        TABLE,
+        ProcedureParam("options", "STRING", False),
+        ProcedureParam("dry_run", "BOOLEAN", False, False),
+        ProcedureParam("manifest_sort_enabled", "BOOLEAN", False),
+        ProcedureParam("manifest_sort_partition_field", "STRING", False),
+        ProcedureParam("manifest_sort_max_rewrite_size", "STRING", False),
+    ),
+    output=RESULT,
+    description="Rewrites the manifests of table 'table' to hold only live entries, as one COMPACT snapshot "
+                "('options' 'k=v,...' apply to the call; 'dry_run' only logs what it would rewrite). Sorting "
+                "manifests by partition is not supported.",
+)
 def _compact_manifest(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     name = "compact_manifest"
     if args["manifest_sort_enabled"] or args["manifest_sort_partition_field"] or args["manifest_sort_max_rewrite_size"]:
@@ -146,24 +149,18 @@ def _compact_manifest(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any,
     return [(True,)]
 
 
-COMPACT_MANIFEST = register(Procedure(
-    name="compact_manifest",
+@procedure(
+    name="copy",
     params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("options", "STRING", False),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
-        ProcedureParam("manifest_sort_enabled", "BOOLEAN", False),
-        ProcedureParam("manifest_sort_partition_field", "STRING", False),
-        ProcedureParam("manifest_sort_max_rewrite_size", "STRING", False),
+        ProcedureParam("source_table", "STRING", True),
+        ProcedureParam("target_table", "STRING", True),
+        ProcedureParam("where", "STRING", False),
     ),
-    output=(("result", "BOOLEAN"),),
-    description="Rewrites the manifests of table 'table' to hold only live entries, as one COMPACT snapshot "
-                "('options' 'k=v,...' apply to the call; 'dry_run' only logs what it would rewrite). Sorting "
-                "manifests by partition is not supported.",
-    fn=_compact_manifest,
-))
-
-
+    output=RESULT,
+    description="Copies the files of the latest snapshot of 'source_table' (the partitions 'where' selects) into "
+                "'target_table' (created with the source's schema when missing, else a compatible table) and "
+                "commits them as one OVERWRITE of the partitions they fill.",
+)
 def _copy(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     name = "copy"
     source = table_arg(catalog, name, args["source_table"], "source_table")
@@ -179,16 +176,3 @@ def _copy(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     return [(True,)]
 
 
-COPY = register(Procedure(
-    name="copy",
-    params=(
-        ProcedureParam("source_table", "STRING", True),
-        ProcedureParam("target_table", "STRING", True),
-        ProcedureParam("where", "STRING", False),
-    ),
-    output=(("result", "BOOLEAN"),),
-    description="Copies the files of the latest snapshot of 'source_table' (the partitions 'where' selects) into "
-                "'target_table' (created with the source's schema when missing, else a compatible table) and "
-                "commits them as one OVERWRITE of the partitions they fill.",
-    fn=_copy,
-))

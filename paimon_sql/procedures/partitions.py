@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from paimon_sql.procedures.builtin import parse_options_arg, table_arg
 from paimon_sql.procedures.compaction import parse_partitions_arg
-from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
+from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureParam, procedure
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
@@ -17,6 +17,24 @@ if TYPE_CHECKING:
 NO_EXPIRED = "No expired partitions."
 
 
+@procedure(
+    name="expire_partitions",
+    params=(
+        TABLE,
+        ProcedureParam("expiration_time", "STRING", False),
+        ProcedureParam("timestamp_formatter", "STRING", False),
+        ProcedureParam("timestamp_pattern", "STRING", False),
+        ProcedureParam("expire_strategy", "STRING", False),
+        ProcedureParam("max_expires", "INT", False),
+        ProcedureParam("options", "STRING", False),
+        ProcedureParam("dry_run", "BOOLEAN", False, False),
+    ),
+    output=(("expired_partitions", "STRING"),),
+    description="Drops the partitions of table 'table' older than 'expiration_time' (default: the table's "
+                "'partition.expiration-time'), read from their values ('values-time': 'timestamp_pattern' "
+                "and 'timestamp_formatter') or from their newest file ('update-time'), at most 'max_expires' "
+                "of them; 'options' sets other table options for the call; 'dry_run' only reports.",
+)
 def _expire_partitions(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     name = "expire_partitions"
     table = table_arg(catalog, name, args["table"])
@@ -34,42 +52,18 @@ def _expire_partitions(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any
     return [(t,) for t in texts] if texts else [(NO_EXPIRED,)]
 
 
-EXPIRE_PARTITIONS = register(Procedure(
-    name="expire_partitions",
+@procedure(
+    name="mark_partition_done",
     params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("expiration_time", "STRING", False),
-        ProcedureParam("timestamp_formatter", "STRING", False),
-        ProcedureParam("timestamp_pattern", "STRING", False),
-        ProcedureParam("expire_strategy", "STRING", False),
-        ProcedureParam("max_expires", "INT", False),
-        ProcedureParam("options", "STRING", False),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
+        TABLE,
+        ProcedureParam("partitions", "STRING", True),
     ),
-    output=(("expired_partitions", "STRING"),),
-    description="Drops the partitions of table 'table' older than 'expiration_time' (default: the table's "
-                "'partition.expiration-time'), read from their values ('values-time': 'timestamp_pattern' "
-                "and 'timestamp_formatter') or from their newest file ('update-time'), at most 'max_expires' "
-                "of them; 'options' sets other table options for the call; 'dry_run' only reports.",
-    fn=_expire_partitions,
-))
-
-
+    output=RESULT,
+    description="Marks the partitions 'partitions' ('k=v,k2=v2;k=v3,...', full specs) of table 'table' done "
+                "with its 'partition.mark-done-action' ('success-file': writes <partition>/_SUCCESS).",
+)
 def _mark_partition_done(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     name = "mark_partition_done"
     table = table_arg(catalog, name, args["table"])
     table.mark_partition_done(parse_partitions_arg(name, args["partitions"]))
     return [(True,)]
-
-
-MARK_PARTITION_DONE = register(Procedure(
-    name="mark_partition_done",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("partitions", "STRING", True),
-    ),
-    output=(("result", "BOOLEAN"),),
-    description="Marks the partitions 'partitions' ('k=v,k2=v2;k=v3,...', full specs) of table 'table' done "
-                "with its 'partition.mark-done-action' ('success-file': writes <partition>/_SUCCESS).",
-    fn=_mark_partition_done,
-))

@@ -5,23 +5,31 @@ output columns, as Apache Paimon's Spark procedures declare them; ``call_procedu
 arguments (by name, or positionally in declaration order), checks them and runs the procedure.
 Argument errors raise ``ValidationError`` naming the procedure and the argument; an unknown
 procedure raises ``NotFoundError`` listing the known ones.
+
+A procedure's ``output`` is Apache Paimon's (columns, Spark types and rows, for the same call). A
+procedure that can report more declares ``verbose_output``: columns of our own appended after
+Paimon's; ``register`` then adds the parameter ``verbose BOOLEAN = false`` (last), and only a call
+with ``verbose => true`` returns them. The procedure's function always returns the long rows; the
+registry cuts them to Paimon's columns otherwise.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from paimon_sql.catalog.identifier import DEFAULT_DATABASE
-from paimon_sql.errors import NotFoundError, ValidationError
+from paimon_sql.errors import NotFoundError, PaimonError, ValidationError
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
 
 _R = TypeVar("_R")
 PARAM_TYPES = ("STRING", "BIGINT", "INT", "BOOLEAN", "DOUBLE")
+VERBOSE = "verbose"  # the opt-in parameter of every procedure with ``verbose_output``
 _INT_RANGE = {"INT": (-(2**31), 2**31 - 1), "BIGINT": (-(2**63), 2**63 - 1)}
 
 
@@ -61,6 +69,20 @@ class Procedure:
     # False: the procedure carries a SQL statement (``ALTER TABLE t CREATE TAG``) and is left out
     # of the procedure listings (SHOW PROCEDURES); it can still be called by name.
     listed: bool = True
+    # Columns of our own, returned after ``output`` only when called with ``verbose => true``.
+    verbose_output: tuple[tuple[str, str], ...] = ()
+
+    def columns(self, args: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """The output columns of a call with the decoded ``args``."""
+        if self.verbose_output and args.get(VERBOSE):
+            return [*self.output, *self.verbose_output]
+        return list(self.output)
+
+    def result(self, args: Mapping[str, Any], rows: Sequence[Sequence[Any]]) -> ProcedureResult:
+        """The result of a call with the decoded ``args``: ``rows`` (as the function returns them,
+        with the verbose columns when the procedure has some) cut to the call's columns."""
+        columns = self.columns(args)
+        return ProcedureResult(columns, [tuple(r)[:len(columns)] for r in rows])
 
     @property
     def signature(self) -> str:
@@ -86,6 +108,36 @@ class ProcedureResult:
 
 PROCEDURES: dict[str, Procedure] = {}
 
+# The parameter most procedures start with, and the one-column output most return (Paimon's).
+TABLE = ProcedureParam("table", "STRING", True)
+RESULT: tuple[tuple[str, str], ...] = (("result", "BOOLEAN"),)
+
+ProcedureFn = Callable[["Catalog", dict[str, Any]], list[tuple[Any, ...]]]
+
+
+def procedure(
+    name: str,
+    params: tuple[ProcedureParam, ...],
+    output: tuple[tuple[str, str], ...],
+    description: str,
+    *,
+    verbose_output: tuple[tuple[str, str], ...] = (),
+    listed: bool = True,
+    plan: Callable[[Catalog, dict[str, Any]], ProcedureJob | list[tuple[Any, ...]]] | None = None,
+    run_task: Callable[[str, str], str] | None = None,
+    finish: Callable[[str, list[str]], list[tuple[Any, ...]]] | None = None,
+) -> Callable[[ProcedureFn], ProcedureFn]:
+    """Declares the decorated function (``fn(catalog, args)``, ``args`` decoded by the registry)
+    as procedure ``name`` and registers it (see ``Procedure``); the function is returned as is."""
+
+    def declare(fn: ProcedureFn) -> ProcedureFn:
+        register(Procedure(name=name, params=params, output=output, description=description, fn=fn,
+                           plan=plan, run_task=run_task, finish=finish, listed=listed,
+                           verbose_output=verbose_output))
+        return fn
+
+    return declare
+
 
 def listed_procedures() -> list[str]:
     """The names of the procedures SHOW PROCEDURES lists, sorted."""
@@ -99,6 +151,12 @@ def register(proc: Procedure) -> Procedure:
         raise ValidationError(f"Procedure name {proc.name!r} must be lower case")
     if key in PROCEDURES:
         raise ValidationError(f"Procedure {proc.name!r} is already registered")
+    if proc.verbose_output:
+        if proc.plan is not None:
+            raise ValidationError(f"Procedure {proc.name!r}: a procedure run as a job has no verbose output")
+        if any(p.name == VERBOSE for p in proc.params):
+            raise ValidationError(f"Procedure {proc.name!r}: parameter {VERBOSE!r} is added by the registry")
+        proc = dataclasses.replace(proc, params=(*proc.params, ProcedureParam(VERBOSE, "BOOLEAN", False, False)))
     names = [p.name for p in proc.params]
     if len(set(names)) != len(names):
         raise ValidationError(f"Procedure {proc.name!r} declares a parameter twice: {names}")
@@ -132,8 +190,22 @@ def call_procedure(
     A table argument without a database names a table of ``current_database`` (default:
     ``default``)."""
     proc = get_procedure(name)
-    rows = _in_database(current_database, lambda: proc.fn(catalog, decode_args(proc, args)))
-    return ProcedureResult(list(proc.output), [tuple(r) for r in rows])
+    decoded = decode_args(proc, args)
+    rows = _in_database(current_database, lambda: _prefixing(proc, lambda: proc.fn(catalog, decoded)))
+    return proc.result(decoded, rows)
+
+
+def _prefixing(proc: Procedure, fn: Callable[[], _R]) -> _R:
+    """``fn()``, with a ``PaimonError`` it raises prefixed ``Procedure <name>: `` (same class) unless
+    its message names the procedure already; the procedures behind SQL statements (not listed)
+    keep their statements' messages."""
+    try:
+        return fn()
+    except PaimonError as e:
+        text = str(e)
+        if not proc.listed or text.lower().startswith(f"procedure {proc.name}"):
+            raise
+        raise type(e)(f"Procedure {proc.name}: {text}") from e
 
 
 def _in_database(current_database: str | None, fn: Callable[[], _R]) -> _R:
@@ -155,17 +227,19 @@ def plan_procedure(
     plan = proc.plan
     if plan is None:
         return call_procedure(catalog, name, args, current_database)
-    planned = _in_database(current_database, lambda: plan(catalog, decode_args(proc, args)))
+    decoded = decode_args(proc, args)
+    planned = _in_database(current_database, lambda: _prefixing(proc, lambda: plan(catalog, decoded)))
     if isinstance(planned, ProcedureJob):
         return planned
-    return ProcedureResult(list(proc.output), [tuple(r) for r in planned])
+    return proc.result(decoded, planned)
 
 
 def run_procedure_task(name: str, state: str, task: str) -> str:
     proc = get_procedure(name)
-    if proc.run_task is None:
+    run_task = proc.run_task
+    if run_task is None:
         raise ValidationError(f"Procedure {proc.name} has no tasks to run")
-    return proc.run_task(state, task)
+    return _prefixing(proc, lambda: run_task(state, task))
 
 
 def finish_procedure(name: str, state: str, messages: Sequence[str]) -> ProcedureResult:
@@ -174,7 +248,14 @@ def finish_procedure(name: str, state: str, messages: Sequence[str]) -> Procedur
         raise ValidationError(f"Procedure {proc.name} has no tasks to finish")
     if not isinstance(state, str) or not all(isinstance(m, str) for m in messages):
         raise ValidationError(f"Procedure {proc.name}: a job's state and messages are strings")
-    return ProcedureResult(list(proc.output), [tuple(r) for r in proc.finish(state, list(messages))])
+    finish = proc.finish
+    rows = _prefixing(proc, lambda: finish(state, list(messages)))
+    return ProcedureResult(list(proc.output), [tuple(r)[:len(proc.output)] for r in rows])
+
+
+def argument_error(procedure: str, arg: str, detail: str) -> ValidationError:
+    """The error of a bad argument: ``Procedure <procedure>, argument '<arg>': <detail>``."""
+    return ValidationError(f"Procedure {procedure}, argument {arg!r}: {detail}")
 
 
 def decode_args(proc: Procedure, args: Mapping[str, Any] | Sequence[Any] | None) -> dict[str, Any]:
@@ -224,10 +305,7 @@ def decode_args(proc: Procedure, args: Mapping[str, Any] | Sequence[Any] | None)
 
 def _check_type(proc: Procedure, p: ProcedureParam, value: Any) -> Any:
     def bad(expected: str) -> ValidationError:
-        return ValidationError(
-            f"Procedure {proc.name}: argument {p.name!r} must be {expected} ({p.type}), "
-            f"got {type(value).__name__} {value!r}"
-        )
+        return argument_error(proc.name, p.name, f"must be {expected} ({p.type}), got {type(value).__name__} {value!r}")
 
     if p.type == "STRING":
         if not isinstance(value, str):

@@ -18,7 +18,7 @@ from paimon_sql.errors import AlreadyExistsError, ValidationError
 from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tags as tag_ops
 from paimon_sql.procedures.builtin import table_arg
-from paimon_sql.procedures.registry import Procedure, ProcedureParam, register
+from paimon_sql.procedures.registry import TABLE, ProcedureParam, procedure
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
@@ -32,6 +32,23 @@ def _snapshot(procedure: str, value: int | None) -> int | None:
     return value
 
 
+@procedure(
+    name="alter_table_create_tag",
+    params=(
+        TABLE,
+        ProcedureParam("tag", "STRING", True),
+        ProcedureParam("snapshot", "BIGINT", False),
+        ProcedureParam("time_retained", "STRING", False),
+        ProcedureParam("replace", "BOOLEAN", False, False),
+        ProcedureParam("if_not_exists", "BOOLEAN", False, False),
+    ),
+    output=(),
+    description="ALTER TABLE t CREATE TAG [IF NOT EXISTS] / CREATE OR REPLACE TAG / REPLACE TAG: "
+                "creates tag 'tag' of snapshot 'snapshot' (default: the latest), kept for "
+                "'time_retained'; with 'replace' an existing tag is replaced, with 'if_not_exists' "
+                "it is kept.",
+    listed=False,
+)
 def _create_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     """CREATE TAG [IF NOT EXISTS] / CREATE OR REPLACE TAG / REPLACE TAG."""
     replace: bool = args["replace"]
@@ -49,11 +66,19 @@ def _create_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]
     except AlreadyExistsError:
         if replace:  # created since the check
             tag_change_ops.replace_tag(store, tag, snapshot, retained)
-        elif not args["if_not_exists"]:
-            raise
+        elif not args["if_not_exists"]:  # Paimon's CreateOrReplaceTagExec text
+            raise AlreadyExistsError(f"{where}: table {table.identifier}: Tag {tag} is exists.") from None
     return []
 
 
+@procedure(
+    name="alter_table_delete_tag",
+    params=(TABLE, ProcedureParam("tag", "STRING", True)),
+    output=(),
+    description="ALTER TABLE t DELETE TAG: deletes the tags 'tag' (comma-separated names); missing "
+                "tags are skipped.",
+    listed=False,
+)
 def _delete_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     """DELETE TAG [IF EXISTS] a[,b...]: missing tags are skipped either way, as in Paimon."""
     table = table_arg(catalog, "alter_table_delete_tag", args["table"])
@@ -65,55 +90,25 @@ def _delete_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]
         except ValidationError as e:
             raise ValidationError(f"ALTER TABLE ... DELETE TAG {text!r}: {e}") from None
     for n in dict.fromkeys(names):
-        tag_ops.delete_tag(table.store, n)
+        table.delete_tag(n)
     return []
 
 
-def _rename_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """RENAME TAG a TO b."""
-    table = table_arg(catalog, "alter_table_rename_tag", args["table"])
-    tag_change_ops.rename_tag(table.store, args["tag"], args["target_tag"])
-    return []
-
-
-ALTER_TABLE_CREATE_TAG = register(Procedure(
-    name="alter_table_create_tag",
-    params=(
-        ProcedureParam("table", "STRING", True),
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("snapshot", "BIGINT", False),
-        ProcedureParam("time_retained", "STRING", False),
-        ProcedureParam("replace", "BOOLEAN", False, False),
-        ProcedureParam("if_not_exists", "BOOLEAN", False, False),
-    ),
-    output=(),
-    description="ALTER TABLE t CREATE TAG [IF NOT EXISTS] / CREATE OR REPLACE TAG / REPLACE TAG: "
-                "creates tag 'tag' of snapshot 'snapshot' (default: the latest), kept for "
-                "'time_retained'; with 'replace' an existing tag is replaced, with 'if_not_exists' "
-                "it is kept.",
-    fn=_create_tag,
-    listed=False,
-))
-
-ALTER_TABLE_DELETE_TAG = register(Procedure(
-    name="alter_table_delete_tag",
-    params=(ProcedureParam("table", "STRING", True), ProcedureParam("tag", "STRING", True)),
-    output=(),
-    description="ALTER TABLE t DELETE TAG: deletes the tags 'tag' (comma-separated names); missing "
-                "tags are skipped.",
-    fn=_delete_tag,
-    listed=False,
-))
-
-ALTER_TABLE_RENAME_TAG = register(Procedure(
+@procedure(
     name="alter_table_rename_tag",
     params=(
-        ProcedureParam("table", "STRING", True),
+        TABLE,
         ProcedureParam("tag", "STRING", True),
         ProcedureParam("target_tag", "STRING", True),
     ),
     output=(),
     description="ALTER TABLE t RENAME TAG: renames tag 'tag' to 'target_tag'.",
-    fn=_rename_tag,
     listed=False,
-))
+)
+def _rename_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """RENAME TAG a TO b."""
+    table = table_arg(catalog, "alter_table_rename_tag", args["table"])
+    table.rename_tag(args["tag"], args["target_tag"])
+    return []
+
+

@@ -559,12 +559,24 @@ class Table:
         if buckets is not None:
             wanted = set(buckets)
             if self.store.options.bucket <= 0:
-                raise ValidationError(
-                    f"compact of table {self.identifier}: buckets can only be given for fixed-bucket tables "
-                    f"(bucket = {self.store.options.bucket})"
+                raise ValidationError(  # Paimon's CompactProcedure text
+                    f"compact of table {self.identifier}: Specifying buckets is only supported for fixed-bucket "
+                    f"tables, but the table bucket mode is {self._bucket_mode_name()}."
                 )
         # an append table is compacted (and committed) at once
         return table, compact_ops.plan_compaction(table.store, pred, full, match, wanted, self._committer(table.store))
+
+    def _bucket_mode_name(self) -> str:
+        """Paimon's name of the table's bucket mode (``BucketMode``)."""
+        bucket = self.store.options.bucket
+        if bucket > 0:
+            return "HASH_FIXED"
+        if bucket == -2:
+            return "POSTPONE_MODE"
+        if not self.store.has_primary_key:
+            return "BUCKET_UNAWARE"
+        keys = set(self.schema.primary_keys)
+        return "HASH_DYNAMIC" if set(self.schema.partition_keys) <= keys else "KEY_DYNAMIC"
 
     def _compaction_scope(
         self, partitions: Sequence[Mapping[str, Any]] | None, where: str | Predicate | None,

@@ -127,6 +127,41 @@ def pick_bucketed_full(files: Sequence[DataFileMeta], compaction_file_size: int)
     return []
 
 
+def pick_bucketed_best_effort(
+    files: Sequence[DataFileMeta], min_file_num: int, target_file_size: int,
+) -> list[DataFileMeta]:
+    """The files a best-effort compaction of one fixed bucket rewrites (Paimon's
+    ``BucketedAppendCompactManager.pickCompactBefore``): in sequence order, the first window of
+    ``min_file_num`` files, a window dropping its oldest file once it holds ``2 * target_file_size``
+    bytes; empty when no window fills."""
+    window: list[DataFileMeta] = []
+    total = 0
+    for f in sorted(files, key=lambda f: (f.min_sequence_number, f.max_sequence_number)):
+        window.append(f)
+        total += f.file_size
+        if len(window) >= min_file_num:
+            return window
+        if total >= target_file_size * 2:
+            total -= window.pop(0).file_size
+    return []
+
+
+def pick_bucketed(
+    files: Sequence[DataFileMeta], full: bool, compaction_file_size: int, min_file_num: int, target_file_size: int,
+    has_vector: Callable[[str], bool] | None = None,
+) -> list[DataFileMeta]:
+    """The files a compaction of one fixed bucket rewrites, as Paimon's batch ``compact`` of an
+    append bucket does (``AppendOnlyWriter.compact`` then ``prepareCommit``): a full compaction
+    submits a ``FullCompactTask`` when the bucket has a deletion-vector maintainer (``has_vector``)
+    or at least 3 files (``pick_bucketed_full[_dv]``); otherwise, and for a minor compaction, the
+    best-effort pick (``pick_bucketed_best_effort``) that ``prepareCommit`` triggers runs."""
+    if full and files and (has_vector is not None or len(files) >= FULL_COMPACT_MIN_FILE):
+        if has_vector is not None:
+            return pick_bucketed_full_dv(files, compaction_file_size, has_vector)
+        return pick_bucketed_full(files, compaction_file_size)
+    return pick_bucketed_best_effort(files, min_file_num, target_file_size)
+
+
 def rewrite_append(
     store: FileStore, partition: bytes, partition_values: Sequence[object], bucket: int, total_buckets: int,
     files: Sequence[DataFileMeta], namer: FileNamer, deletion_files: Mapping[str, DeletionFile] | None = None,

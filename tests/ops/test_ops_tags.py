@@ -85,7 +85,7 @@ def test_create_tag_errors(catalog: Catalog) -> None:
         create_tag(t.store, "x")
     t.write(pa.table({"id": [1], "v": ["a"]}))
     create_tag(t.store, "x")
-    with pytest.raises(AlreadyExistsError, match="'x'.*db.t"):
+    with pytest.raises(AlreadyExistsError, match=r"db.t: Tag 'x' already exists\."):
         create_tag(t.store, "x")
     with pytest.raises(NotFoundError, match="snapshot 7"):
         create_tag(t.store, "y", 7)

@@ -1,5 +1,5 @@
-"""``CALL sys.expire_snapshots``: Paimon's parameters, positional order and output column (plus our
-counts), the ``options`` argument, ``dry_run``, and bad arguments (a clear error naming the
+"""``CALL sys.expire_snapshots``: Paimon's parameters, positional order and output column (our
+counts only with ``verbose => true``), the ``options`` argument, ``dry_run``, and bad arguments (a clear error naming the
 argument, nothing changed). The rules themselves are tested in tests/ops/test_ops_expire.py."""
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ def test_declaration_matches_paimon() -> None:
     assert [(x.name, x.type, x.required) for x in p.params] == [
         ("table", "STRING", True), ("retain_max", "INT", False), ("retain_min", "INT", False),
         ("older_than", "STRING", False), ("max_deletes", "INT", False), ("options", "STRING", False),
-        ("dry_run", "BOOLEAN", False),
+        ("dry_run", "BOOLEAN", False), ("verbose", "BOOLEAN", False),
     ]
-    assert p.output[0] == ("deleted_snapshots_count", "INT")
-    assert [c for c, _ in p.output[1:]] == [
+    assert p.output == (("deleted_snapshots_count", "INT"),)  # ExpireSnapshotsProcedure's only column
+    assert [c for c, _ in p.verbose_output] == [
         "deleted_data_files_count", "deleted_manifests_count", "deleted_index_files_count", "deleted_bytes",
     ]
 
@@ -48,8 +48,11 @@ def test_named_and_positional(catalog: Catalog, t: Table) -> None:
     r = call_procedure(catalog, "sys.expire_snapshots", {"table": "db.t", "retain_max": 4, "retain_min": 1})
     assert r.rows[0][0] == 1 and t.snapshot_ids() == [2, 3, 4, 5]
     assert r.columns[0] == ("deleted_snapshots_count", "INT")
-    r = call_procedure(catalog, "expire_snapshots", ["db.t", 2, 1])
+    assert r.rows == [(1,)] and r.columns == [("deleted_snapshots_count", "INT")]  # Paimon's Row(1)
+    r = call_procedure(catalog, "expire_snapshots", ["db.t", 2, 1, None, None, None, False, True])  # verbose
     assert r.rows[0][0] == 2 and t.snapshot_ids() == [4, 5]
+    assert [c for c, _ in r.columns] == ["deleted_snapshots_count", "deleted_data_files_count",
+                                         "deleted_manifests_count", "deleted_index_files_count", "deleted_bytes"]
     assert all(isinstance(v, int) and v >= 0 for v in r.rows[0])
     assert r.rows[0][1] > 0 and r.rows[0][4] > 0  # data files and bytes
     assert sorted(t.read()["id"].to_pylist()) == [4, 5]
@@ -77,9 +80,10 @@ def test_options_argument_and_table_options(catalog: Catalog, t: Table) -> None:
 def test_dry_run(catalog: Catalog, t: Table) -> None:
     before = _state(t)
     dry = call_procedure(catalog, "expire_snapshots", {"table": "db.t", "retain_max": 2, "retain_min": 1,
-                                                       "dry_run": True})
-    assert dry.rows[0][0] == 3 and _state(t) == before
-    real = call_procedure(catalog, "expire_snapshots", {"table": "db.t", "retain_max": 2, "retain_min": 1})
+                                                       "dry_run": True, "verbose": True})
+    assert dry.rows[0][0] == 3 and len(dry.rows[0]) == 5 and _state(t) == before
+    real = call_procedure(catalog, "expire_snapshots", {"table": "db.t", "retain_max": 2, "retain_min": 1,
+                                                        "verbose": True})
     assert real.rows == dry.rows
 
 

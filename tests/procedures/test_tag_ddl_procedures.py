@@ -57,7 +57,7 @@ def test_create_retain_and_as_of_version(catalog: Catalog, t: Table) -> None:
 
 def test_create_existing_fails_unless_if_not_exists(catalog: Catalog, t: Table) -> None:
     _create(catalog, tag="tag-1")
-    with pytest.raises(AlreadyExistsError, match="Tag 'tag-1' of table db.t already exists"):
+    with pytest.raises(AlreadyExistsError, match=r"table db.t: Tag tag-1 is exists\."):
         _create(catalog, tag="tag-1")
     # IF NOT EXISTS keeps the tag as it is, whatever the other clauses say
     assert _create(catalog, tag="tag-1", if_not_exists=True, time_retained="10 hours") == EMPTY

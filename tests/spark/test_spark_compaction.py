@@ -46,7 +46,7 @@ def test_compact_buckets_and_wrong_usage(spark: Any, sql: Any, db: str) -> None:
     for call, message in [
         ("compact_strategy => 'major'", "only supports 'full' or 'minor'"),
         ("partitions => 'pt=1', where => 'pt=1'", "partitions and where cannot be used together"),
-        ("partitions => 'id=1'", r"Partition keys \['id'\] are invalid"),
+        ("partitions => 'id=1'", r"Partition keys \[id\] are invalid"),
         ("where => 'id > 1'", "Only partition predicate is supported"),
         ("order_strategy => 'zorder', order_by => 'value'", "only supports unaware-bucket append"),
         ("order_strategy => 'none', order_by => 'value'", "cannot work with order_by"),

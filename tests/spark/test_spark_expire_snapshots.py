@@ -30,11 +30,13 @@ def test_expire_snapshots_call(spark: Any, sql: Any, db: str, spark_warehouse: s
         spark.sql(f"CALL sys.expire_snapshots(table => '{t}', older_than => 'not a time')")
     assert _snapshots(sql, t) == [1, 2, 3, 4, 5]
 
-    dry = sql(f"CALL sys.expire_snapshots(table => '{t}', retain_max => 4, retain_min => 1, dry_run => true)")
-    assert dry[0][0] == 1 and _snapshots(sql, t) == [1, 2, 3, 4, 5]
+    dry = sql(f"CALL sys.expire_snapshots(table => '{t}', retain_max => 4, retain_min => 1, dry_run => true, "
+              "verbose => true)")
+    assert dry[0][0] == 1 and len(dry[0]) == 5 and dry[0][4] > 0 and _snapshots(sql, t) == [1, 2, 3, 4, 5]
     rows = spark.sql(f"CALL paimon.sys.expire_snapshots(table => '{t}', retain_max => 4, retain_min => 1)")
-    assert rows.columns[0] == "deleted_snapshots_count"
-    assert [tuple(r) for r in rows.collect()] == [tuple(dry[0])]
+    assert rows.columns == ["deleted_snapshots_count"]  # Paimon's one column, Row(1)
+    assert dict(rows.dtypes) == {"deleted_snapshots_count": "int"}
+    assert [tuple(r) for r in rows.collect()] == [(1,)]
     assert _snapshots(sql, t) == [2, 3, 4, 5]
     # positional, Paimon's order: table, retain_max, retain_min, older_than, max_deletes
     assert sql(f"CALL sys.expire_snapshots('{t}', 1, 1, '2999-01-01 00:00:00', 2)")[0][0] == 2
@@ -76,9 +78,10 @@ def test_decoupled_changelogs_through_sql(spark: Any, sql: Any, db: str, spark_w
         spark.sql(f"INSERT INTO {t} VALUES ({i}, 'v{i}')")
     table = Catalog(spark_warehouse).get_table(t)
     assert _snapshots(sql, t) == [5, 6] and table.store.changelogs.ids() == [1, 2, 3, 4]
-    assert sql(f"CALL sys.expire_changelogs(table => '{t}', retain_max => 4)")[0][0] == "2"
+    assert sql(f"CALL sys.expire_changelogs(table => '{t}', retain_max => 4)") == [("2",)]
     assert table.store.changelogs.ids() == [3, 4]
-    assert sql(f"CALL sys.expire_changelogs(table => '{t}', delete_all => true)")[0][0] == (
-        "Delete all separated changelogs success.")
+    rows = spark.sql(f"CALL sys.expire_changelogs(table => '{t}', delete_all => true, verbose => true)")
+    assert rows.columns == ["result", "deleted_data_files_count", "deleted_manifests_count", "deleted_bytes"]
+    assert rows.collect()[0][0] == "Delete all separated changelogs success."
     assert table.store.changelogs.ids() == []
     assert sql(f"SELECT a FROM {t} ORDER BY a") == [(i,) for i in range(1, 7)]

@@ -79,7 +79,7 @@ def test_procedure_errors_are_clear_and_change_nothing(spark: Any, t3: str, spar
     with pytest.raises(AnalysisException, match="does not exist"):
         spark.sql(f"CALL sys.rollback(table => '{t3}_missing', snapshot => 1)")
     spark.sql(f"CALL sys.create_tag(table => '{t3}', tag => 'dup')")
-    with pytest.raises(AnalysisException, match="Tag 'dup' of table .* already exists"):
+    with pytest.raises(AnalysisException, match=r"Table .*: Tag 'dup' already exists\."):
         spark.sql(f"CALL sys.create_tag(table => '{t3}', tag => 'dup')")
     assert _tags(spark_warehouse, t3) == ["dup"]
     assert Catalog(spark_warehouse).get_table(t3).snapshot_ids() == [1, 2, 3]

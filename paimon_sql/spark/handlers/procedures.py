@@ -124,6 +124,9 @@ def finish_procedure(params: Params) -> Result:
 
 
 def _rows(proc: Any, result: Any) -> Result:
-    types = [t for _, t in proc.output]
+    """The rows as JSON values, their columns and, as Spark DDL, the call's output schema (which
+    ``verbose => true`` widens beyond the procedure's declared output)."""
+    columns = [(c, t) for c, t in result.columns]
+    types = [t for _, t in columns]
     rows = [[_json_value(v, types[i] if i < len(types) else "STRING") for i, v in enumerate(row)] for row in result.rows]
-    return {"columns": list(result.columns), "rows": rows}
+    return {"columns": columns, "rows": rows, "output": spark_types.ddl_columns(columns)}

@@ -109,7 +109,10 @@ public class PaimonProcedure implements SimpleProcedure {
       res = runJob((Map<String, Object>) job);
     }
     List<List<Object>> rows = (List<List<Object>>) res.get("rows");
-    StructField[] fs = output.fields();
+    // the call's own schema: an opt-in argument (verbose => true) may add columns of our own
+    String ddl = res.get("output") instanceof String s ? s : null;
+    StructType schema = ddl == null || ddl.isEmpty() ? output : StructType.fromDDL(ddl);
+    StructField[] fs = schema.fields();
     if (fs.length == 0) {
       // no output columns (the procedures behind ALTER TABLE ... TAG): no result set, so the
       // statement returns nothing, as a command does
@@ -124,7 +127,7 @@ public class PaimonProcedure implements SimpleProcedure {
       }
       out[r] = new GenericInternalRow(vals);
     }
-    return Collections.<Scan>singletonList(new ProcedureResultScan(name, output, out)).iterator();
+    return Collections.<Scan>singletonList(new ProcedureResultScan(name, schema, out)).iterator();
   }
 
   /**
