@@ -122,16 +122,12 @@ TIME_TRAVEL_KEYS = (*travel.TRAVEL_OPTIONS, "log.scan.timestamp-millis")
 # Paimon's Spark connector options (SparkConnectorOptions) that change results and that paimon_sql
 # does not implement: the only value accepted (their default) and why. The others (streaming read
 # limits, write.use-v2-write, requiredSparkConfsCheck.enabled, split sizing...) change nothing here;
-# read.allow.fullScan is applied (a table option of the engine, see paimon_sql.options.scan).
+# read.allow.fullScan is applied (a table option of the engine, see paimon_sql.options.scan);
+# write.hive-style-dynamic-partition.enabled is applied by the shim's HiveStyleDynamicPartition rule.
 CONNECTOR_NOT_IMPLEMENTED: dict[str, tuple[str, str]] = {
     **dict.fromkeys(
         ["write.merge-schema", "write.merge-schema.type-widening", "write.merge-schema.explicit-cast"],
         ("false", "schema evolution on write (merging the written data's schema) is not implemented"),
-    ),
-    "write.hive-style-dynamic-partition.enabled": (
-        "false",
-        "positional inserts with dynamic partitions always follow the table's column order (Hive's "
-        "order, other columns then the dynamic partition columns, is not implemented)",
     ),
     "legacy-timestamp-mapping.enabled": (
         "false",

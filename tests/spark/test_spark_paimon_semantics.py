@@ -89,7 +89,6 @@ def test_dynamic_options(spark: Any, sql: Any, db: str, conf: Any) -> None:
     ("spark.paimon.bucket", "-1", r"Cannot change bucket to -1\."),
     ("spark.paimon.merge-engine", "first-row", r"Change 'merge-engine' is not supported yet\."),
     ("spark.paimon.tag.create-success-file", "true", "'tag.create-success-file'.*not supported"),
-    ("spark.paimon.write.hive-style-dynamic-partition.enabled", "true", "write.hive-style-dynamic-partition"),
     ("spark.paimon.write-buffer-size", "0", "write-buffer-size"),
 ])
 def test_dynamic_options_that_cannot_apply_are_refused(spark: Any, db: str, conf: Any, key: str, value: str,

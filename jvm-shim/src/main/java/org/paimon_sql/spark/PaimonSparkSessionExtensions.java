@@ -11,7 +11,8 @@ import scala.runtime.BoxedUnit;
  * {@link PaimonSqlParser} (unquoted {@code t$files}, {@code CALL sys.x} without {@code USE}, tag
  * statements, {@code DROP PARTITION} with partial specs: {@link PaimonDropPartitions}), the
  * planner strategies of {@link PaimonShowTablePartition} and {@link PaimonDescribePartition}, and
- * {@link NotNullColumnCheck} (a NULL written into a NOT NULL column names the table and column).
+ * {@link NotNullColumnCheck} (a NULL written into a NOT NULL column names the table and column),
+ * and {@link HiveStyleDynamicPartition} (Paimon's {@code write.hive-style-dynamic-partition.enabled}).
  */
 public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
   @Override
@@ -29,6 +30,7 @@ public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSession
         return new PaimonDescribePartition.Strategy();
       }
     });
+    extensions.injectResolutionRule(session -> new HiveStyleDynamicPartition());
     extensions.injectPostHocResolutionRule(session -> new NotNullColumnCheck());
     return BoxedUnit.UNIT;
   }
