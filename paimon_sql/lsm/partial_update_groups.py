@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.format.system_fields import KIND, SEQ
 from paimon_sql.lsm.agg_base import FieldAgg, SequenceGroupMerge, segments_of, take_or_null
-from paimon_sql.lsm.aggregate import AGGREGATORS, aggregate_column, field_agg
+from paimon_sql.lsm.aggregate import AGGREGATORS, LAST_NON_NULL_VALUE, aggregate_column, field_agg
 from paimon_sql.lsm.merge_arrays import (
     KIND_DELETE,
     KIND_INSERT,
@@ -430,7 +430,7 @@ def partial_update_spec(
         function = options.field_aggregate_function(fld.name) or options.fields_default_aggregate_function
         if function is None:
             continue
-        if function != "last_non_null_value" and fld.name not in protected:
+        if function != LAST_NON_NULL_VALUE and fld.name not in protected:
             raise ValidationError(
                 f"Must use sequence group for aggregation functions but not found for field {fld.name}.{table}"
             )
