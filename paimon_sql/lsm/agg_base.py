@@ -7,12 +7,13 @@ vectorised helpers over segments they share."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paimon_sql.options import CoreOptions
 from paimon_sql.types import DataType
 
 
@@ -164,12 +165,27 @@ def numpy_result(result: np.ndarray, has: np.ndarray, t: pa.DataType) -> pa.Arra
 # ----------------------------------------------------------------------------------------------
 
 
+SequenceGroupMerge = Literal["fold", "last", "last_non_null", "first"]
+"""How an aggregated field of a partial-update sequence group merges (``partial_update_groups``):
+``fold`` the records taking part in row order (commutative functions: agg and aggReversed agree),
+or pick the value as last_value, last_non_null_value or first_value do."""
+
+
 class Aggregator:
     """One Paimon field aggregator. ``reduce`` folds every segment of ``values``; ``active`` marks the
-    rows that take part (retractions ignored by ``fields.<f>.ignore-retract`` are left out)."""
+    rows that take part (retractions ignored by ``fields.<f>.ignore-retract`` are left out).
+
+    The class attributes are the function's capabilities; code outside the aggregator's module asks
+    them instead of naming functions."""
 
     name: ClassVar[str] = ""
     retracts: ClassVar[bool] = False  # Paimon's aggregator implements retract()
+    commutative: ClassVar[bool] = False  # agg(acc, x) == agg(x, acc): folding order does not matter
+    # how it merges inside a partial-update sequence group; None: refused there
+    in_sequence_group: ClassVar[SequenceGroupMerge | None] = None
+
+    def check_table_options(self, field: str, options: CoreOptions) -> None:
+        """Raises for table options of ``field`` the function has but paimon_sql does not implement."""
 
     def check_type(self, field: str, t: DataType) -> None:
         """Raises like Paimon's factory when the function does not accept the column's type."""

@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql import types as pt
-from paimon_sql.errors import ValidationError
+from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.format.binary_row import encode_rows_array
 from paimon_sql.format.java_hash import java_hash_map_order
 from paimon_sql.format.murmur import hash_columns
@@ -50,6 +50,7 @@ from paimon_sql.lsm.agg_base import (
     first_true,
     valid_mask,
 )
+from paimon_sql.options import CoreOptions
 from paimon_sql.types import DataType
 
 __all__ = ["NestedUpdate", "NestedPartialUpdate"]
@@ -107,6 +108,21 @@ class _Nested(Aggregator):
     """Shared by both functions: type and option checks, per-segment assembly of the result."""
 
     keys_required: ClassVar[bool] = False
+
+    def check_table_options(self, field: str, options: CoreOptions) -> None:
+        """Paimon 2.0's nested-key null strategy and nested sequence field are not implemented."""
+        raw = options.raw
+        strategy = raw.get(f"fields.{field}.nested-key-null-strategy")
+        later = {k: v for k, v in (
+            (f"fields.{field}.nested-key-null-strategy",
+             None if strategy is None or strategy.strip().lower() == "merge" else strategy),
+            (f"fields.{field}.nested-sequence-field", raw.get(f"fields.{field}.nested-sequence-field")),
+        ) if v is not None}
+        if later:
+            raise UnsupportedError(
+                f"Options {sorted(later)} of field {field!r} ({self.name}) come from Apache Paimon 2.0, whose "
+                "nested_update semantics paimon_sql does not implement (it follows Paimon 1.4)"
+            )
 
     def check_type(self, field: str, t: DataType) -> None:
         if t.root != "ARRAY" or cast(pt.ArrayType, t).element.root != "ROW":

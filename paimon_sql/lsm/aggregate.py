@@ -37,6 +37,7 @@ from paimon_sql.lsm.agg_base import (
     Aggregator,
     FieldAgg,
     Segments,
+    SequenceGroupMerge,
     agg_and_retract_rows,
     as_floats,
     as_int64,
@@ -67,6 +68,7 @@ class LastValue(Aggregator):
     """The newest value (null included); a retraction sets the value to null."""
 
     name = LAST_VALUE
+    in_sequence_group = "last"
     retracts = True
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
@@ -81,6 +83,7 @@ class PrimaryKeyValue(Aggregator):
     """Primary-key columns: the newest record's value, retraction or not."""
 
     name = PRIMARY_KEY
+    in_sequence_group = "fold"  # folds in row order: the newest record's value
     retracts = True
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
@@ -92,6 +95,7 @@ class LastNonNullValue(Aggregator):
     """The newest non-null value; retracting a non-null value sets the value to null."""
 
     name = LAST_NON_NULL_VALUE
+    in_sequence_group = "last_non_null"
     retracts = True
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
@@ -107,6 +111,7 @@ class FirstValue(Aggregator):
     not clear: after a reset the reset row's value stays unless nothing was aggregated before it."""
 
     name = "first_value"
+    in_sequence_group: ClassVar[SequenceGroupMerge | None] = "first"
     non_null = False
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
@@ -123,6 +128,7 @@ class FirstValue(Aggregator):
 
 class FirstNonNullValue(FirstValue):
     name = "first_non_null_value"
+    in_sequence_group = None
     non_null = True
 
 
@@ -182,6 +188,8 @@ class Sum(Aggregator):
     Decimal.fromBigDecimal)."""
 
     name = "sum"
+    commutative = True
+    in_sequence_group = "fold"
     retracts = True
 
     def check_type(self, field: str, t: DataType) -> None:
@@ -331,6 +339,8 @@ class Product(Aggregator):
     """Product of the non-null values; a retraction divides (integers truncate, as in Java)."""
 
     name = "product"
+    commutative = True
+    in_sequence_group = "fold"
     retracts = True
 
     def check_type(self, field: str, t: DataType) -> None:
@@ -497,6 +507,8 @@ def _order_keys(values: pa.Array, t: DataType) -> np.ndarray | None:
 
 class _MinMax(Aggregator):
     largest: ClassVar[bool] = True
+    commutative = True
+    in_sequence_group = "fold"
 
     def check_type(self, field: str, t: DataType) -> None:
         _check_comparable(self.name, field, t)
@@ -535,6 +547,8 @@ class Min(_MinMax):
 
 class _Bool(Aggregator):
     all_of: ClassVar[bool] = True
+    commutative = True
+    in_sequence_group = "fold"
 
     def check_type(self, field: str, t: DataType) -> None:
         if t.root != "BOOLEAN":
@@ -900,18 +914,7 @@ def field_agg(field: DataField, function: str, options: CoreOptions) -> FieldAgg
             "behavior so should not be enabled at the same time."
         )
     impl.check_type(field.name, field.type)
-    if function in ("nested_update", "nested_partial_update"):
-        raw = options.raw
-        strategy = raw.get(f"fields.{field.name}.nested-key-null-strategy")
-        later = {k: v for k, v in (
-            (f"fields.{field.name}.nested-key-null-strategy", None if strategy is None or strategy.strip().lower() == "merge" else strategy),
-            (f"fields.{field.name}.nested-sequence-field", raw.get(f"fields.{field.name}.nested-sequence-field")),
-        ) if v is not None}
-        if later:
-            raise UnsupportedError(
-                f"Options {sorted(later)} of field {field.name!r} ({function}) come from Apache Paimon 2.0, whose "
-                "nested_update semantics paimon_sql does not implement (it follows Paimon 1.4)"
-            )
+    impl.check_table_options(field.name, options)
     fa = FieldAgg(
         column=field.name,
         function=function,

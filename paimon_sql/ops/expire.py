@@ -51,15 +51,15 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import json
 import logging
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from paimon_sql.errors import CorruptFileError, NotFoundError, PaimonError, ValidationError
+from paimon_sql.errors import NotFoundError, PaimonError, ValidationError
 from paimon_sql.fs.file_io import FileIO, join
+from paimon_sql.meta.consumer_manager import ConsumerManager
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.kinds import FileSource
 from paimon_sql.meta.snapshot import Snapshot
@@ -75,7 +75,6 @@ from paimon_sql.options.lifecycle import CONSUMER_CHANGELOG_ONLY
 
 _LOG = logging.getLogger(__name__)
 
-CONSUMER_PREFIX = "consumer-"
 INT_MAX = 2**31 - 1
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 _DELETE_THREADS = 8
@@ -160,24 +159,7 @@ def produces_changelog(store: FileStore) -> bool:
 
 def min_next_snapshot(store: FileStore) -> int | None:
     """The smallest ``nextSnapshot`` of the table's (branch's) consumers; None without any."""
-    folder = join(store.meta_path, "consumer")
-    out: int | None = None
-    for name in store.file_io.list_names(folder):
-        if not name.startswith(CONSUMER_PREFIX) or len(name) == len(CONSUMER_PREFIX):
-            continue
-        path = join(folder, name)
-        try:
-            text = store.file_io.read_text(path)
-        except NotFoundError:
-            continue  # deleted since the listing
-        try:
-            nxt = json.loads(text)["nextSnapshot"]
-            if isinstance(nxt, bool) or not isinstance(nxt, int):
-                raise TypeError(f"nextSnapshot is {nxt!r}")
-        except (ValueError, KeyError, TypeError) as e:
-            raise CorruptFileError(f"Corrupt consumer file {path} of table {store.name}: {e}") from e
-        out = nxt if out is None else min(out, nxt)
-    return out
+    return ConsumerManager.of(store).min_next_snapshot()
 
 
 def expire_consumers(store: FileStore, now_ms: int | None = None) -> int:
@@ -187,12 +169,7 @@ def expire_consumers(store: FileStore, now_ms: int | None = None) -> int:
     if keep_ms is None:
         return 0
     cutoff = (now_ms if now_ms is not None else int(time.time() * 1000)) - int(keep_ms)
-    deleted = 0
-    for st in store.file_io.list_status(join(store.meta_path, "consumer")):
-        name = st.path.rsplit("/", 1)[-1]
-        if not st.is_dir and name.startswith(CONSUMER_PREFIX) and st.mtime_ms < cutoff:
-            deleted += int(store.file_io.delete(st.path))
-    return deleted
+    return ConsumerManager.of(store).expire(cutoff)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.format.data_files import read_file
+from paimon_sql.lsm.engines import engine_of
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.kinds import FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
@@ -45,7 +46,7 @@ def can_resequence(store: FileStore, changes: CommitChanges) -> bool:
     o = store.options
     return (
         store.has_primary_key and o.bucket > 0 and not o.deletion_vectors_enabled
-        and o.merge_engine != "first-row" and o.changelog_producer == "none"
+        and engine_of(o).resequences and o.changelog_producer == "none"
         and not (o.full_compaction_delta_commits or 0) > 0
         and changes.base is not None and not changes.index_entries
         and bool(changes.entries) and all(e.kind == FileKind.ADD and e.file.level == 0 for e in changes.entries)

@@ -474,8 +474,8 @@ class TableWrite:
         store = self.store
         bucket_dir = store.bucket_dir(pvals, bucket)
         key_names = [k.name for k in store.key_fields]
-        engine = store.options.merge_engine
-        if self.has_pk and engine == "deduplicate":
+        newest_wins = self.engine.newest_record_wins
+        if self.has_pk and newest_wins:
             # a stable sort by key (then sequence fields) keeps each key's records in sequence order
             sub = table.select(key_names + list(self.spec.sequence_columns)).take(pa.array(idx))
             perm = None if self.spec.sequence_columns else unique_key_order(sub, key_names)
@@ -487,7 +487,7 @@ class TableWrite:
         else:
             rows = table.take(pa.array(idx))
         if self.has_pk:
-            if engine == "deduplicate":
+            if newest_wins:
                 last = group_last_mask(rows.select(key_names), key_names)
                 if not last.all():
                     rows = rows.filter(pa.array(last))  # the newest record of each key in this write

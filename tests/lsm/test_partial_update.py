@@ -320,3 +320,14 @@ def test_table_delete_statement_and_group_deletes(catalog: Any) -> None:
     write((2, "flink", 2, "paimon", 1, "+I"))
     t.delete("pk = 2")
     assert t.read().num_rows == 0
+
+
+def test_sequence_group_refusals_follow_the_aggregators_capability() -> None:
+    """A function is refused inside a sequence group exactly when its aggregator has no
+    ``in_sequence_group`` merge (no list of names elsewhere)."""
+    from paimon_sql.lsm.aggregate import AGGREGATORS
+
+    refused = sorted(n for n, a in AGGREGATORS.items() if a.in_sequence_group is None)
+    assert {"listagg", "collect", "first_non_null_value", "rbm64"} <= set(refused)
+    assert not {"sum", "max", "min", "product", "last_value", "first_value"} & set(refused)
+    assert all(AGGREGATORS[n].in_sequence_group == "fold" for n in AGGREGATORS if AGGREGATORS[n].commutative)
