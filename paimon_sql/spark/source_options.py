@@ -133,11 +133,6 @@ CONNECTOR_NOT_IMPLEMENTED: dict[str, tuple[str, str]] = {
         "positional inserts with dynamic partitions always follow the table's column order (Hive's "
         "order, other columns then the dynamic partition columns, is not implemented)",
     ),
-    "legacy-timestamp-mapping.enabled": (
-        "false",
-        "Paimon TIMESTAMP columns are always Spark TIMESTAMP_NTZ (the legacy mapping to Spark "
-        "TIMESTAMP is not implemented)",
-    ),
     "read.changelog": ("false", "changelog reads (rows with their row kind) are not implemented"),
 }
 

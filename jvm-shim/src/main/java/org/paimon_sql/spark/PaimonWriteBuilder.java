@@ -179,6 +179,9 @@ public class PaimonWriteBuilder implements SupportsOverwriteV2, SupportsDynamicO
   public Write build() {
     Map<String, String> extra = new HashMap<>();
     extra.put(OVERWRITE, mode);
+    // Paimon TIMESTAMP values written from Spark TIMESTAMP (legacy-timestamp-mapping.enabled) are
+    // the wall clock of the JVM's default zone, as Paimon's Spark writer stores them
+    extra.put("paimon.read.time-zone", java.time.ZoneId.systemDefault().getId());
     if (staticSpec != null) {
       try {
         extra.put(OVERWRITE_PARTITION, PythonBridge.JSON.writeValueAsString(staticSpec));
