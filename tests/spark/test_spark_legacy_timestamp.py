@@ -165,3 +165,24 @@ def test_wall_clock_conversions() -> None:
     nested = pa.chunked_array([pa.array([[datetime.datetime(2026, 1, 1)]], pa.list_(pa.timestamp("us")))])
     with pytest.raises(UnsupportedError, match="'ts'"):
         wall_clock_to_instant(nested, "Asia/Shanghai", "ts")
+
+
+def test_legacy_mapping_primary_key_and_partition(spark: Any, sql: Any, db: str, spark_warehouse: str) -> None:
+    """A TIMESTAMP primary key / partition column under the flag: rows land and merge by the stored
+    wall clock; a static TIMESTAMP partition of INSERT OVERWRITE is refused outside UTC."""
+    spark.sql(f"USE paimon.{db}")
+    with _conf(spark, KEY, "true"), _time_zone(spark, "Asia/Shanghai"):
+        sql("CREATE TABLE pk (ts TIMESTAMP, v INT) TBLPROPERTIES ('primary-key'='ts', 'bucket'='2')")
+        sql("INSERT INTO pk VALUES (timestamp'2026-06-30 23:47:51', 1), (timestamp'2026-01-01 00:00:00', 2)")
+        sql("INSERT INTO pk VALUES (timestamp'2026-06-30 23:47:51', 3)")
+        assert sql("SELECT date_format(ts, 'yyyy-MM-dd HH:mm:ss'), v FROM pk ORDER BY ts") == [
+            ("2026-01-01 00:00:00", 2), ("2026-06-30 23:47:51", 3)
+        ]
+        sql("CREATE TABLE part (v INT, dt TIMESTAMP) PARTITIONED BY (dt)")
+        with pytest.raises(Exception, match="legacy-timestamp-mapping.enabled"):
+            sql("INSERT OVERWRITE part PARTITION (dt = timestamp'2026-01-01 00:00:00') VALUES (1)")
+    from paimon_sql import Catalog
+
+    rows = Catalog(spark_warehouse).get_table(f"{db}.pk").read().sort_by("v").to_pylist()
+    assert rows == [{"ts": datetime.datetime(2026, 1, 1), "v": 2},
+                    {"ts": datetime.datetime(2026, 6, 30, 23, 47, 51), "v": 3}]
