@@ -74,6 +74,7 @@ from paimon_sql.spark.source_options import (  # noqa: F401 (re-exported: the so
     OPT_SPLIT_TARGET_SIZE,
     OPT_TABLE,
     OPT_TAG_NAME,
+    OPT_TIME_ZONE,
     OPT_TIMESTAMP_MILLIS,
     OPT_VERSION,
     OPT_WAREHOUSE,
@@ -93,6 +94,7 @@ from paimon_sql.spark.source_schema import (
     spark_schema_of_arrow,
     spark_type,
 )
+from paimon_sql.spark.spark_types import LEGACY_TIMESTAMP_MAPPING, legacy_timestamp_mapping
 from paimon_sql.spark.store_ref import StoreRef
 from paimon_sql.spark.writer import (
     ABORT_SETTLE_SECONDS,
@@ -123,11 +125,13 @@ class PaimonDataSource(DataSource):
             return JOB_SCHEMA
         ref = TableRef.of(self.options)
         obj = ref.load(self.options)
+        legacy = legacy_timestamp_mapping(_lower(self.options).get(LEGACY_TIMESTAMP_MAPPING))
         if ref.is_system:
             fields = getattr(obj, "fields", None)  # Paimon's declared column types
-            return spark_schema(fields) if fields is not None else spark_schema_of_arrow(obj.arrow_schema)
+            return (spark_schema(fields, legacy) if fields is not None
+                    else spark_schema_of_arrow(obj.arrow_schema, legacy))
         store = _resolved_store(obj, time_travel(self.options, obj))
-        return spark_schema(store.schema.fields)
+        return spark_schema(store.schema.fields, legacy)
 
     def reader(self, schema: st.StructType) -> DataSourceReader:
         opts = _lower(self.options)
@@ -147,11 +151,11 @@ class PaimonDataSource(DataSource):
         table = ref.load(self.options)
         opts = _lower(self.options)
         mode = _overwrite_mode(opts, overwrite, table)
-        columns = _check_write_schema(schema, table)
+        columns = _check_write_schema(schema, table, legacy_timestamp_mapping(opts.get(LEGACY_TIMESTAMP_MAPPING)))
         latest = table.latest_snapshot()
         writer = PaimonWriter(
             ref, StoreRef.of(table.store), table.table_name, mode, columns,
-            latest.id if latest is not None else None,
+            latest.id if latest is not None else None, opts.get(OPT_TIME_ZONE),
         )
         writer.remove_stale_staging()
         return writer

@@ -39,6 +39,7 @@ from paimon_sql.spark.source_options import (
     time_travel,
 )
 from paimon_sql.spark.source_schema import _field_by_name, arrow_target, conform_to
+from paimon_sql.spark.spark_types import LEGACY_TIMESTAMP_MAPPING, legacy_timestamp_mapping
 from paimon_sql.spark.store_ref import StoreRef
 
 DEFAULT_BATCH_ROWS = 1 << 16
@@ -203,7 +204,7 @@ class PaimonReader(DataSourceReader):
         from paimon_sql.scan.reader import read_split
 
         store = partition.store.open()
-        fields = store.schema.fields
+        fields: Sequence[pt.DataField] = store.schema.fields
         out_fields = [_field_by_name(fields, n, f"table {store.name}") for n in self.schema.fieldNames()]
         pred = and_(*self.predicates) if self.predicates else None
         read_fields = list(out_fields)
@@ -220,7 +221,7 @@ class PaimonReader(DataSourceReader):
             if tbl.num_rows == 0:
                 continue
             tbl = tbl.select(list(names)).rename_columns(list(names.values()))
-            batches = conform_to(tbl, target).to_batches(max_chunksize=batch_rows)
+            batches = conform_to(tbl, target, self.options.get(OPT_TIME_ZONE)).to_batches(max_chunksize=batch_rows)
             if not self.input_file:
                 yield from batches
                 continue
@@ -245,7 +246,12 @@ class PushdownReader(PaimonReader):
 
         table = self._load()
         store = _resolved_store(table, time_travel(self.options, table))
-        accepted, rejected = convert_filters(filters, store.schema.fields)
+        fields: Sequence[pt.DataField] = store.schema.fields
+        if legacy_timestamp_mapping(self.options.get(LEGACY_TIMESTAMP_MAPPING)):
+            # Spark TIMESTAMP literals are instants, Paimon TIMESTAMP values wall clocks of the JVM's
+            # zone: Spark evaluates filters on such columns itself
+            fields = [f for f in fields if not isinstance(f.type, pt.TimestampType)]
+        accepted, rejected = convert_filters(filters, fields)
         self.predicates = [p for _, p in accepted]
         self.rejected = [repr(f) for f in rejected]
         return rejected  # the very objects Spark offered: Spark evaluates these itself
@@ -277,5 +283,5 @@ class SystemTableReader(DataSourceReader):
             return
         tbl = tbl.select(cols).rename_columns(names)
         batch_rows = _int_option(self.options, OPT_BATCH_ROWS) or DEFAULT_BATCH_ROWS
-        for b in conform_to(tbl, arrow_target(self.schema)).to_batches(max_chunksize=batch_rows):
+        for b in conform_to(tbl, arrow_target(self.schema), zone).to_batches(max_chunksize=batch_rows):
             yield with_input_file(b, None) if self.input_file else b

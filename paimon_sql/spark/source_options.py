@@ -123,16 +123,12 @@ TIME_TRAVEL_KEYS = (*travel.TRAVEL_OPTIONS, "log.scan.timestamp-millis")
 # does not implement: the only value accepted (their default) and why. The others (streaming read
 # limits, write.use-v2-write, requiredSparkConfsCheck.enabled, split sizing...) change nothing here;
 # read.allow.fullScan is applied (a table option of the engine, see paimon_sql.options.scan);
-# write.hive-style-dynamic-partition.enabled is applied by the shim's HiveStyleDynamicPartition rule.
+# write.hive-style-dynamic-partition.enabled is applied by the shim's HiveStyleDynamicPartition rule,
+# legacy-timestamp-mapping.enabled by the shim and the Spark type mapping (spark_types.py).
 CONNECTOR_NOT_IMPLEMENTED: dict[str, tuple[str, str]] = {
     **dict.fromkeys(
         ["write.merge-schema", "write.merge-schema.type-widening", "write.merge-schema.explicit-cast"],
         ("false", "schema evolution on write (merging the written data's schema) is not implemented"),
-    ),
-    "legacy-timestamp-mapping.enabled": (
-        "false",
-        "Paimon TIMESTAMP columns are always Spark TIMESTAMP_NTZ (the legacy mapping to Spark "
-        "TIMESTAMP is not implemented)",
     ),
     "read.changelog": ("false", "changelog reads (rows with their row kind) are not implemented"),
 }

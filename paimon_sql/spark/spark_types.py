@@ -13,7 +13,7 @@ FLOAT DOUBLE DECIMAL(p, s)             float double decimal(p,s)
 CHAR(n) VARCHAR(n) STRING              string (Spark's char/varchar become Paimon CHAR/VARCHAR)
 BINARY(n) VARBINARY(n) BYTES BLOB      binary
 DATE / TIME(p)                         date / time(p) (p <= 6)
-TIMESTAMP(p)                           timestamp_ntz
+TIMESTAMP(p)                           timestamp_ntz (timestamp with legacy-timestamp-mapping.enabled)
 TIMESTAMP(p) WITH LOCAL TIME ZONE      timestamp
 ARRAY / VECTOR, MAP, MULTISET, ROW     array, map, map<element, integer>, struct
 VARIANT                                variant
@@ -62,12 +62,17 @@ class SparkTypeJson(pt.TypeVisitor[SparkType]):
     ``variant=False`` refuses VARIANT (Spark's Python data source moves values as Arrow, which has
     no VARIANT); ``char_varchar=False`` maps the CHAR(n) / VARCHAR(n) of ROW fields and columns to
     ``string`` instead of Spark's own ``char(n)`` / ``varchar(n)``; ``comments=False`` leaves field
-    descriptions out of the field metadata."""
+    descriptions out of the field metadata; ``legacy_timestamp=True`` maps TIMESTAMP to Spark's
+    ``timestamp`` (Paimon's ``legacy-timestamp-mapping.enabled``) instead of ``timestamp_ntz``."""
 
-    def __init__(self, *, variant: bool = True, char_varchar: bool = True, comments: bool = True) -> None:
+    def __init__(
+        self, *, variant: bool = True, char_varchar: bool = True, comments: bool = True,
+        legacy_timestamp: bool = False,
+    ) -> None:
         self.variant = variant
         self.char_varchar = char_varchar
         self.comments = comments
+        self.legacy_timestamp = legacy_timestamp
 
     def visit_boolean(self, t: pt.BooleanType) -> SparkType:
         return "boolean"
@@ -115,7 +120,7 @@ class SparkTypeJson(pt.TypeVisitor[SparkType]):
         return f"time({min(t.precision, 6)})"
 
     def visit_timestamp(self, t: pt.TimestampType) -> SparkType:
-        return "timestamp_ntz"
+        return "timestamp" if self.legacy_timestamp else "timestamp_ntz"
 
     def visit_local_zoned_timestamp(self, t: pt.LocalZonedTimestampType) -> SparkType:
         return "timestamp"
@@ -178,28 +183,50 @@ class _SparkCharVarchar(pt.DefaultTypeVisitor["str | None"]):
 _SPARK_CHAR_VARCHAR = _SparkCharVarchar()
 _CATALOG_TYPES = SparkTypeJson()
 """Spark types as the catalog (JVM shim) shows tables: CHAR/VARCHAR, comments, VARIANT."""
+_CATALOG_TYPES_LEGACY = SparkTypeJson(legacy_timestamp=True)
 DATA_SOURCE_TYPES = SparkTypeJson(variant=False, char_varchar=False, comments=False)
 """Spark types the Python data source reads and writes as (plain ``string``, no metadata, no VARIANT)."""
+DATA_SOURCE_TYPES_LEGACY = SparkTypeJson(variant=False, char_varchar=False, comments=False, legacy_timestamp=True)
+"""``DATA_SOURCE_TYPES`` with Paimon's ``legacy-timestamp-mapping.enabled`` (TIMESTAMP as ``timestamp``)."""
+
+LEGACY_TIMESTAMP_MAPPING = "legacy-timestamp-mapping.enabled"
+"""Paimon's Spark connector option (session ``spark.paimon.legacy-timestamp-mapping.enabled``):
+Paimon TIMESTAMP is Spark TIMESTAMP (values: the wall clock of the JVM's default zone) instead of
+TIMESTAMP_NTZ, and Spark TIMESTAMP columns of new tables are Paimon TIMESTAMP, not WITH LOCAL TIME ZONE."""
 
 
-def spark_type(t: DataType) -> SparkType:
+def legacy_timestamp_mapping(value: object, what: str = LEGACY_TIMESTAMP_MAPPING) -> bool:
+    """The option's value (None: the default, false); anything but true / false is refused."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    text = str(value).strip().lower()
+    if text not in ("true", "false"):
+        raise ValidationError(f"Option {what!r} must be true or false, got {value!r}")
+    return text == "true"
+
+
+def data_source_types(legacy_timestamp: bool = False) -> SparkTypeJson:
+    return DATA_SOURCE_TYPES_LEGACY if legacy_timestamp else DATA_SOURCE_TYPES
+
+
+def spark_type(t: DataType, legacy_timestamp: bool = False) -> SparkType:
     """The Spark type (JSON form) of a Paimon type."""
-    return t.accept(_CATALOG_TYPES)
+    return t.accept(_CATALOG_TYPES_LEGACY if legacy_timestamp else _CATALOG_TYPES)
 
 
-def spark_struct(fields: Iterable[DataField]) -> dict[str, Any]:
-    return _CATALOG_TYPES.struct(fields)
+def spark_struct(fields: Iterable[DataField], legacy_timestamp: bool = False) -> dict[str, Any]:
+    return (_CATALOG_TYPES_LEGACY if legacy_timestamp else _CATALOG_TYPES).struct(fields)
 
 
-def spark_schema_json(fields: Iterable[DataField]) -> str:
+def spark_schema_json(fields: Iterable[DataField], legacy_timestamp: bool = False) -> str:
     """``StructType.json()`` of a table's columns."""
-    return json.dumps(spark_struct(fields), separators=(",", ":"))
+    return json.dumps(spark_struct(fields, legacy_timestamp), separators=(",", ":"))
 
 
-def spark_schema_json_from_arrow(schema: pa.Schema) -> str:
+def spark_schema_json_from_arrow(schema: pa.Schema, legacy_timestamp: bool = False) -> str:
     """``StructType.json()`` for an Arrow schema (system tables)."""
     fields = [DataField(i, f.name, from_arrow_type(f.type, f.nullable)) for i, f in enumerate(schema)]
-    return spark_schema_json(fields)
+    return spark_schema_json(fields, legacy_timestamp)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -215,8 +242,10 @@ def parse_spark_type(obj: SparkType | str) -> SparkType:
     return obj
 
 
-def arrow_type(t: SparkType, what: str = "column") -> pa.DataType:
-    """The Arrow type of a Spark type (JSON form); ``what`` names the column in errors."""
+def arrow_type(t: SparkType, what: str = "column", legacy_timestamp: bool = False) -> pa.DataType:
+    """The Arrow type of a Spark type (JSON form); ``what`` names the column in errors.
+    ``legacy_timestamp``: Spark ``timestamp`` becomes Paimon TIMESTAMP (naive), as Paimon's
+    ``legacy-timestamp-mapping.enabled`` creates it, instead of TIMESTAMP WITH LOCAL TIME ZONE."""
     if isinstance(t, str):
         name = t.strip().lower()
         if name in ("string", "char", "varchar") or _CHAR_RE.match(name) or name.startswith("string collate"):
@@ -232,7 +261,7 @@ def arrow_type(t: SparkType, what: str = "column") -> pa.DataType:
             "float": pa.float32(),
             "double": pa.float64(),
             "date": pa.date32(),
-            "timestamp": pa.timestamp("us", tz="UTC"),
+            "timestamp": pa.timestamp("us") if legacy_timestamp else pa.timestamp("us", tz="UTC"),
             "timestamp_ntz": pa.timestamp("us"),
         }
         if name in simple:
@@ -248,21 +277,22 @@ def arrow_type(t: SparkType, what: str = "column") -> pa.DataType:
             return pa.time32("s") if p == 0 else pa.time32("ms") if p <= 3 else pa.time64("us")
         raise UnsupportedError(f"Spark type {t!r} of {what} has no Paimon type")
     kind = t.get("type")
+    lg = legacy_timestamp
     if kind == "array":
-        return pa.list_(pa.field("element", arrow_type(t["elementType"], what), bool(t.get("containsNull", True))))
+        return pa.list_(pa.field("element", arrow_type(t["elementType"], what, lg), bool(t.get("containsNull", True))))
     if kind == "map":
         return pa.map_(
-            pa.field("key", arrow_type(t["keyType"], what), False),
-            pa.field("value", arrow_type(t["valueType"], what), bool(t.get("valueContainsNull", True))),
+            pa.field("key", arrow_type(t["keyType"], what, lg), False),
+            pa.field("value", arrow_type(t["valueType"], what, lg), bool(t.get("valueContainsNull", True))),
         )
     if kind == "struct":
-        return pa.struct(arrow_fields(t, what))
+        return pa.struct(arrow_fields(t, what, lg))
     if kind == "udt":
-        return arrow_type(t["sqlType"], what)
+        return arrow_type(t["sqlType"], what, lg)
     raise UnsupportedError(f"Spark type {json.dumps(t)} of {what} has no Paimon type")
 
 
-def arrow_field(f: Mapping[str, Any], what: str = "column") -> pa.Field:
+def arrow_field(f: Mapping[str, Any], what: str = "column", legacy_timestamp: bool = False) -> pa.Field:
     name = f.get("name")
     if not isinstance(name, str) or not name:
         raise ValidationError(f"Invalid Spark field {f!r} in {what}: no name")
@@ -278,20 +308,23 @@ def arrow_field(f: Mapping[str, Any], what: str = "column") -> pa.Field:
         # CHAR(n) / VARCHAR(n): the Arrow type is a string, the length lives in Paimon's type
         extra[ARROW_TYPE_KEY] = ftype.strip().upper().encode()
     return pa.field(
-        name, arrow_type(ftype, f"{what} {name!r}"), bool(f.get("nullable", True)), metadata=extra or None
+        name, arrow_type(ftype, f"{what} {name!r}", legacy_timestamp), bool(f.get("nullable", True)),
+        metadata=extra or None,
     )
 
 
-def arrow_fields(struct: Mapping[str, Any], what: str = "schema") -> list[pa.Field]:
+def arrow_fields(struct: Mapping[str, Any], what: str = "schema", legacy_timestamp: bool = False) -> list[pa.Field]:
     if struct.get("type") != "struct":
         raise ValidationError(f"Expected a Spark struct type for {what}, got {json.dumps(struct)}")
-    return [arrow_field(f, what) for f in struct.get("fields", [])]
+    return [arrow_field(f, what, legacy_timestamp) for f in struct.get("fields", [])]
 
 
-def arrow_schema(schema_json: str | Mapping[str, Any], what: str = "schema") -> pa.Schema:
+def arrow_schema(
+    schema_json: str | Mapping[str, Any], what: str = "schema", legacy_timestamp: bool = False
+) -> pa.Schema:
     """The Arrow schema of a Spark ``StructType`` (JSON text or decoded)."""
     struct = json.loads(schema_json) if isinstance(schema_json, str) else schema_json
-    return pa.schema(arrow_fields(struct, what))
+    return pa.schema(arrow_fields(struct, what, legacy_timestamp))
 
 
 # ----------------------------------------------------------------------------------------------

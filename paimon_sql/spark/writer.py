@@ -22,7 +22,12 @@ from paimon_sql.errors import PaimonError, ValidationError
 from paimon_sql.fs.file_io import basename, join
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.spark.source_options import OPT_OVERWRITE, OPT_OVERWRITE_PARTITION, TableRef
-from paimon_sql.spark.source_schema import spark_schema, spark_type
+from paimon_sql.spark.source_schema import (
+    _has_naive_to_aware,
+    instant_to_wall_clock,
+    spark_schema,
+    spark_type,
+)
 from paimon_sql.spark.store_ref import StoreRef
 from paimon_sql.write.file_writer import FileNamer
 from paimon_sql.write.table_write import TableWrite
@@ -92,9 +97,10 @@ def _same_spark_type(a: st.DataType, b: st.DataType) -> bool:
     return bool(a == b)
 
 
-def _check_write_schema(schema: st.StructType, table: Any) -> list[tuple[str, str]]:
+def _check_write_schema(schema: st.StructType, table: Any, legacy_timestamp: bool = False) -> list[tuple[str, str]]:
     """(input column, table column) pairs; the input must have the table's columns (by name,
-    case-insensitively) with the types Spark reads them as."""
+    case-insensitively) with the types Spark reads them as (``legacy_timestamp``: Paimon's
+    ``legacy-timestamp-mapping.enabled``, TIMESTAMP as Spark TIMESTAMP)."""
     fields = list(table.schema.fields)
     by_lower: dict[str, pt.DataField] = {f.name.lower(): f for f in fields}
     pairs: list[tuple[str, str]] = []
@@ -106,7 +112,7 @@ def _check_write_schema(schema: st.StructType, table: Any) -> list[tuple[str, st
             continue
         seen.add(tf.name)
         pairs.append((sf.name, tf.name))
-        want = spark_type(tf.type)
+        want = spark_type(tf.type, legacy_timestamp)
         if not _same_spark_type(want, sf.dataType):
             wrong.append(f"{sf.name}: {sf.dataType.simpleString()} (table has {want.simpleString()})")
     missing = [f.name for f in fields if f.name not in seen]
@@ -120,7 +126,7 @@ def _check_write_schema(schema: st.StructType, table: Any) -> list[tuple[str, st
     if problems:
         raise ValidationError(
             f"Cannot write to table {table.name}: the data's schema does not match the table's "
-            f"({'; '.join(problems)}). Table schema: {spark_schema(fields).simpleString()}"
+            f"({'; '.join(problems)}). Table schema: {spark_schema(fields, legacy_timestamp).simpleString()}"
         )
     return pairs
 
@@ -144,7 +150,7 @@ class PaimonWriter(DataSourceArrowWriter):
 
     def __init__(
         self, ref: TableRef, store: StoreRef, table_name: str, overwrite: OverwriteMode,
-        columns: list[tuple[str, str]], base_snapshot: int | None,
+        columns: list[tuple[str, str]], base_snapshot: int | None, time_zone: str | None = None,
     ) -> None:
         self.ref = ref
         self.store = store
@@ -152,6 +158,9 @@ class PaimonWriter(DataSourceArrowWriter):
         self.overwrite = overwrite
         self.columns = columns
         self.base_snapshot = base_snapshot
+        # the JVM's default zone: Spark TIMESTAMP values into Paimon TIMESTAMP columns (only with
+        # legacy-timestamp-mapping.enabled) are stored as their wall clock there, as Paimon does
+        self.time_zone = time_zone
         self.write_id = uuid.uuid4().hex
 
     @property
@@ -228,6 +237,8 @@ class PaimonWriter(DataSourceArrowWriter):
         for src, dst in self.columns:
             col = tbl.column(src)
             want = pt.to_arrow_type(store.schema.field(dst).type)
+            if _has_aware_to_naive(col.type, want):
+                col = instant_to_wall_clock(col, self.time_zone or "UTC", dst)
             if not col.type.equals(want) and _is_temporal(col.type) and _is_temporal(want):
                 col = col.cast(want, safe=False)
             arrays.append(col)
@@ -344,6 +355,11 @@ class _AttemptTableWrite(TableWrite):
             opts = self.store.options
             self.namers[k] = FileNamer(opts.data_file_prefix, opts.file_format, uuid=self.attempt)
         return self.namers[k]
+
+
+def _has_aware_to_naive(source: pa.DataType, target: pa.DataType) -> bool:
+    """Whether Spark TIMESTAMP values (instants) go into a Paimon TIMESTAMP (a wall clock)."""
+    return _has_naive_to_aware(target, source)
 
 
 def _is_temporal(t: pa.DataType) -> bool:

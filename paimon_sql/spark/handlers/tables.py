@@ -100,13 +100,21 @@ def _describe_global(cat: Catalog, ident: Identifier, params: Params) -> Result:
     if table.SYSTEM_NAME == CATALOG_OPTIONS:
         options[OPT_CATALOG_OPTIONS] = json.dumps(cat.options)
     return {
-        "schema": spark_types.spark_schema_json(table.fields),
+        "schema": spark_types.spark_schema_json(table.fields, _legacy(params)),
         "properties": {PROP_PROVIDER: PROVIDER},
         "partition_keys": [],
         "primary_keys": [],
         "options": options,
         "read_only": True,
     }
+
+
+def _legacy(params: Params) -> bool:
+    """Paimon's ``spark.paimon.legacy-timestamp-mapping.enabled`` (the shim sends the session's):
+    Paimon TIMESTAMP is Spark TIMESTAMP, and Spark TIMESTAMP of new columns is Paimon TIMESTAMP."""
+    return spark_types.legacy_timestamp_mapping(
+        params.get("legacy_timestamp_mapping"), "spark.paimon." + spark_types.LEGACY_TIMESTAMP_MAPPING
+    )
 
 
 def _refuse_system(ident: Identifier, action: str) -> None:
@@ -135,9 +143,9 @@ def _describe(cat: Catalog, ident: Identifier, params: Params) -> Result:
             tt_opts, _ = _time_travel(data_table(cat, Identifier(ident.database, ident.table, ident.branch)), params)
         fields = getattr(sys_table, "fields", None)  # Paimon's declared columns (nullability included)
         schema_json = (
-            spark_types.spark_schema_json(fields)
+            spark_types.spark_schema_json(fields, _legacy(params))
             if fields is not None
-            else spark_types.spark_schema_json_from_arrow(sys_table.arrow_schema)
+            else spark_types.spark_schema_json_from_arrow(sys_table.arrow_schema, _legacy(params))
         )
         return {
             "schema": schema_json,
@@ -158,7 +166,7 @@ def _describe(cat: Catalog, ident: Identifier, params: Params) -> Result:
             schema = table.resolve_read(**tt)[1].schema
     bucket, bucket_keys, bucket_key_types = _bucket_layout(schema)
     return {
-        "schema": spark_types.spark_schema_json(schema.fields),
+        "schema": spark_types.spark_schema_json(schema.fields, _legacy(params)),
         "properties": _table_properties(stored, schema),
         "partition_keys": list(schema.partition_keys),
         "primary_keys": list(schema.primary_keys),
@@ -236,7 +244,8 @@ def create_table(params: Params) -> Result:
     if ident.in_system_database:
         raise system_database_error(f"create table {ident.full_name}")
     ident.check_plain()
-    schema = spark_types.arrow_schema(str_param(params, "schema"), f"table {ident.full_name}")
+    legacy = _legacy(params)
+    schema = spark_types.arrow_schema(str_param(params, "schema"), f"table {ident.full_name}", legacy)
     partition_keys = [str(k) for k in params.get("partition_keys") or []]
     options, comment = _create_options(ident, cat, params.get("properties") or {})
     pks = [k.strip() for k in options.get("primary-key", "").split(",") if k.strip()]
@@ -244,7 +253,7 @@ def create_table(params: Params) -> Result:
         {k: v for k, v in options.items() if k != "primary-key"}, ident.full_name, primary_keys=pks
     )
     cat.create_table(ident, schema, partition_keys=partition_keys, options=options, comment=comment)
-    out = _describe(cat, ident, {})
+    out = _describe(cat, ident, {"legacy_timestamp_mapping": legacy})
     out[WARNINGS_KEY] = warnings
     return out
 
@@ -265,9 +274,11 @@ def _move(position: object, column: tuple[str, ...], table: str) -> Move | None:
     raise UnsupportedError(f"Column position {text!r} of column {'.'.join(column)} of table {table} is not supported")
 
 
-def _schema_changes(table: Table, changes: Sequence[Mapping[str, Any]]) -> list[SchemaChange]:
+def _schema_changes(
+    table: Table, changes: Sequence[Mapping[str, Any]], legacy: bool = False
+) -> list[SchemaChange]:
     """Spark's ordered ALTER TABLE changes, each as one schema change (Paimon's
-    SparkCatalog.toSchemaChange), in the same order."""
+    SparkCatalog.toSchemaChange), in the same order; ``legacy``: Spark TIMESTAMP is Paimon TIMESTAMP."""
     name = table.name
     columns = set(table.schema.field_names)
     out: list[SchemaChange] = []
@@ -297,7 +308,7 @@ def _schema_changes(table: Table, changes: Sequence[Mapping[str, Any]]) -> list[
             spark_type = spark_types.parse_spark_type(ch["type"])
             field = {"name": path[-1] if path else "", "type": spark_type, "nullable": bool(ch.get("nullable", True)),
                      "metadata": {}}
-            added = AddColumn.of_arrow(spark_types.arrow_field(field, f"table {name}"))
+            added = AddColumn.of_arrow(spark_types.arrow_field(field, f"table {name}", legacy))
             out.append(AddColumn(path, added.data_type, str(ch["comment"]) if ch.get("comment") else None,
                                  _move(ch.get("position"), path, name)))
         elif op == "drop_column":
@@ -309,7 +320,9 @@ def _schema_changes(table: Table, changes: Sequence[Mapping[str, Any]]) -> list[
             out.append(RenameColumn(_path(ch), str(ch["new_name"])))
         elif op == "update_column_type":
             path = _path(ch)
-            arrow_type = spark_types.arrow_type(spark_types.parse_spark_type(ch["type"]), f"column {'.'.join(path)!r}")
+            arrow_type = spark_types.arrow_type(
+                spark_types.parse_spark_type(ch["type"]), f"column {'.'.join(path)!r}", legacy
+            )
             out.append(UpdateColumnType.of_arrow(path, arrow_type))
         elif op == "update_column_nullability":
             path = _path(ch)
@@ -334,7 +347,8 @@ def alter_table(params: Params) -> Result:
     ident = identifier(params)
     _refuse_system(ident, "altered")
     table = data_table(cat, ident)
-    changes = _schema_changes(table, list(params.get("changes") or []))
+    legacy = _legacy(params)
+    changes = _schema_changes(table, list(params.get("changes") or []), legacy)
     warnings: list[str] = []
     if changes:
         altered = table.alter(*changes)  # refuses first (immutable options, bad values): no warning then
@@ -349,7 +363,7 @@ def alter_table(params: Params) -> Result:
                 f"written keep their bucket count (writes into them are refused) until INSERT OVERWRITE or "
                 f"CALL sys.rescale(table => '{table.name}') rewrites them"
             )
-    out = _describe(cat, ident, {})
+    out = _describe(cat, ident, {"legacy_timestamp_mapping": legacy})
     out[WARNINGS_KEY] = warnings
     return out
 

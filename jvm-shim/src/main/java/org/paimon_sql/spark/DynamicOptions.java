@@ -45,6 +45,21 @@ final class DynamicOptions {
     return global;
   }
 
+  static final String LEGACY_TIMESTAMP_MAPPING_CONF = PREFIX + "legacy-timestamp-mapping.enabled";
+
+  /**
+   * Paimon's {@code spark.paimon.legacy-timestamp-mapping.enabled} (read from the session only, as
+   * Paimon's OptionUtils does): Paimon TIMESTAMP columns are Spark TIMESTAMP instead of TIMESTAMP_NTZ.
+   */
+  static boolean legacyTimestampMapping() {
+    String v = SQLConf.get().getConfString(LEGACY_TIMESTAMP_MAPPING_CONF, "false").trim().toLowerCase(java.util.Locale.ROOT);
+    if (!v.equals("true") && !v.equals("false")) {
+      throw new IllegalArgumentException(
+          "Option " + LEGACY_TIMESTAMP_MAPPING_CONF + " must be true or false, got '" + v + "'");
+    }
+    return v.equals("true");
+  }
+
   /** {@code t} of {@code t}, {@code t$branch_b} or {@code t$files}. */
   private static String tableName(Identifier ident) {
     String name = ident.name();

@@ -125,6 +125,8 @@ public class PaimonCatalog
     m.put("warehouse", warehouse);
     m.put("catalog", catalogName);
     m.put("catalog_options", catalogOptions);
+    // Paimon TIMESTAMP as Spark TIMESTAMP (schemas shown, CREATE / ALTER TABLE types)
+    m.put("legacy_timestamp_mapping", DynamicOptions.legacyTimestampMapping());
     return m;
   }
 

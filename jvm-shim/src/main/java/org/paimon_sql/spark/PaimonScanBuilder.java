@@ -168,6 +168,28 @@ public class PaimonScanBuilder
     return schema.add(ColumnarPythonReaderFactory.INPUT_FILE_COLUMN, org.apache.spark.sql.types.DataTypes.StringType, true);
   }
 
+  private static boolean hasTimestamp(org.apache.spark.sql.types.DataType t) {
+    if (t instanceof org.apache.spark.sql.types.TimestampType) {
+      return true;
+    }
+    if (t instanceof StructType) {
+      for (org.apache.spark.sql.types.StructField f : ((StructType) t).fields()) {
+        if (hasTimestamp(f.dataType())) {
+          return true;
+        }
+      }
+      return false;
+    }
+    if (t instanceof org.apache.spark.sql.types.ArrayType) {
+      return hasTimestamp(((org.apache.spark.sql.types.ArrayType) t).elementType());
+    }
+    if (t instanceof org.apache.spark.sql.types.MapType) {
+      org.apache.spark.sql.types.MapType m = (org.apache.spark.sql.types.MapType) t;
+      return hasTimestamp(m.keyType()) || hasTimestamp(m.valueType());
+    }
+    return false;
+  }
+
   /** Whether scans may be read by Spark's parquet reader: the scan option, else the session's. */
   private boolean nativeEnabled() {
     String session = SQLConf.get().getConfString(NATIVE_CONF, "true");
@@ -185,6 +207,11 @@ public class PaimonScanBuilder
    */
   private Scan nativeScan() {
     if (!nativeEnabled()) {
+      return null;
+    }
+    if (DynamicOptions.legacyTimestampMapping() && hasTimestamp(fullSchema)) {
+      // Spark TIMESTAMP read from Paimon TIMESTAMP wall clocks needs the JVM zone's shift, which
+      // Spark's parquet reader does not make: the Python reader reads such scans
       return null;
     }
     java.util.List<String> texts = new java.util.ArrayList<>();

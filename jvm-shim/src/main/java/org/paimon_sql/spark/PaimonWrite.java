@@ -101,6 +101,13 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
       }
       Expression ref = column(field.name());
       DataType type = field.dataType();
+      if (type instanceof TimestampType && !table.bucketKeyTypes().get(i).contains("LOCAL TIME ZONE")) {
+        // a Paimon TIMESTAMP read as Spark TIMESTAMP (legacy-timestamp-mapping.enabled): its hash
+        // is of the JVM zone's wall clock, which paimon_bucket does not compute
+        LOG.info("bucket-key column " + field.name() + " of " + table.name() + " is a Paimon TIMESTAMP read as"
+            + " Spark TIMESTAMP: writes fall back to clustering by the primary key (append tables: none)");
+        return null;
+      }
       if ((type instanceof TimestampType || type instanceof TimestampNTZType)
           && isCompactTimestamp(table.bucketKeyTypes().get(i))) {
         // Paimon TIMESTAMP(p <= 3) holds epoch millis, hashed like a BIGINT

@@ -128,6 +128,13 @@ public class PaimonWriteBuilder implements SupportsOverwriteV2, SupportsDynamicO
         String[] names = ((NamedReference) a).fieldNames();
         if (names.length == 1 && table.partitionKeys().contains(names[0])) {
           Literal<?> lit = (Literal<?>) b;
+          if (lit.dataType() instanceof TimestampType && DynamicOptions.legacyTimestampMapping()
+              && !java.time.ZoneId.systemDefault().normalized().equals(ZoneOffset.UTC)) {
+            // a Paimon TIMESTAMP partition holds the JVM zone's wall clock, an LTZ one the instant
+            throw new UnsupportedOperationException("INSERT OVERWRITE of table " + table.name()
+                + " with a static TIMESTAMP value for partition column " + names[0] + " is not supported with "
+                + DynamicOptions.LEGACY_TIMESTAMP_MAPPING_CONF + " = true unless the JVM's time zone is UTC");
+          }
           spec.put(names[0], partitionValue(lit.value(), lit.dataType()));
           return;
         }
@@ -179,6 +186,9 @@ public class PaimonWriteBuilder implements SupportsOverwriteV2, SupportsDynamicO
   public Write build() {
     Map<String, String> extra = new HashMap<>();
     extra.put(OVERWRITE, mode);
+    // Paimon TIMESTAMP values written from Spark TIMESTAMP (legacy-timestamp-mapping.enabled) are
+    // the wall clock of the JVM's default zone, as Paimon's Spark writer stores them
+    extra.put("paimon.read.time-zone", java.time.ZoneId.systemDefault().getId());
     if (staticSpec != null) {
       try {
         extra.put(OVERWRITE_PARTITION, PythonBridge.JSON.writeValueAsString(staticSpec));
