@@ -46,7 +46,7 @@ def test_insert_that_lost_a_race_to_the_same_bucket_fails_cleanly(
             spark.sql(f"INSERT INTO {db}.t SELECT k, race(k) FROM VALUES (1), (3) AS s(k)").collect()
     finally:
         spark.conf.unset("spark.sql.adaptive.enabled")
-    assert "WriteConflictError" in str(err.value)
+    assert "SequenceConflictError" in str(err.value)  # a WriteConflictError: the sequence-number race
     t = Catalog(warehouse).get_table(name)
     assert isinstance(t, Table)
     assert t.snapshot_ids() == [1, 2]
