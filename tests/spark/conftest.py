@@ -94,3 +94,17 @@ def sql(spark: Any) -> Any:
         return [tuple(r) for r in spark.sql(text).collect()]
 
     return run
+
+
+@pytest.fixture()
+def conf(spark: Any) -> Iterator[Any]:
+    """Sets session confs for one test and unsets them after it."""
+    keys: list[str] = []
+
+    def set_(key: str, value: str) -> None:
+        keys.append(key)
+        spark.conf.set(key, value)
+
+    yield set_
+    for k in keys:
+        spark.conf.unset(k)

@@ -6,7 +6,6 @@ DataFrameWriteTestBase) where they have one."""
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import os
 import time
@@ -16,6 +15,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+from tests.helpers.spark_zone import time_zone as _time_zone
 
 pytestmark = pytest.mark.spark
 
@@ -146,20 +147,6 @@ def test_python_api_null_key_names_the_table_and_column(tmp_path: Any) -> None:
     assert "db.t" in str(e.value) and "'id'" in str(e.value), str(e.value)
     assert t.latest_snapshot() is None
 
-
-@contextlib.contextmanager
-def _time_zone(spark: Any, zone: str) -> Iterator[None]:
-    """PaimonSparkTestBase.withTimeZone: the session's time zone and the JVM's default zone."""
-    jtz = spark._jvm.java.util.TimeZone
-    old_default = jtz.getDefault()
-    old_conf = spark.conf.get("spark.sql.session.timeZone")
-    jtz.setDefault(jtz.getTimeZone(zone))
-    spark.conf.set("spark.sql.session.timeZone", zone)
-    try:
-        yield
-    finally:
-        jtz.setDefault(old_default)
-        spark.conf.set("spark.sql.session.timeZone", old_conf)
 
 
 def _wall_clock(epoch_ms: int, zone: str) -> datetime.datetime:

@@ -6,7 +6,6 @@ dynamic partition follows table order"), plus the same statements without the op
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,18 +15,6 @@ pytestmark = pytest.mark.spark
 HIVE = "spark.paimon.write.hive-style-dynamic-partition.enabled"
 
 
-@pytest.fixture()
-def conf(spark: Any) -> Iterator[Any]:
-    """Sets session confs for one test and unsets them after it."""
-    keys: list[str] = []
-
-    def set_(key: str, value: str) -> None:
-        keys.append(key)
-        spark.conf.set(key, value)
-
-    yield set_
-    for k in keys:
-        spark.conf.unset(k)
 
 
 def _my_table(spark: Any, db: str) -> None:

@@ -14,6 +14,7 @@ import pytest
 
 from paimon_sql import types as pt
 from paimon_sql.spark import spark_types
+from tests.helpers.spark_zone import time_zone as _time_zone
 
 KEY = "spark.paimon.legacy-timestamp-mapping.enabled"
 
@@ -30,20 +31,6 @@ def _conf(spark: Any, key: str, value: str) -> Iterator[None]:
         else:
             spark.conf.set(key, old)
 
-
-@contextlib.contextmanager
-def _time_zone(spark: Any, zone: str) -> Iterator[None]:
-    """PaimonSparkTestBase.withTimeZone: the session's time zone and the JVM's default zone."""
-    jtz = spark._jvm.java.util.TimeZone
-    old_default = jtz.getDefault()
-    old_conf = spark.conf.get("spark.sql.session.timeZone")
-    jtz.setDefault(jtz.getTimeZone(zone))
-    spark.conf.set("spark.sql.session.timeZone", zone)
-    try:
-        yield
-    finally:
-        jtz.setDefault(old_default)
-        spark.conf.set("spark.sql.session.timeZone", old_conf)
 
 
 def test_type_mapping_both_directions() -> None:

@@ -4,7 +4,6 @@ connector options we do not implement, SET LOCATION, static overwrite of a FLOAT
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,18 +11,6 @@ import pytest
 pytestmark = pytest.mark.spark
 
 
-@pytest.fixture()
-def conf(spark: Any) -> Iterator[Any]:
-    """Sets session confs for one test and unsets them after it."""
-    keys: list[str] = []
-
-    def set_(key: str, value: str) -> None:
-        keys.append(key)
-        spark.conf.set(key, value)
-
-    yield set_
-    for k in keys:
-        spark.conf.unset(k)
 
 
 def _fails(spark: Any, statement: str, match: str) -> None:

@@ -19,6 +19,7 @@ clock already (``$files.creation_time``, ``$tags.create_time``, ``$partitions`` 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -154,17 +155,13 @@ def local_zone_name() -> str:
     env = os.environ.get("TZ")
     if env:
         candidates.append(env[1:] if env.startswith(":") else env)
-    try:
+    with contextlib.suppress(OSError):  # no /etc/localtime link: try the next source
         link = os.readlink("/etc/localtime")
         if "zoneinfo/" in link:
             candidates.append(link.split("zoneinfo/", 1)[1])
-    except OSError:
-        pass
-    try:
+    with contextlib.suppress(OSError):  # no /etc/timezone either: UTC below
         with open("/etc/timezone", encoding="utf-8") as f:
             candidates.append(f.read().strip())
-    except OSError:
-        pass
     for name in candidates:
         if _known_zone(name):
             return name
