@@ -141,6 +141,7 @@ def commit_compaction(
     rewritten); a conflict raises and deletes every file the compaction wrote."""
     entries = [e for c in changes for e in c.compact_entries]
     index = [e for c in changes for e in c.compact_index_entries]
+    changelog = [e for c in changes for e in c.compact_changelog_entries]
     compacted = len({(e.partition, e.bucket) for e in entries})
     before = [e.file for e in entries if e.kind == FileKind.DELETE]
     after = [e.file for e in entries if e.kind == FileKind.ADD]
@@ -150,7 +151,8 @@ def commit_compaction(
         if not entries:
             return CompactTableResult(None, len(plan.buckets), 0, 0, 0, 0, 0)
         snap = (committer or FileStoreCommit(store)).commit(CommitRequest(
-            CommitKind.COMPACT, tuple(entries), tuple(index), base=WriteBase(plan.base_id, plan.schema_id)
+            CommitKind.COMPACT, tuple(entries), tuple(index), base=WriteBase(plan.base_id, plan.schema_id),
+            changelog_entries=tuple(changelog),
         ))
     except BaseException:
         for c in changes:

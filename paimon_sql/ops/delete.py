@@ -74,7 +74,7 @@ def _delete_once(store: FileStore, pred: Predicate, committer: FileStoreCommit) 
             # the deleting write's compaction: a COMPACT snapshot after the APPEND one
             snap = committer.commit(CommitRequest(
                 CommitKind.APPEND, tuple(changes.entries), tuple(changes.index_entries), base=changes.base
-            ), WriteCompaction(tuple(changes.compact_entries), tuple(changes.compact_index_entries)))
+            ), WriteCompaction.of([changes]))
         except BaseException:
             writer.abort()
             raise

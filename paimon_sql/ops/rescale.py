@@ -60,7 +60,7 @@ def rescale(
         snap = committer.commit(CommitRequest(
             CommitKind.OVERWRITE, tuple(changes.entries), tuple(changes.index_entries),
             deletes_for=_partitions_of(base.id, selected), base=changes.base,
-        ), WriteCompaction(tuple(changes.compact_entries), tuple(changes.compact_index_entries)))
+        ), WriteCompaction.of([changes]))
     except BaseException:
         writer.abort()
         raise

@@ -137,28 +137,36 @@ def apply_deletion_vector(store: FileStore, table: pa.Table, dv: DeletionFile) -
 
 def read_split(
     store: FileStore, split: DataSplit, fields: Sequence[DataField], predicate: Predicate | None = None,
-    defaults: bool = True,
+    defaults: bool = True, keep_row_kind: bool = False,
 ) -> pa.Table:
     """All live rows of ``split`` as a table of ``fields`` (filtered by ``predicate`` if given).
     Nulls of columns with a ``fields.<name>.default-value`` read as that value, before the filter;
-    ``defaults=False`` keeps them (a rewrite of the data, which must not store the defaults)."""
+    ``defaults=False`` keeps them (a rewrite of the data, which must not store the defaults).
+
+    ``keep_row_kind``: a last column ``_VALUE_KIND`` (int8: 0 +I, 1 -U, 2 +U, 3 -D) holds each row's
+    kind, and retractions are kept (Paimon's ``forceKeepDelete``: a key whose merged record is a
+    delete reads as that -D row; rows of append tables are +I)."""
     schema = output_schema(fields)
+    if keep_row_kind:
+        schema = schema.append(pa.field(KIND, pa.int8(), False))
     if not store.has_primary_key:
         parts = [read_data_file(store, split, f, fields) for f in split.files]
+        if keep_row_kind:
+            parts = [p.append_column(KIND, pa.array(np.zeros(p.num_rows, dtype=np.int8))) for p in parts]
     else:
         value_fields = engine_of(store.options).merge_fields(store.options, fields, store.schema.fields)
         spec = check_merge_supported(store, value_fields)
+        names = [f.name for f in fields] + ([KIND] if keep_row_kind else [])
         parts = []
         for files, merge in _sections(store, split):
             if not merge:  # one sorted run: every key has one record, read as it is
-                parts += [
-                    _drop_retract_rows(read_data_file(store, split, f, fields, (KIND,))).drop_columns([KIND])
-                    for f in files
-                ]
+                for f in files:
+                    t = read_data_file(store, split, f, fields, (KIND,))
+                    parts.append(t.select(names) if keep_row_kind else _drop_retract_rows(t).drop_columns([KIND]))
                 continue
             runs = [read_data_file(store, split, f, value_fields, (SEQ, KIND), store.key_fields) for f in files]
-            merged = engine_of(store.options).merge(pa.concat_tables(runs), spec)
-            parts.append(merged.select([f.name for f in fields]))
+            merged = engine_of(store.options).merge(pa.concat_tables(runs), spec, keep_row_kind)
+            parts.append(merged.select(names))
     if not parts:
         return schema.empty_table()
     result = pa.concat_tables(parts) if len(parts) > 1 else parts[0]

@@ -310,7 +310,8 @@ class Table:
             if not entries and kind == CommitKind.APPEND:
                 self.abort_changes(changes)
                 return None
-            req = CommitRequest(kind, tuple(entries), tuple(index), deletes_for=deletes_for, base=base)
+            req = CommitRequest(kind, tuple(entries), tuple(index), deletes_for=deletes_for, base=base,
+                                changelog_entries=tuple(e for c in changes for e in c.changelog_entries))
             if _renumber and len(changes) == 1 and can_resequence(self.store, changes[0]):
                 # Table.write: a write that loses only the sequence-number race is renumbered on
                 # the latest snapshot inside the commit (its compaction dropped), not redone
@@ -323,8 +324,7 @@ class Table:
 
             def compaction() -> WriteCompaction | None:
                 # the writers' compaction: a COMPACT snapshot after the data one (the write's id)
-                return WriteCompaction(tuple(e for c in current for e in c.compact_entries),
-                                       tuple(e for c in current for e in c.compact_index_entries))
+                return WriteCompaction.of(current)
 
             snap = committer.commit(req, compaction)
         except AlreadyCommittedError:
@@ -359,7 +359,8 @@ class Table:
                         "were not prepared by new_write() of this table"
                     )
                 bases.append(c.base)
-        check_files_of_table(self.store, [e for c in changes for e in (*c.entries, *c.compact_entries)
+        check_files_of_table(self.store, [e for c in changes for e in (*c.entries, *c.compact_entries,
+                                                                       *c.changelog_entries, *c.compact_changelog_entries)
                                           if e.kind == FileKind.ADD],
                              [e for c in changes for e in c.index_entries])
         if not bases:

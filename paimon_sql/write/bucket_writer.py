@@ -45,6 +45,10 @@ class BucketIncrement:
     new_files: list[DataFileMeta] = field(default_factory=list)
     compact_before: list[DataFileMeta] = field(default_factory=list)
     compact_after: list[DataFileMeta] = field(default_factory=list)
+    # changelog files of the written records (changelog-producer input) and of the compactions
+    # (lookup, full-compaction): Paimon's newFilesIncrement / compactIncrement changelogFiles
+    new_changelog: list[DataFileMeta] = field(default_factory=list)
+    compact_changelog: list[DataFileMeta] = field(default_factory=list)
 
 
 def universal_compaction(store: FileStore, restored: Sequence[DataFileMeta] = ()) -> UniversalCompaction:
@@ -93,6 +97,8 @@ class BucketWriter:
         self.new_files: list[DataFileMeta] = []
         self.compact_before: dict[str, DataFileMeta] = {}
         self.compact_after: list[DataFileMeta] = []
+        self.new_changelog: list[DataFileMeta] = []
+        self.compact_changelog: list[DataFileMeta] = []
         self.written: list[str] = []  # files compaction wrote (deleted if the write is aborted)
         self.compactions = 0
 
@@ -167,6 +173,8 @@ class BucketWriter:
             else:
                 self.compact_before[f.file_name] = f
         self.compact_after += result.after
+        self.compact_changelog += result.changelog
 
     def increment(self) -> BucketIncrement:
-        return BucketIncrement(list(self.new_files), list(self.compact_before.values()), list(self.compact_after))
+        return BucketIncrement(list(self.new_files), list(self.compact_before.values()), list(self.compact_after),
+                               list(self.new_changelog), list(self.compact_changelog))

@@ -21,7 +21,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from paimon_sql.errors import AlreadyCommittedError, CommitConflictError, WriteConflictError
 from paimon_sql.meta.file_store import FileStore
@@ -41,6 +41,9 @@ from paimon_sql.write.conflicts import (
     check_sequence_numbers,
     check_total_buckets,
 )
+
+if TYPE_CHECKING:
+    from paimon_sql.write.table_write import CommitChanges
 
 _LOG = logging.getLogger(__name__)
 
@@ -75,7 +78,7 @@ class CommitRequest:
     # Paimon's commitIdentifier (a streaming checkpoint; batch commits use Long.MAX_VALUE)
     commit_identifier: int = BATCH_COMMIT_IDENTIFIER
     # the changelog slot: entries of changelog files, written as the snapshot's changelog manifest
-    # list with their row count (none today: no changelog producer writes files yet)
+    # list with their row count
     changelog_entries: tuple[ManifestEntry, ...] = ()
     # the snapshot this commit must land after (a write's COMPACT: its APPEND or OVERWRITE one)
     after_snapshot: int | None = None
@@ -95,6 +98,16 @@ class WriteCompaction:
 
     entries: tuple[ManifestEntry, ...]
     index_entries: tuple[IndexManifestEntry, ...] = ()
+    # the compaction's changelog files (lookup / full-compaction producers)
+    changelog_entries: tuple[ManifestEntry, ...] = ()
+
+    @classmethod
+    def of(cls, changes: Iterable[CommitChanges]) -> WriteCompaction:
+        """What the writers' ``changes`` compacted."""
+        cs = list(changes)
+        return cls(tuple(e for c in cs for e in c.compact_entries),
+                   tuple(e for c in cs for e in c.compact_index_entries),
+                   tuple(e for c in cs for e in c.compact_changelog_entries))
 
 
 def check_deleted_files_exist(live: list[ManifestEntry], deletes: list[ManifestEntry], table: str) -> None:
@@ -363,7 +376,7 @@ class FileStoreCommit:
         snap = self.last_snapshot = self._commit(req)
         if callable(compaction):  # decided after the data commit (a renumbered write has none)
             compaction = compaction()
-        if compaction is not None and (compaction.entries or compaction.index_entries):
+        if compaction is not None and (compaction.entries or compaction.index_entries or compaction.changelog_entries):
             self.commit_compaction_after(snap, req, compaction)
         return snap
 
@@ -395,11 +408,12 @@ class FileStoreCommit:
                 return self._commit(CommitRequest(
                     CommitKind.COMPACT, tuple(compact), tuple(compaction.index_entries), base=req.base,
                     own_entries=req.entries, commit_identifier=req.commit_identifier, after_snapshot=data.id,
+                    changelog_entries=compaction.changelog_entries,
                 )).id
             except Exception as e:  # noqa: BLE001 - the data is committed: only the compaction is lost
                 reason = str(e)
         _LOG.warning("Table %s: the write's compaction is not committed (%s)", store.name, reason)
-        for out in outputs:
+        for out in [*outputs, *compaction.changelog_entries]:
             store.file_io.delete_quietly(store.entry_path(out))
         for ie in compaction.index_entries:
             store.file_io.delete_quietly(ie.index_file.external_path or store.index_file_path(ie.index_file.file_name))

@@ -40,11 +40,15 @@ class CompactResult:
     after: list[DataFileMeta] = field(default_factory=list)
     # paths of the files this compaction wrote (to delete if the write is aborted)
     written: list[str] = field(default_factory=list)
+    # changelog files the compaction produced (changelog-producer lookup / full-compaction; their
+    # paths are in ``written`` too)
+    changelog: list[DataFileMeta] = field(default_factory=list)
 
     def merge(self, other: CompactResult) -> None:
         self.before += other.before
         self.after += other.after
         self.written += other.written
+        self.changelog += other.changelog
 
 
 class CompactRewriter:

@@ -72,6 +72,11 @@ class CommitChanges:
     compact_index_entries: list[IndexManifestEntry] = field(default_factory=list)
     # new HASH index files; they replace the index of the same (partition, bucket)
     index_entries: list[IndexManifestEntry] = field(default_factory=list)
+    # changelog files (ADD entries): of the written records, committed with ``entries``
+    # (changelog-producer input), and of the compaction, committed with the COMPACT snapshot
+    # (lookup, full-compaction)
+    changelog_entries: list[ManifestEntry] = field(default_factory=list)
+    compact_changelog_entries: list[ManifestEntry] = field(default_factory=list)
     written_paths: list[str] = field(default_factory=list)
     # the snapshot and schema the writer numbered and laid out its files by (None: unknown)
     base: WriteBase | None = None
@@ -244,11 +249,13 @@ class TableWrite:
         """The bucket writers' compaction increments as manifest entries (recomputed each time)."""
         total = self.num_buckets if self.num_buckets > 0 else -1
         entries: list[ManifestEntry] = []
+        changelog: list[ManifestEntry] = []
         written = set(self.changes.written_paths)
         for (partition, bucket), bw in sorted(self.bucket_writers.items()):
             inc = bw.increment()
             entries += [ManifestEntry(FileKind.DELETE, partition, bucket, total, f) for f in inc.compact_before]
             entries += [ManifestEntry(FileKind.ADD, partition, bucket, total, f) for f in inc.compact_after]
+            changelog += [ManifestEntry(FileKind.ADD, partition, bucket, total, f) for f in inc.compact_changelog]
             self.changes.written_paths += [p for p in bw.written if p not in written]
             written.update(bw.written)
             if bw.dvs is not None and bw.dvs.changed and not any(
@@ -260,6 +267,7 @@ class TableWrite:
                 if path is not None:
                     self.changes.written_paths.append(path)
         self.changes.compact_entries = entries
+        self.changes.compact_changelog_entries = changelog
 
     # -- buffering -------------------------------------------------------------------------------
     def _add(self, data: pa.Table, kind: int | None) -> None:
