@@ -6,7 +6,7 @@ from typing import Any
 
 from paimon_sql.options.option import Option
 from paimon_sql.options.registry import OPTIONS, PATTERNS
-from paimon_sql.options.support import NOT_IMPLEMENTED
+from paimon_sql.options.support import NOT_IMPLEMENTED, NOT_IMPLEMENTED_VALUES
 
 
 def _md(text: str) -> str:
@@ -56,6 +56,9 @@ def options_markdown() -> str:
             desc += " Also read from: " + ", ".join(f"`{k}`" for k in d.fallback_keys) + "."
         if d.key in NOT_IMPLEMENTED:
             desc += " **Not implemented yet**: refused unless set to its default."
+        elif NOT_IMPLEMENTED_VALUES.get(d.key):
+            values = ", ".join(f"`{v}`" for v in NOT_IMPLEMENTED_VALUES[d.key])
+            desc += f" **Not implemented yet**: the values {values} are refused."
         lines.append(f"| `{d.key}` | {_md(d.kind.doc)} | {_md(_md_default(d))} | {_md(desc)} |")
     lines += [
         "",
@@ -83,4 +86,6 @@ def options_markdown() -> str:
     lines += ["", "## Not implemented", "", "Refused when set to anything but their default (see above).",
               "", "| Key | Why |", "| --- | --- |"]
     lines += [f"| `{k}` | {_md(v)} |" for k, v in sorted(NOT_IMPLEMENTED.items())]
+    lines += [f"| `{k}` = `{value}` | {_md(why)} |"
+              for k, values in sorted(NOT_IMPLEMENTED_VALUES.items()) for value, why in values.items()]
     return "\n".join(lines) + "\n"

@@ -20,7 +20,7 @@ from paimon_sql.options.lifecycle import (
 )
 from paimon_sql.options.merge import PK_CLUSTERING_OVERRIDE
 from paimon_sql.options.registry import OPTIONS, option_def
-from paimon_sql.options.support import NOT_IMPLEMENTED
+from paimon_sql.options.support import NOT_IMPLEMENTED, NOT_IMPLEMENTED_VALUES
 
 
 def validate_options(
@@ -133,6 +133,9 @@ def not_implemented_errors(options: Mapping[str, str], where: str) -> list[str]:
     errors = []
     for key, value in options.items():
         reason = NOT_IMPLEMENTED.get(key)
+        if reason is None:
+            refused = NOT_IMPLEMENTED_VALUES.get(key)
+            reason = refused.get(str(value).strip().lower()) if refused else None
         if reason is None:
             continue
         if _is_default(key, value):
