@@ -89,7 +89,41 @@ INCREMENTAL_BETWEEN: Option[str | None] = Option(
     "incremental-between",
     STRING,
     None,
-    "Read changes between two snapshots or tags: 'start,end' (start exclusive).",
+    "Read the changes between two snapshots or tags: 'start,end' (start exclusive, end inclusive; two "
+    "tags read the diff of their snapshots unless incremental-between-tag-to-snapshot).",
+)
+
+INCREMENTAL_BETWEEN_TIMESTAMP: Option[str | None] = Option(
+    "incremental-between-timestamp",
+    STRING,
+    None,
+    "Read the changes between two times: 'start,end' (start exclusive), epoch milliseconds or "
+    "'yyyy-MM-dd HH:mm:ss' local times.",
+)
+
+INCREMENTAL_BETWEEN_SCAN_MODE: Option[str] = Option(
+    "incremental-between-scan-mode",
+    enum(("auto", "delta", "changelog", "diff")),
+    "auto",
+    "What an incremental read reads: delta (the files APPEND snapshots added), changelog (the changelog "
+    "files), diff (the difference of the two snapshots), auto (changelog when the table has a changelog "
+    "producer, else delta).",
+)
+
+INCREMENTAL_TO_AUTO_TAG: Option[str | None] = Option(
+    "incremental-to-auto-tag",
+    STRING,
+    None,
+    "Read the diff between the automatic tag before this automatic tag and it (empty when either is "
+    "missing).",
+)
+
+INCREMENTAL_BETWEEN_TAG_TO_SNAPSHOT: Option[bool] = Option(
+    "incremental-between-tag-to-snapshot",
+    BOOL,
+    "false",
+    "incremental-between with two tags reads the snapshots between the tags' snapshots (delta / "
+    "changelog) instead of the diff of the two.",
 )
 
 SOURCE_SPLIT_TARGET_SIZE: Option[int] = Option(
@@ -170,10 +204,6 @@ _KEPT: tuple[Option[Any], ...] = (
     kept("lookup.remote-file.level-threshold", INT, str(INT_MIN)),
     kept("stream-scan-mode", enum(("none", "compact-bucket-table", "file-monitor")), "none"),
     kept("batch-scan-mode", enum(("none", "compact")), "none"),
-    kept("incremental-between-scan-mode", enum(("auto", "delta", "changelog", "diff")), "auto"),
-    kept("incremental-between-timestamp", STRING),
-    kept("incremental-to-auto-tag", STRING),
-    kept("incremental-between-tag-to-snapshot", BOOL, "false"),
     kept("file-reader-async-threshold", MEMORY, "10 mb"),
     kept("scan.fallback-branch", STRING),
     kept("scan.fallback-branch.read-fail-fast", BOOL, "false"),

@@ -29,6 +29,13 @@ class DataSplit:
     deletion_files: dict[str, DeletionFile] = field(default_factory=dict)
     # True when rows can be read file by file without a key merge
     raw_convertible: bool = True
+    # a diff split (an incremental read in diff mode, Paimon's IncrementalSplit): the start
+    # snapshot's files of this bucket that the end snapshot (``files``) lacks; None otherwise
+    before_files: tuple[DataFileMeta, ...] | None = None
+    before_deletion_files: dict[str, DeletionFile] = field(default_factory=dict)
+    # Paimon's isStreaming: the files' records are read as they are, with their row kinds and
+    # retractions, unmerged (the splits of delta and changelog reads)
+    streaming: bool = False
 
     @property
     def row_count(self) -> int:

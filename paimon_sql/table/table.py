@@ -26,7 +26,7 @@ from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.schema_change import SchemaChange
 from paimon_sql.meta.snapshot import Snapshot
-from paimon_sql.meta.travel import TimeTravel, resolve
+from paimon_sql.meta.travel import TimeTravel
 from paimon_sql.names import check_name
 from paimon_sql.ops import alter as alter_ops
 from paimon_sql.ops import branches as branch_ops
@@ -49,11 +49,13 @@ from paimon_sql.options import check_implemented, validate_options
 from paimon_sql.options.lifecycle import TAG_DEFAULT_TIME_RETAINED, TAG_TIME_EXPIRE_ENABLED
 from paimon_sql.options.support import NOT_DYNAMIC, option_change_error
 from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns
-from paimon_sql.scan.planner import ensure_no_full_scan, live_entries, plan
-from paimon_sql.scan.reader import output_schema, read_splits_parallel
+from paimon_sql.scan import incremental
+from paimon_sql.scan.incremental import INCREMENTAL_OPTIONS, IncrementalRange, IncrementalSpec
+from paimon_sql.scan.reader import output_schema
 from paimon_sql.scan.split import DataSplit
+from paimon_sql.scan.table_scan import FALLBACK_BRANCH as FALLBACK_BRANCH  # (re-exported)
+from paimon_sql.scan.table_scan import TableScan
 from paimon_sql.table.table_commit import TableCommit
-from paimon_sql.types import DataField
 from paimon_sql.write.commit import CommitRequest, WriteBase, WriteCompaction, redo_on_conflict
 from paimon_sql.write.conflicts import (
     check_files_of_table,
@@ -64,7 +66,6 @@ from paimon_sql.write.table_write import CommitChanges, TableWrite, merge_index_
 
 _LOG = logging.getLogger(__name__)
 
-FALLBACK_BRANCH = "scan.fallback-branch"
 Overwrite = Union[bool, Mapping[str, Any], str]  # noqa: UP007
 WriteInput = Union[pa.Table, pa.RecordBatchReader, Iterable[pa.RecordBatch]]  # noqa: UP007
 
@@ -127,16 +128,96 @@ class Table:
         return f"Table({self.identifier!r}, fields={self.schema.field_names})"
 
     # -- reading ---------------------------------------------------------------------------------
-    def _parse_filter(self, store: FileStore, filter: str | Predicate | None) -> Predicate | None:
-        if filter is None:
-            return None
-        if isinstance(filter, str):
-            return parse_predicate(filter, list(store.schema.fields))
-        if not isinstance(filter, Predicate):
-            raise ValidationError(
-                f"filter of a read of table {self.identifier} must be SQL text or a Predicate, got {filter!r}"
-            )
-        return filter
+    def scan(
+        self, columns: Sequence[str] | None = None, filter: str | Predicate | None = None,
+        snapshot_id: int | None = None, tag: str | None = None, timestamp_ms: int | None = None,
+        latest_snapshot_id: int | None = None, watermark: int | None = None, read_optimized: bool = False,
+        incremental_between: tuple[int | str, int | str] | str | None = None,
+        incremental_between_timestamp: tuple[int, int] | str | None = None,
+        incremental_to_auto_tag: str | None = None, incremental_mode: str | None = None,
+        keep_row_kind: bool = False, limit: int | None = None,
+    ) -> TableScan:
+        """The scan object of a read (``paimon_sql.scan.table_scan.TableScan``; see ``read`` for
+        the arguments). The incremental options among the table's (dynamic) options apply when no
+        incremental keyword is given, as in Paimon."""
+        travel = TimeTravel(snapshot_id, tag, timestamp_ms, watermark).check(f"a read of table {self.identifier}")
+        scan = TableScan(self.store, travel=travel, latest_snapshot_id=latest_snapshot_id,
+                         read_optimized=read_optimized).select(columns).where(filter)
+        scan = scan.with_row_kind(keep_row_kind).with_limit(limit)
+        spec = self._incremental_spec(incremental_between, incremental_between_timestamp,
+                                      incremental_to_auto_tag, incremental_mode)
+        if spec is not None:
+            scan = scan.with_incremental(self._resolve_auto_tag(spec))
+        return scan
+
+    def _incremental_spec(
+        self, between: tuple[int | str, int | str] | str | None, between_timestamp: tuple[int, int] | str | None,
+        to_auto_tag: str | None, mode: str | None,
+    ) -> IncrementalSpec | None:
+        given = [n for n, v in (("incremental_between", between), ("incremental_between_timestamp", between_timestamp),
+                                ("incremental_to_auto_tag", to_auto_tag)) if v is not None]
+        if len(given) > 1:
+            raise ValidationError(f"Give at most one of {', '.join(given)} for a read of table {self.identifier}")
+        opts = dict(self.schema.options)
+        if given:
+            for key in INCREMENTAL_OPTIONS:
+                if key != incremental.SCAN_MODE and key != incremental.TAG_TO_SNAPSHOT:
+                    opts.pop(key, None)
+        if mode is not None:
+            opts[incremental.SCAN_MODE] = mode
+        if between is not None:
+            if isinstance(between, str):
+                opts[incremental.BETWEEN] = between
+            else:
+                return dataclasses.replace(
+                    IncrementalSpec.of_between(between, self.identifier, opts.get(incremental.SCAN_MODE, "auto")),
+                    tag_to_snapshot=str(opts.get(incremental.TAG_TO_SNAPSHOT, "false")).lower() == "true")
+        if between_timestamp is not None:
+            if isinstance(between_timestamp, str):
+                opts[incremental.BETWEEN_TIMESTAMP] = between_timestamp
+            elif (isinstance(between_timestamp, (tuple, list)) and len(between_timestamp) == 2
+                  and all(isinstance(v, int) and not isinstance(v, bool) for v in between_timestamp)):
+                opts[incremental.BETWEEN_TIMESTAMP] = f"{between_timestamp[0]},{between_timestamp[1]}"
+            else:
+                raise ValidationError(f"incremental_between_timestamp of a read of table {self.identifier} must be "
+                                      f"a (start, end) pair of epoch milliseconds, got {between_timestamp!r}")
+        if to_auto_tag is not None:
+            if not isinstance(to_auto_tag, str):
+                raise ValidationError(f"incremental_to_auto_tag of a read of table {self.identifier} must be a tag "
+                                      f"name, got {to_auto_tag!r}")
+            opts[incremental.TO_AUTO_TAG] = to_auto_tag
+        if mode is not None and not given and not any(k in opts for k in (
+                incremental.BETWEEN, incremental.BETWEEN_TIMESTAMP, incremental.TO_AUTO_TAG)):
+            raise ValidationError(f"incremental_mode of a read of table {self.identifier} needs an incremental "
+                                  "range (incremental_between, incremental_between_timestamp or "
+                                  "incremental_to_auto_tag)")
+        return IncrementalSpec.of_options(opts, self.identifier)
+
+    def _resolve_auto_tag(self, spec: IncrementalSpec) -> IncrementalSpec | IncrementalRange:
+        """``incremental-to-auto-tag``: the diff between the automatic tag before ``spec.to_auto_tag``
+        and it (Paimon's ``IncrementalDiffStartingScanner.toEndAutoTag``); empty when the end tag
+        does not exist or no automatic tag precedes it."""
+        if spec.to_auto_tag is None or spec.between is not None or spec.between_timestamp is not None:
+            return spec
+        handler = tag_auto_ops.PeriodHandler.of(self.store)
+        end_name = spec.to_auto_tag
+        end_time = handler.tag_to_time(end_name)
+        if end_time is None:
+            raise ValidationError(f"Option {incremental.TO_AUTO_TAG!r} of table {self.identifier}: Specified tag "
+                                  f"'{end_name}' is not an auto-created tag.")
+        tags = self.store.tags
+        if not tags.exists(end_name):
+            return incremental.EMPTY
+        previous = []
+        for name in tags.tag_names():
+            t = handler.tag_to_time(name)
+            if t is not None and t < end_time:
+                previous.append((t, name))
+        if not previous:
+            return incremental.EMPTY
+        start = tags.tagged_snapshot(max(previous)[1])
+        end = tags.tagged_snapshot(end_name)
+        return IncrementalRange("diff", start.id, end.id, start, end)
 
     def resolve_read(
         self, snapshot_id: int | None = None, tag: str | None = None, timestamp_ms: int | None = None,
@@ -144,12 +225,8 @@ class Table:
     ) -> tuple[Snapshot | None, FileStore, bool]:
         """The snapshot a read sees, the store (schema) it reads with, and whether it travels in
         time (``plan``'s keyword arguments; see there)."""
-        if latest_snapshot_id is not None:
-            if any(x is not None for x in (snapshot_id, tag, timestamp_ms, watermark)):
-                raise ValidationError("latest_snapshot_id cannot be combined with time travel")
-            return self.store.snapshots.snapshot(latest_snapshot_id), self.store, False
-        return resolve(self.store, TimeTravel(snapshot_id, tag, timestamp_ms, watermark),
-                       f"a read of table {self.identifier}")
+        return self.scan(snapshot_id=snapshot_id, tag=tag, timestamp_ms=timestamp_ms,
+                         latest_snapshot_id=latest_snapshot_id, watermark=watermark).resolve()
 
     def plan(
         self, filter: str | Predicate | None = None, snapshot_id: int | None = None,
@@ -161,17 +238,12 @@ class Table:
         ``latest_snapshot_id``: read that snapshot as the latest one (with the table's current
         schema, not time travel): a caller that planned part of a read already pins the snapshot
         it saw, so that the rest of the read sees the same one. ``read_optimized``: only the
-        highest level of a primary-key table (``$ro``; no fallback branch)."""
-        snap, store, tt = self.resolve_read(snapshot_id, tag, timestamp_ms, latest_snapshot_id, watermark)
-        pred = self._parse_filter(store, filter)
-        splits: list[tuple[FileStore, DataSplit]] = []
-        if snap is not None:
-            splits = [(store, s) for s in plan(store, snap, pred, top_level_only=read_optimized)]
-            ensure_no_full_scan(store, snap, [s for _, s in splits])
-        fallback = self.schema.options.get(FALLBACK_BRANCH)
-        if fallback and self.branch == MAIN_BRANCH and not read_optimized:
-            splits += fallback_splits(store, snap, fallback, pred, tt)
-        return store, splits, pred
+        highest level of a primary-key table (``$ro``; no fallback branch). An incremental read
+        asked for by the table's (dynamic) options plans its range (see ``scan``)."""
+        p = self.scan(filter=filter, snapshot_id=snapshot_id, tag=tag, timestamp_ms=timestamp_ms,
+                      latest_snapshot_id=latest_snapshot_id, watermark=watermark,
+                      read_optimized=read_optimized).plan()
+        return p.store, list(p.splits), p.predicate
 
     def read(
         self,
@@ -182,33 +254,28 @@ class Table:
         timestamp_ms: int | None = None,
         watermark: int | None = None,
         read_optimized: bool = False,
+        incremental_between: tuple[int | str, int | str] | str | None = None,
+        incremental_between_timestamp: tuple[int, int] | str | None = None,
+        incremental_to_auto_tag: str | None = None,
+        incremental_mode: str | None = None,
+        keep_row_kind: bool = False,
+        limit: int | None = None,
     ) -> pa.Table:
         """Rows of the table (at a snapshot, tag, timestamp or watermark: the earliest snapshot whose
         watermark is at least it), projected and filtered; ``read_optimized``: only what a
-        primary-key table's highest level holds (``t$ro``)."""
-        store, splits, pred = self.plan(filter, snapshot_id, tag, timestamp_ms, watermark=watermark,
-                                        read_optimized=read_optimized)
-        out_fields = _project(store, columns)
-        read_fields = list(out_fields)
-        if pred is not None:
-            names = {f.name for f in read_fields}
-            read_fields += [store.schema.field(c) for c in sorted(referenced_columns(pred)) if c not in names]
-        try:
-            parts = read_splits_parallel(
-                [(st, s, _same_fields(st, read_fields)) for st, s in splits], pred
-            )
-        except NotFoundError as e:
-            gone = sorted({s.snapshot_id for st, s in splits if not st.snapshots.exists(s.snapshot_id)})
-            if gone:  # expired while it was read: say so rather than name a lost file
-                raise NotFoundError(
-                    f"Snapshot {gone[0]} of table {self.identifier} was expired while it was read ({e})"
-                ) from e
-            raise
-        schema = output_schema(out_fields)
-        parts = [p.select([f.name for f in out_fields]).cast(schema) for p in parts if p.num_rows]
-        if not parts:
-            return schema.empty_table()
-        return pa.concat_tables(parts)
+        primary-key table's highest level holds (``t$ro``).
+
+        Incremental reads (Paimon's ``incremental-between`` options, also taken from the table's
+        dynamic options, ``Table.copy``): ``incremental_between=(start, end)`` (snapshot ids or tag
+        names, start exclusive), ``incremental_between_timestamp=(t1, t2)`` (epoch millis),
+        ``incremental_to_auto_tag=tag``; ``incremental_mode`` auto / delta / changelog / diff
+        (``paimon_sql.scan.incremental``). ``keep_row_kind``: a last ``_VALUE_KIND`` int8 column
+        (0 +I, 1 -U, 2 +U, 3 -D). ``limit``: at most that many rows."""
+        return self.scan(columns, filter, snapshot_id, tag, timestamp_ms, watermark=watermark,
+                         read_optimized=read_optimized, incremental_between=incremental_between,
+                         incremental_between_timestamp=incremental_between_timestamp,
+                         incremental_to_auto_tag=incremental_to_auto_tag, incremental_mode=incremental_mode,
+                         keep_row_kind=keep_row_kind, limit=limit).to_arrow()
 
     # -- writing ---------------------------------------------------------------------------------
     def write(self, data: WriteInput, overwrite: Overwrite = False) -> int:
@@ -869,61 +936,3 @@ class Table:
         snapshot on by ``branch``'s; returns what changed. Reload the table afterwards (the
         schema may have changed)."""
         return branch_ops.fast_forward(self.store, branch)
-
-
-def _same_fields(store: FileStore, fields: list[DataField]) -> list[DataField]:
-    """``fields`` as ``store`` (e.g. a fallback branch with its own field ids) has them, by name."""
-    own = set(store.schema.fields)
-    return fields if all(f in own for f in fields) else [store.schema.field(f.name) for f in fields]
-
-
-def fallback_splits(
-    main: FileStore, snap: Snapshot | None, branch: str, pred: Predicate | None, time_travel: bool
-) -> list[tuple[FileStore, DataSplit]]:
-    """Splits of the ``scan.fallback-branch`` for the partitions the main branch does not have."""
-    probe = main.for_branch(branch, main.schema)
-    latest = probe.schemas.latest()
-    if latest is None:
-        raise NotFoundError(f"Fallback branch {branch!r} of table {main.name} does not exist")
-    other_snap: Snapshot | None
-    if time_travel and snap is not None:
-        other_snap = probe.snapshots.snapshot_at_or_before(snap.time_millis)
-        if other_snap is None and probe.snapshots.exists(1):
-            other_snap = probe.snapshots.snapshot(1)
-    else:
-        other_snap = probe.snapshots.latest()
-    schema = latest
-    if time_travel and other_snap is not None and other_snap.schema_id != latest.id:
-        schema = probe.schemas.schema(other_snap.schema_id)
-    other = main.for_branch(branch, schema)
-    main_types = [(f.name, f.type.copy(True)) for f in main.schema.fields]
-    other_types = [(f.name, f.type.copy(True)) for f in other.schema.fields]
-    if main_types != other_types:
-        raise ValidationError(
-            f"Branch main and {branch} of table {main.name} do not have the same row type, but "
-            f"'{FALLBACK_BRANCH}' is '{branch}': the fallback branch must have the same schema "
-            f"(main: {[f.to_string() for f in main.schema.fields]}, "
-            f"{branch}: {[f.to_string() for f in other.schema.fields]})"
-        )
-    if other_snap is None:
-        return []
-    complete = {e.partition for e in live_entries(main, snap, None)} if snap is not None else set()
-    return [(other, s) for s in plan(other, other_snap, pred) if s.partition not in complete]
-
-
-def _project(store: FileStore, columns: Sequence[str] | None) -> list[DataField]:
-    if columns is None:
-        return list(store.schema.fields)
-    if isinstance(columns, (str, bytes)) or not isinstance(columns, Sequence) or not all(
-        isinstance(c, str) for c in columns
-    ):
-        raise ValidationError(f"columns of a read of table {store.name} must be a list of column names, got {columns!r}")
-    dup = sorted({c for c in columns if list(columns).count(c) > 1})
-    if dup:
-        raise ValidationError(f"columns of a read of table {store.name} name {dup[0]!r} more than once")
-    try:
-        return [store.schema.field(c) for c in columns]
-    except ValidationError as e:
-        raise ValidationError(f"Cannot read table {store.name}: {e}") from None
-
-

@@ -148,7 +148,7 @@ def test_options_that_are_not_applied_are_refused(catalog: Catalog) -> None:
     for key, value in [("tag.create-success-file", "true"), ("tag.callbacks", "com.example.Callback"),
                        ("changelog-producer", "input"), ("record-level.time-field", "v"),
                        ("vector-field", "v"), ("blob-field", "v"), ("deletion-vectors.modifiable", "true"),
-                       ("compaction.file-num-limit", "3"), ("incremental-between", "1,2")]:
+                       ("compaction.file-num-limit", "3"), ("ignore-update-before", "true")]:
         with pytest.raises(UnsupportedError, match=f"Option '{key}'.*not supported"):
             catalog.create_table("db.u", SCHEMA, primary_keys=["id"], options={key: value})
     t = catalog.create_table("db.u", SCHEMA, primary_keys=["id"],
