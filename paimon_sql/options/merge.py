@@ -281,7 +281,6 @@ FIELD_STATS_MODE: Family[str | None] = Family(
 _KEPT: tuple[Option[Any], ...] = (
     kept("changelog-producer.row-deduplicate", BOOL, "false"),
     kept("changelog-producer.row-deduplicate-ignore-fields", STRING),
-    kept("table-read.sequence-number.enabled", BOOL, "false"),
     kept("key-value.sequence_number.enabled", BOOL, "false"),
     kept("sequence.snapshot-ordering", BOOL, "false"),
     kept("deletion-vectors.modifiable", BOOL, "false"),

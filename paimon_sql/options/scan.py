@@ -126,6 +126,14 @@ INCREMENTAL_BETWEEN_TAG_TO_SNAPSHOT: Option[bool] = Option(
     "changelog) instead of the diff of the two.",
 )
 
+TABLE_READ_SEQUENCE_NUMBER_ENABLED: Option[bool] = Option(
+    "table-read.sequence-number.enabled",
+    BOOL,
+    "false",
+    "Primary-key tables: $audit_log and $binlog show each row's _SEQUENCE_NUMBER (after rowkind). A table "
+    "option (not a per-read one, as in Paimon).",
+)
+
 SOURCE_SPLIT_TARGET_SIZE: Option[int] = Option(
     "source.split.target-size",
     MEMORY,

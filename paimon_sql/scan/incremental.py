@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 
 from paimon_sql.errors import NotFoundError, UnsupportedError, ValidationError
 from paimon_sql.format.binary_row import decode_row
-from paimon_sql.lsm.merge import KIND
+from paimon_sql.lsm.merge import KIND, SEQ
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
@@ -396,7 +396,7 @@ def _check_bucket_numbers(
 
 def read_diff_split(
     store: FileStore, split: DataSplit, fields: Sequence[DataField], predicate: Predicate | None,
-    keep_delete: bool,
+    keep_delete: bool, sequence_number: bool = False,
 ) -> pa.Table:
     """The rows of a diff split as ``fields`` plus ``_VALUE_KIND`` (Paimon's ``DiffMerger``): per key,
     the end's merged record when the start's differs (value or add/retract), -D of the start's
@@ -404,23 +404,29 @@ def read_diff_split(
     from paimon_sql.scan.reader import output_schema, read_split
 
     schema = output_schema(fields).append(pa.field(KIND, pa.int8(), False))
+    seq = [SEQ] if sequence_number else []
+    if sequence_number:
+        schema = schema.insert(0, pa.field(SEQ, pa.int64(), False))
     before_split = _side(split, True)
     after_split = _side(split, False)
     if not store.has_primary_key:  # Paimon's raw read ignores the before files
-        out = read_split(store, after_split, fields, None, keep_row_kind=True)
+        out = read_split(store, after_split, fields, None, keep_row_kind=True, sequence_number=sequence_number)
     else:
         all_fields = list(store.schema.fields)
-        before = read_split(store, before_split, all_fields, None, keep_row_kind=True) if split.before_files \
-            else output_schema(all_fields).append(pa.field(KIND, pa.int8(), False)).empty_table()
-        after = read_split(store, after_split, all_fields, None, keep_row_kind=True) if split.files \
-            else before.schema.empty_table()
+        empty = output_schema(all_fields).append(pa.field(KIND, pa.int8(), False))
+        if sequence_number:
+            empty = empty.insert(0, pa.field(SEQ, pa.int64(), False))
+        before = read_split(store, before_split, all_fields, None, keep_row_kind=True,
+                            sequence_number=sequence_number) if split.before_files else empty.empty_table()
+        after = read_split(store, after_split, all_fields, None, keep_row_kind=True,
+                           sequence_number=sequence_number) if split.files else empty.empty_table()
         out = _diff(store, before, after)
     if not keep_delete:
         kinds = out.column(KIND)
         out = out.filter(pc.or_(pc.equal(kinds, INSERT), pc.equal(kinds, UPDATE_AFTER)))
     if predicate is not None and out.num_rows:
         out = out.filter(to_arrow_expression(predicate))
-    return out.select([f.name for f in fields] + [KIND]).cast(schema)
+    return out.select(seq + [f.name for f in fields] + [KIND]).cast(schema)
 
 
 def _side(split: DataSplit, before: bool) -> DataSplit:

@@ -137,7 +137,7 @@ def apply_deletion_vector(store: FileStore, table: pa.Table, dv: DeletionFile) -
 
 def read_split(
     store: FileStore, split: DataSplit, fields: Sequence[DataField], predicate: Predicate | None = None,
-    defaults: bool = True, keep_row_kind: bool = False,
+    defaults: bool = True, keep_row_kind: bool = False, sequence_number: bool = False,
 ) -> pa.Table:
     """All live rows of ``split`` as a table of ``fields`` (filtered by ``predicate`` if given).
     Nulls of columns with a ``fields.<name>.default-value`` read as that value, before the filter;
@@ -145,10 +145,18 @@ def read_split(
 
     ``keep_row_kind``: a last column ``_VALUE_KIND`` (int8: 0 +I, 1 -U, 2 +U, 3 -D) holds each row's
     kind, and retractions are kept (Paimon's ``forceKeepDelete``: a key whose merged record is a
-    delete reads as that -D row; rows of append tables are +I)."""
+    delete reads as that -D row; rows of append tables are +I).
+
+    ``sequence_number`` (primary-key tables): a first column ``_SEQUENCE_NUMBER`` (int64) holds each
+    row's sequence number (of the merged record: Paimon's ``key-value.sequence_number.enabled``)."""
     schema = output_schema(fields)
     if keep_row_kind:
         schema = schema.append(pa.field(KIND, pa.int8(), False))
+    if sequence_number:
+        if not store.has_primary_key:
+            raise UnsupportedError(f"Table {store.name}: sequence numbers are only read from primary-key tables "
+                                   "(table-read.sequence-number.enabled)")
+        schema = schema.insert(0, pa.field(SEQ, pa.int64(), False))
     if not store.has_primary_key:
         parts = [read_data_file(store, split, f, fields) for f in split.files]
         if keep_row_kind:
@@ -156,16 +164,19 @@ def read_split(
     else:
         value_fields = engine_of(store.options).merge_fields(store.options, fields, store.schema.fields)
         spec = check_merge_supported(store, value_fields)
-        names = [f.name for f in fields] + ([KIND] if keep_row_kind else [])
+        names = ([SEQ] if sequence_number else []) + [f.name for f in fields] + ([KIND] if keep_row_kind else [])
+        system = (SEQ, KIND) if sequence_number else (KIND,)
         parts = []
         for files, merge in _sections(store, split):
             if not merge:  # one sorted run: every key has one record, read as it is
                 for f in files:
-                    t = read_data_file(store, split, f, fields, (KIND,))
-                    parts.append(t.select(names) if keep_row_kind else _drop_retract_rows(t).drop_columns([KIND]))
+                    t = read_data_file(store, split, f, fields, system)
+                    parts.append(t.select(names) if keep_row_kind else _drop_retract_rows(t).select(names))
                 continue
             runs = [read_data_file(store, split, f, value_fields, (SEQ, KIND), store.key_fields) for f in files]
             merged = engine_of(store.options).merge(pa.concat_tables(runs), spec, keep_row_kind)
+            if sequence_number and SEQ not in merged.column_names:
+                raise UnsupportedError(f"Table {store.name}: the merge engine does not keep sequence numbers")
             parts.append(merged.select(names))
     if not parts:
         return schema.empty_table()

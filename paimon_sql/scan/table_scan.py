@@ -26,7 +26,7 @@ from enum import Enum
 import pyarrow as pa
 
 from paimon_sql.errors import NotFoundError, ValidationError
-from paimon_sql.lsm.merge import KIND
+from paimon_sql.lsm.merge import KIND, SEQ
 from paimon_sql.meta.file_store import MAIN_BRANCH, FileStore
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.meta.travel import TimeTravel, resolve
@@ -76,6 +76,8 @@ class TableScan:
     keep_row_kind: bool = False
     limit: int | None = None
     read_optimized: bool = False
+    # a first _SEQUENCE_NUMBER column (primary-key tables; Paimon's key-value.sequence_number.enabled)
+    sequence_number: bool = False
 
     # -- building --------------------------------------------------------------------------------
     def select(self, columns: Sequence[str] | None) -> TableScan:
@@ -100,6 +102,9 @@ class TableScan:
 
     def with_row_kind(self, keep: bool = True) -> TableScan:
         return dataclasses.replace(self, keep_row_kind=keep)
+
+    def with_sequence_number(self, on: bool = True) -> TableScan:
+        return dataclasses.replace(self, sequence_number=on)
 
     def with_limit(self, limit: int | None) -> TableScan:
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
@@ -194,6 +199,8 @@ class TableScan:
         schema = output_schema(self.output_fields(store or self.store))
         if self.keep_row_kind:
             schema = schema.append(pa.field(KIND, pa.int8(), False))
+        if self.sequence_number:
+            schema = schema.insert(0, pa.field(SEQ, pa.int64(), False))
         return schema
 
     def _jobs(self, p: ScanPlan) -> tuple[list[DataField], list[tuple[FileStore, DataSplit, list[DataField]]]]:
@@ -210,10 +217,13 @@ class TableScan:
         if self.keep_row_kind:
             schema = schema.append(pa.field(KIND, pa.int8(), False))
             names.append(KIND)
+        if self.sequence_number:
+            schema = schema.insert(0, pa.field(SEQ, pa.int64(), False))
+            names.insert(0, SEQ)
         return part.select(names).cast(schema)
 
-    def to_batches(self, plan: ScanPlan | None = None) -> Iterator[pa.RecordBatch]:
-        """The rows as record batches, one split read at a time."""
+    def split_tables(self, plan: ScanPlan | None = None) -> Iterator[tuple[DataSplit, pa.Table]]:
+        """Each split of the plan with its rows (the limit applied), one split read at a time."""
         p = plan or self.plan()
         out_fields, jobs = self._jobs(p)
         left = self.limit
@@ -224,6 +234,11 @@ class TableScan:
             if left is not None:
                 part = part.slice(0, left)
                 left -= part.num_rows
+            yield split, part
+
+    def to_batches(self, plan: ScanPlan | None = None) -> Iterator[pa.RecordBatch]:
+        """The rows as record batches, one split read at a time."""
+        for _, part in self.split_tables(plan):
             yield from part.to_batches()
 
     def to_arrow(self, plan: ScanPlan | None = None) -> pa.Table:
@@ -244,7 +259,7 @@ class TableScan:
 
     def _read_one(self, p: ScanPlan, store: FileStore, split: DataSplit, fields: list[DataField]) -> pa.Table:
         try:
-            return read_planned_split(store, split, fields, p.predicate, self.keep_row_kind)
+            return read_planned_split(store, split, fields, p.predicate, self.keep_row_kind, self.sequence_number)
         except NotFoundError as e:
             if not store.snapshots.exists(split.snapshot_id):  # expired while read: say so
                 raise NotFoundError(
@@ -255,17 +270,19 @@ class TableScan:
 
 def read_planned_split(
     store: FileStore, split: DataSplit, fields: Sequence[DataField], predicate: Predicate | None,
-    keep_row_kind: bool = False,
+    keep_row_kind: bool = False, sequence_number: bool = False,
 ) -> pa.Table:
-    """One planned split's rows as ``fields`` (+ ``_VALUE_KIND`` when ``keep_row_kind``): a diff
-    split by key comparison, a streaming (delta / changelog) split record by record with
-    retractions, any other by the merge read."""
+    """One planned split's rows as ``fields`` (+ ``_VALUE_KIND`` when ``keep_row_kind``, a first
+    ``_SEQUENCE_NUMBER`` when ``sequence_number``): a diff split by key comparison, a streaming
+    (delta / changelog) split record by record with retractions, any other by the merge read."""
     if split.before_files is not None:
-        out = inc.read_diff_split(store, split, fields, predicate, keep_delete=keep_row_kind)
+        out = inc.read_diff_split(store, split, fields, predicate, keep_delete=keep_row_kind,
+                                  sequence_number=sequence_number)
     elif split.streaming:
-        out = read_split(store, split, fields, predicate, keep_row_kind=True)
+        out = read_split(store, split, fields, predicate, keep_row_kind=True, sequence_number=sequence_number)
     else:
-        return read_split(store, split, fields, predicate, keep_row_kind=keep_row_kind)
+        return read_split(store, split, fields, predicate, keep_row_kind=keep_row_kind,
+                          sequence_number=sequence_number)
     return out if keep_row_kind else out.drop_columns([KIND])
 
 

@@ -137,16 +137,17 @@ def test_columns_are_paimons(catalog: Catalog, parted, name: str) -> None:  # ty
 
 
 def test_registry_holds_paimons_tables() -> None:
-    # $ro has the data table's columns (tests/system/test_read_optimized.py)
-    assert sorted(set(SYSTEM_TABLES) - {"ro"}) == sorted(PAIMON_COLUMNS)
+    # $ro, $audit_log and $binlog have the data table's columns (tests/system/test_read_optimized.py,
+    # tests/system/test_audit_log.py)
+    assert sorted(set(SYSTEM_TABLES) - {"ro", "audit_log", "binlog"}) == sorted(PAIMON_COLUMNS)
 
 
 def test_unknown_system_table(catalog: Catalog, parted) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(NotFoundError) as e:
         catalog.get_table("db.p$nope")
     assert "db.p$nope" in str(e.value) and "snapshots" in str(e.value) and "files" in str(e.value)
-    with pytest.raises(UnsupportedError, match="audit_log"):
-        catalog.get_table("db.p$audit_log")
+    with pytest.raises(UnsupportedError, match="statistics"):
+        catalog.get_table("db.p$statistics")
     with pytest.raises(TableNotFoundError, match="db.missing"):
         catalog.get_table("db.missing$files")
     with pytest.raises(NotFoundError, match="Branch 'b'"):

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from paimon_sql.errors import NotFoundError, UnsupportedError
 from paimon_sql.table.system.aggregation_fields import AggregationFieldsTable
+from paimon_sql.table.system.audit_log import AuditLogTable, BinlogTable
 from paimon_sql.table.system.base import SystemTable
 from paimon_sql.table.system.branches import BranchesTable
 from paimon_sql.table.system.buckets import BucketsTable
@@ -44,12 +45,14 @@ SYSTEM_TABLES: dict[str, type[SystemTable]] = {
         TableIndexesTable,
         AggregationFieldsTable,
         ReadOptimizedTable,
+        AuditLogTable,
+        BinlogTable,
     )
 }
 
 # System tables Apache Paimon has that paimon_sql does not implement (yet).
 PAIMON_ONLY_SYSTEM_TABLES = (
-    "audit_log", "binlog", "statistics", "file_indexes",
+    "statistics", "file_indexes",
     "file_key_ranges", "row_tracking",
 )
 
@@ -75,6 +78,8 @@ def load_system_table(table: Table, name: str) -> SystemTable:
 __all__ = [
     "SYSTEM_TABLES",
     "AggregationFieldsTable",
+    "AuditLogTable",
+    "BinlogTable",
     "BranchesTable",
     "BucketsTable",
     "ConsumersTable",
