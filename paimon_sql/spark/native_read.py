@@ -40,7 +40,7 @@ from paimon_sql.meta.schema import TableSchema
 from paimon_sql.predicate import Predicate, and_, parse_predicate
 from paimon_sql.scan.planner import ensure_no_full_scan, plan
 from paimon_sql.scan.split import DataSplit
-from paimon_sql.table.table import FALLBACK_BRANCH
+from paimon_sql.scan.table_scan import FALLBACK_BRANCH, ScanMode
 
 MAX_NATIVE_TIMESTAMP_PRECISION = 6  # above: INT96 or nanoseconds, which Spark reads differently
 
@@ -141,6 +141,9 @@ def plan_native(
     With ``mixed``, buckets that need the engine do not stop the others from being read natively
     (the plan then lists which buckets it reads); without, one such bucket makes the whole scan
     a Python one."""
+    if table.scan().effective_mode() != ScanMode.ALL:  # incremental options: the engine plans the range
+        accepted0 = tuple(False for _ in filters)
+        return NativePlan(None, "an incremental read (incremental-between options)", accepted0, None)
     snap, store, _ = table.resolve_read(**time_travel)
     pred, accepted = parse_filters(store, filters)
 
@@ -302,6 +305,8 @@ def count_rows(table: Any, time_travel: Mapping[str, Any]) -> RowCount:
     """The table's row count from its manifests, when every row a file holds is a live row of the
     table: no bucket needing a merge by key, no retraction row, deletion vectors with a known
     cardinality (subtracted). Reads no data file."""
+    if table.scan().effective_mode() != ScanMode.ALL:
+        return RowCount(None, "an incremental read (incremental-between options)", None)
     snap, store, _ = table.resolve_read(**time_travel)
     if table.schema.options.get(FALLBACK_BRANCH):
         return RowCount(None, "the table reads a fallback branch", None)

@@ -201,7 +201,7 @@ class PaimonReader(DataSourceReader):
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, SplitPartition):
             return  # an empty scan: Spark still runs one task with InputPartition(None)
-        from paimon_sql.scan.reader import read_split
+        from paimon_sql.scan.table_scan import read_planned_split
 
         store = partition.store.open()
         fields: Sequence[pt.DataField] = store.schema.fields
@@ -217,7 +217,7 @@ class PaimonReader(DataSourceReader):
         names = {f.name: t.name for f, t in zip(out_fields, target)}
         batch_rows = _int_option(self.options, OPT_BATCH_ROWS) or DEFAULT_BATCH_ROWS
         for split in partition.splits:
-            tbl = read_split(store, split, read_fields, pred)
+            tbl = read_planned_split(store, split, read_fields, pred)
             if tbl.num_rows == 0:
                 continue
             tbl = tbl.select(list(names)).rename_columns(list(names.values()))
@@ -270,7 +270,8 @@ class SystemTableReader(DataSourceReader):
         return [InputPartition(0)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        obj = self.ref.load()
+        # a system table that takes dynamic options ($audit_log, $binlog: the incremental options)
+        obj = self.ref.load(self.options)
         zone = self.options.get(OPT_TIME_ZONE)
         if zone and hasattr(obj, "with_time_zone"):
             obj = obj.with_time_zone(zone)
