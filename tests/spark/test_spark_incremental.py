@@ -138,6 +138,9 @@ def test_session_option_and_audit_log(spark: Any, db: str, sql: Any, conf: Any) 
         == [("+I", 1), ("-D", 2)]
     df = spark.read.format("paimon").option("incremental-between", "1,3").table("`t$audit_log`")
     assert sorted(tuple(r) for r in df.collect()) == [("+I", 1, "c"), ("-D", 2, "b")]
+    # Spark's per-query table options in SQL
+    assert sql("SELECT * FROM t WITH ('incremental-between' = '0,2') ORDER BY k, v") == [(1, "a"), (1, "c"), (2, "b")]
+    assert sql("SELECT * FROM `t$audit_log` WITH ('incremental-between' = '2,3')") == [("-D", 2, "b")]
     conf("spark.paimon.incremental-between", "0,2")
     assert sql("SELECT * FROM t ORDER BY k, v") == [(1, "a"), (1, "c"), (2, "b")]
     assert sql("SELECT count(*) FROM t") == [(3,)]
