@@ -263,10 +263,8 @@ def resolve(store: FileStore, spec: IncrementalSpec) -> IncrementalRange:
 
 
 def _tag_exists(store: FileStore, name: str) -> bool:
-    try:
-        return store.tags.exists(name)
-    except ValidationError:  # not a valid tag name (e.g. empty): not a tag
-        return False
+    """Whether tag ``name`` exists; a name no tag can have (a path, ...) is a ValidationError."""
+    return store.tags.exists(name)
 
 
 # -- planning -------------------------------------------------------------------------------------

@@ -122,7 +122,7 @@ TABLE_NAME_CASES: dict[str, list[Callable[[Catalog, str], Any]]] = {
 }
 # Table methods that take a tag or branch name (the others take none)
 TABLE_METHODS_WITH_NAMES = {
-    "read", "plan", "resolve_read", "create_tag", "delete_tag", "replace_tag", "rename_tag",
+    "read", "plan", "resolve_read", "scan", "create_tag", "delete_tag", "replace_tag", "rename_tag",
     "create_tag_from_timestamp", "rollback", "create_branch", "fast_forward",
 }
 
@@ -201,6 +201,8 @@ def test_bad_tag_names_are_refused(world: dict[str, Any], bad: str) -> None:
     _refused(lambda: t.read(tag=bad), f"read(tag={bad!r})")
     _refused(lambda: t.plan(tag=bad), f"plan(tag={bad!r})")
     _refused(lambda: t.resolve_read(tag=bad), f"resolve_read(tag={bad!r})")
+    _refused(lambda: t.scan(tag=bad).plan(), f"scan(tag={bad!r})")
+    _refused(lambda: t.read(incremental_between=(bad, bad)), f"read(incremental_between=({bad!r}, {bad!r}))")
     _refused(lambda: tag_ops.create_tag(t.store, bad, None, None), f"create_tag({bad!r})")
     _refused(lambda: tag_ops.delete_tag(t.store, bad), f"delete_tag({bad!r})")
     _refused(lambda: rollback_ops.rollback(t.store, tag=bad), f"rollback(tag={bad!r})")

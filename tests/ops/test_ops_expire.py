@@ -380,20 +380,26 @@ def test_failed_expiry_surfaces_on_next_commit(catalog: Catalog, mode: str) -> N
 def test_reading_a_snapshot_while_it_expires(catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
     """A read that planned snapshot 2 before expiry deleted its files: a clear error naming the
     snapshot, never partial rows; time travel after expiry says it has expired."""
-    import paimon_sql.table.table as table_mod
+    import threading
+
+    import paimon_sql.scan.table_scan as scan_mod
 
     t = _table(catalog)
     _history(t, 6)
-    real = table_mod.read_splits_parallel
+    real = scan_mod.read_planned_split
+    lock, done = threading.Lock(), []
 
     def expire_then_read(*args: object, **kw: object) -> object:
-        expire_snapshots(t.store, retain_max=2, retain_min=1)  # between planning and reading
+        with lock:  # between planning and reading (once; splits are read on a few threads)
+            if not done:
+                expire_snapshots(t.store, retain_max=2, retain_min=1)
+                done.append(True)
         return real(*args, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(table_mod, "read_splits_parallel", expire_then_read)
+    monkeypatch.setattr(scan_mod, "read_planned_split", expire_then_read)
     with pytest.raises(NotFoundError, match="Snapshot 2 of table db.t was expired while it was read"):
         t.read(snapshot_id=2)
-    monkeypatch.setattr(table_mod, "read_splits_parallel", real)
+    monkeypatch.setattr(scan_mod, "read_planned_split", real)
     with pytest.raises(NotFoundError, match=r"Snapshot 2 of table db.t does not exist \(it has expired\)"):
         t.read(snapshot_id=2)
 
