@@ -162,3 +162,24 @@ def test_bad_input(spark: Any, db: str, sql: Any) -> None:
             .option("incremental-between-scan-mode", "nope").table("t").collect()
     with pytest.raises(Exception, match="paimon_incremental_query needs 3 arguments"):
         sql("SELECT * FROM paimon_incremental_query('t', '0')")
+
+
+def test_delete_after_minor_compact(spark: Any, db: str, sql: Any) -> None:
+    """TableValuedFunctionsTest "incremental query with delete after minor compact": the diff of
+    the two tags merges only the files they do not share."""
+    spark.sql(f"USE paimon.{db}")
+    spark.sql("CREATE TABLE t (id INT) USING paimon "
+              "TBLPROPERTIES ('primary-key'='id', 'bucket' = '1', 'write-only' = 'true')")
+    spark.sql("INSERT INTO t SELECT /*+ REPARTITION(1) */ id FROM range (1, 100001)")
+    spark.sql(f"CALL sys.compact(table => '{db}.t')")
+    spark.sql("INSERT INTO t VALUES 100001")
+    spark.sql("INSERT INTO t VALUES 100002")
+    spark.sql(f"CALL sys.create_tag('{db}.t', 'tag1')")
+    spark.sql(f"CALL sys.compact(table => '{db}.t', compact_strategy => 'minor', "
+              "options => 'num-sorted-run.compaction-trigger=2')")
+    spark.sql("DELETE FROM t WHERE id = 999")
+    spark.sql(f"CALL sys.create_tag('{db}.t', 'tag2')")
+    assert sql("SELECT level FROM `t$files` VERSION AS OF 'tag1' ORDER BY level") == [(0,), (0,), (5,)]
+    assert sql("SELECT level FROM `t$files` VERSION AS OF 'tag2' ORDER BY level") == [(0,), (4,), (5,)]
+    assert sql("SELECT * FROM paimon_incremental_query('`t$audit_log`', 'tag1', 'tag2') ORDER BY id") == [
+        ("-D", 999)]
