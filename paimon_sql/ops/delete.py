@@ -72,8 +72,10 @@ def _delete_once(store: FileStore, pred: Predicate, committer: FileStoreCommit) 
             writer.write(pa.concat_tables(rows), kind=DELETE_KIND)
             changes = writer.prepare_commit()
             # the deleting write's compaction: a COMPACT snapshot after the APPEND one
+            # changelog-producer input: the full -D rows are the snapshot's changelog
             snap = committer.commit(CommitRequest(
-                CommitKind.APPEND, tuple(changes.entries), tuple(changes.index_entries), base=changes.base
+                CommitKind.APPEND, tuple(changes.entries), tuple(changes.index_entries), base=changes.base,
+                changelog_entries=tuple(changes.changelog_entries),
             ), WriteCompaction.of([changes]))
         except BaseException:
             writer.abort()

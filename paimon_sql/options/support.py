@@ -67,7 +67,6 @@ NOT_IMPLEMENTED: dict[str, str] = {
 # refused like NOT_IMPLEMENTED keys. One line per value, so that each lands with its feature.
 NOT_IMPLEMENTED_VALUES: dict[str, dict[str, str]] = {
     "changelog-producer": {
-        "input": _CHANGELOG,
         "lookup": _CHANGELOG,
         "full-compaction": _CHANGELOG,
     },
