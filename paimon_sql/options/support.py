@@ -35,7 +35,6 @@ NOT_IMPLEMENTED: dict[str, str] = {
     ], _DV_WRITES),
     **dict.fromkeys([
         "changelog-producer.row-deduplicate", "changelog-producer.row-deduplicate-ignore-fields",
-        "delete.force-produce-changelog",
     ], _CHANGELOG),
     **dict.fromkeys([
         "incremental-between", "incremental-between-timestamp", "incremental-between-scan-mode",

@@ -410,3 +410,58 @@ def test_writer_killed_before_commit_leaves_removable_orphans(tmp_path: Path) ->
     # and the table takes writes with their changelog again
     sid = t.write(pa.table({"id": [2], "v": ["b"], "n": [2]}, schema=SCHEMA))
     assert _changelog(t, sid) == [("+I", 2, "b", 2)]
+
+
+# ---- DELETE of whole partitions ------------------------------------------------------------------
+
+PSCHEMA = pa.schema([("id", pa.int32()), ("name", pa.string()), ("dt", pa.string()), ("hh", pa.string())])
+
+
+def _partitioned(cat: Catalog, **opts: str) -> Table:
+    cat.create_table("db.p", PSCHEMA, primary_keys=["id", "dt", "hh"], partition_keys=["dt", "hh"],
+                     options={"changelog-producer": "input", "bucket": "1", **opts})
+    t = cat.get_table("db.p")
+    t.write(pa.table({"id": [1, 2, 3, 4, 5, 6], "name": list("abcdef"),
+                      "dt": ["2023-10-01"] * 2 + ["2023-10-02"] * 4, "hh": ["12", "12", "12", "13", "14", "15"]},
+                     schema=PSCHEMA))
+    return t
+
+
+def _deletes(t: Table) -> int:
+    return sum(1 for sid in t.snapshot_ids() for r in _changelog_rows(t, sid) if r == "-D")
+
+
+def _changelog_rows(t: Table, sid: int) -> list[str]:
+    store = t.store
+    return [KINDS[k] for s in changelog_splits(store, store.snapshots.snapshot(sid))
+            for k in read_split(store, s, list(store.schema.fields), None, keep_row_kind=True)
+            .column("_VALUE_KIND").to_pylist()]
+
+
+def test_delete_with_force_produce_changelog(tmp_path: Path) -> None:
+    """Paimon's DeleteFromTableTestBase 'test delete producer changelog' (the -D rows counted in
+    the changelog instead of ``$audit_log``)."""
+    cat = Catalog(str(tmp_path))
+    cat.create_database("db")
+    t = _partitioned(cat, **{"delete.force-produce-changelog": "true"})
+    t.delete("name = 'a' AND hh = '12'")
+    assert _deletes(t) == 1
+    t.delete("hh = '12'")  # partition columns only: still -D records, as forced
+    assert _deletes(t) == 3
+    assert [t.snapshot(i).commit_kind for i in t.snapshot_ids()] == ["APPEND", "APPEND", "APPEND"]
+    assert sorted(r["id"] for r in t.read().to_pylist()) == [4, 5, 6]
+
+
+def test_delete_of_whole_partitions_drops_them_without_changelog(tmp_path: Path) -> None:
+    """Without ``delete.force-produce-changelog`` a DELETE on partition columns only drops the
+    partitions (Paimon's metadata-only delete: one OVERWRITE snapshot, no changelog)."""
+    cat = Catalog(str(tmp_path))
+    cat.create_database("db")
+    t = _partitioned(cat)
+    sid = t.delete("hh = '12'")
+    assert sid is not None and t.snapshot(sid).commit_kind == "OVERWRITE"
+    assert t.snapshot(sid).changelog_manifest_list is None and _deletes(t) == 0
+    assert sorted(r["id"] for r in t.read().to_pylist()) == [4, 5, 6]
+    assert t.delete("dt = '2099-01-01'") is None  # no partition matches: no commit
+    sid = t.delete("name = 'd' AND dt = '2023-10-02'")  # a data column: -D records
+    assert sid is not None and t.snapshot(sid).commit_kind == "APPEND" and _deletes(t) == 1
