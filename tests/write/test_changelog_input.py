@@ -8,7 +8,8 @@ changelog files at overwrite). Snapshot and changelog expiry, orphan removal, ro
 branches and ``copy`` treat the changelog files as Paimon does.
 
 The model test (hypothesis, one run per merge engine): random writes of +I / +U / -D records,
-DELETE statements, minor and full compactions and snapshot expiries. Each snapshot's changelog is
+DELETE statements, minor and full compactions and snapshot expiries (deduplicate with and without
+deletion vectors, partial-update, aggregation). Each snapshot's changelog is
 exactly what was written (each key's records in write order, keys sorted), each key's row kinds
 over all changelogs are the model's, and the changelog folded over the first retained snapshot's
 rows (with the merge engine's semantics) gives every later snapshot's rows.
@@ -41,6 +42,7 @@ KINDS = {0: "+I", 1: "-U", 2: "+U", 3: "-D"}
 
 ENGINES: dict[str, dict[str, str]] = {
     "deduplicate": {},
+    "dv-deduplicate": {"deletion-vectors.enabled": "true"},
     "partial-update": {"merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true"},
     "aggregation": {"merge-engine": "aggregation", "fields.n.aggregate-function": "sum",
                     "fields.v.aggregate-function": "max", "aggregation.remove-record-on-delete": "true"},
@@ -75,7 +77,7 @@ def _apply(engine: str, state: dict[int, tuple[Any, Any]], kind: str, k: int, v:
         state.pop(k, None)  # deduplicate; the others with *.remove-record-on-delete
         return
     old = state.get(k)
-    if engine == "deduplicate" or old is None:
+    if engine.endswith("deduplicate") or old is None:
         state[k] = (v, n)
     elif engine == "partial-update":  # non-null fields overwrite
         state[k] = (v if v is not None else old[0], n if n is not None else old[1])
@@ -119,11 +121,11 @@ def test_input_changelog_is_the_input(tmp_path_factory: Any, engine: str, histor
         if step[0] == "write":
             tw = t.new_write()
             for j, (kind, k) in enumerate(step[1]):
-                if engine != "deduplicate" and k in deleted:
+                if not engine.endswith("deduplicate") and k in deleted:
                     continue
                 v = None if (k + j) % 4 == 0 else f"s{i}.{j}"
                 n = None if (k + i) % 5 == 0 else i * 10 + j
-                if kind == "-D" and engine != "deduplicate":
+                if kind == "-D" and not engine.endswith("deduplicate"):
                     # full rows, as a DELETE writes them
                     if k not in model:
                         continue
@@ -173,12 +175,17 @@ def test_input_changelog_is_the_input(tmp_path_factory: Any, engine: str, histor
     assert seen == kinds
     # the changelog of the retained snapshots folded over the first one's rows gives each later one
     ids = t.snapshot_ids()
+    if engine.startswith("dv-"):
+        # deletion-vector tables: batch reads skip level 0, so an APPEND snapshot reads its rows
+        # only once the COMPACT snapshot after it moved them up: compare those
+        ids = ids[next((i for i, sid in enumerate(ids) if t.snapshot(sid).commit_kind != "APPEND"), len(ids)):]
     if ids:
         state = _rows(t, ids[0])
         for sid in ids[1:]:
             for kind, k, v, n in _changelog(t, sid):
                 _apply(engine, state, kind, k, v, n)
-            assert state == _rows(t, sid), sid
+            if not engine.startswith("dv-") or t.snapshot(sid).commit_kind != "APPEND":
+                assert state == _rows(t, sid), sid
     # expired snapshots took their changelog files along: those on disk are the retained ones'
     assert _changelog_files_on_disk(t) == _live_changelog_files(t)
 
@@ -465,3 +472,19 @@ def test_delete_of_whole_partitions_drops_them_without_changelog(tmp_path: Path)
     assert t.delete("dt = '2099-01-01'") is None  # no partition matches: no commit
     sid = t.delete("name = 'd' AND dt = '2023-10-02'")  # a data column: -D records
     assert sid is not None and t.snapshot(sid).commit_kind == "APPEND" and _deletes(t) == 1
+
+
+def test_sequence_field_orders_the_changelog_and_dynamic_buckets(tmp_path: Path) -> None:
+    """Each key's records in the changelog file follow the sequence field (Paimon sorts the write
+    buffer by key, then the user sequence fields, then the sequence number)."""
+    cat = Catalog(str(tmp_path))
+    cat.create_database("db")
+    t = _create(cat, "db.s", bucket="1", **{"sequence.field": "n"})
+    sid = t.write(pa.table({"id": [1, 1, 1, 0], "v": ["x", "y", "z", "w"], "n": [5, 3, 9, 1]}, schema=SCHEMA))
+    assert _changelog(t, sid) == [("+I", 0, "w", 1), ("+I", 1, "y", 3), ("+I", 1, "x", 5), ("+I", 1, "z", 9)]
+    assert t.read().to_pylist() == [{"id": 0, "v": "w", "n": 1}, {"id": 1, "v": "z", "n": 9}]
+    d = _create(cat, "db.d", bucket="-1", **{"dynamic-bucket.target-row-num": "2"})
+    sid = d.write(pa.table({"id": [1, 2, 3, 4, 5], "v": list("abcde"), "n": [1, 2, 3, 4, 5]}, schema=SCHEMA))
+    entries = changelog_entries(d.store, d.snapshot(sid))
+    assert len({e.bucket for e in entries}) > 1 and all(e.total_buckets == -1 for e in entries)
+    assert sorted(_changelog(d, sid), key=lambda r: r[1]) == [("+I", i, v, i) for i, v in zip(range(1, 6), "abcde")]
