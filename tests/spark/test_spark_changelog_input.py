@@ -64,3 +64,18 @@ def test_input_producer_without_primary_key_is_refused(spark: Any, db: str) -> N
     spark.sql(f"CREATE TABLE {db}.b (a INT)")
     with pytest.raises(Exception, match="changelog-producer"):
         spark.sql(f"ALTER TABLE {db}.b SET TBLPROPERTIES ('changelog-producer' = 'input')")
+
+
+def test_insert_overwrite_commits_no_changelog(spark: Any, sql: Any, db: str, spark_warehouse: str) -> None:
+    """Paimon's overwrite commit ignores changelog files: the OVERWRITE snapshot has none (and
+    paimon_sql's overwriting writers write none, so no file is left behind)."""
+    spark.sql(f"CREATE TABLE {db}.o (id INT, name STRING) "
+              "TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', 'changelog-producer' = 'input')")
+    spark.sql(f"INSERT INTO {db}.o VALUES (1, 'a'), (2, 'b')")
+    spark.sql(f"INSERT OVERWRITE {db}.o VALUES (3, 'c')")
+    assert sql(f"SELECT snapshot_id, commit_kind, changelog_record_count FROM {db}.`o$snapshots` "
+               "ORDER BY snapshot_id") == [(1, "APPEND", 2), (2, "OVERWRITE", None)]
+    t = Catalog(spark_warehouse).get_table(f"{db}.o")
+    on_disk = {p.name for p in Path(t.store.path).rglob("changelog-*") if p.parent.name.startswith("bucket-")}
+    assert on_disk == {e.file.file_name for e in changelog_entries(t.store, t.snapshot(1))}
+    assert sql(f"SELECT * FROM {db}.o") == [(3, "c")]
