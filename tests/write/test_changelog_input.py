@@ -488,3 +488,26 @@ def test_sequence_field_orders_the_changelog_and_dynamic_buckets(tmp_path: Path)
     entries = changelog_entries(d.store, d.snapshot(sid))
     assert len({e.bucket for e in entries}) > 1 and all(e.total_buckets == -1 for e in entries)
     assert sorted(_changelog(d, sid), key=lambda r: r[1]) == [("+I", i, v, i) for i, v in zip(range(1, 6), "abcde")]
+
+
+def test_each_flush_of_a_small_write_buffer_writes_a_changelog_file(tmp_path: Path) -> None:
+    cat = Catalog(str(tmp_path))
+    cat.create_database("db")
+    t = _create(cat, "db.t", bucket="1", **{"write-buffer-size": "1 kb", "num-sorted-run.compaction-trigger": "50",
+                                             "num-sorted-run.stop-trigger": "60"})
+    tw = t.new_write()
+    written = []
+    for i in range(6):
+        ids = [*range(i * 10, i * 10 + 60), 1000]  # overlapping keys across the writes
+        tw.write(pa.table({"id": ids, "v": [f"v{i}"] * len(ids), "n": [i] * len(ids)}, schema=SCHEMA))
+        written += [("+I", k, f"v{i}", i) for k in ids]
+    changes = tw.prepare_commit()
+    sid = t.commit_changes([changes])
+    assert sid is not None
+    entries = changelog_entries(t.store, t.snapshot(sid))
+    assert len(entries) == len(changes.entries) == 6  # one changelog file per flush
+    got = _changelog(t, sid)
+    assert sorted(got, key=repr) == sorted(written, key=repr)
+    assert t.snapshot(sid).changelog_record_count == len(written) == 366
+    seqs = sorted((e.file.min_sequence_number, e.file.max_sequence_number) for e in entries)
+    assert seqs[0][0] == 0 and seqs[-1][1] == 365 and all(a[1] + 1 == b[0] for a, b in zip(seqs, seqs[1:]))
