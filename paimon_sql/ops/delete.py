@@ -19,11 +19,13 @@ from paimon_sql.meta.index_file_meta import IndexManifestEntry
 from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.ops.partitions import deletes_matching, list_partitions
 from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns, to_arrow_expression
 from paimon_sql.scan.default_values import fill_defaults
 from paimon_sql.scan.planner import plan
 from paimon_sql.scan.reader import read_data_file, read_split
 from paimon_sql.scan.split import DataSplit
+from paimon_sql.types import to_arrow_type
 from paimon_sql.write.append_deletion_vectors import AppendDeletionVectors, dv_entries_by_bucket
 from paimon_sql.write.commit import (
     CommitRequest,
@@ -36,6 +38,7 @@ from paimon_sql.write.file_writer import FileNamer, append_arrow_schema, write_d
 from paimon_sql.write.table_write import TableWrite
 
 DELETE_KIND = int(RowKind.DELETE)
+DELETE_FORCE_PRODUCE_CHANGELOG = "delete.force-produce-changelog"
 
 
 def delete_where(
@@ -53,7 +56,34 @@ def delete_where(
         latest = store.schemas.latest()
         return e if latest is not None and latest.id != store.schema.id else None
 
+    if _partition_only(store, pred):
+        return _truncate_partitions(store, pred, committer)
     return redo_on_conflict(lambda: store, lambda _redo: _delete_once(store, pred, committer), schema_changed)
+
+
+def _partition_only(store: FileStore, pred: Predicate) -> bool:
+    """Paimon's metadata-only DELETE (Spark's OptimizeMetadataOnlyDeleteFromPaimonTable, Flink's
+    canDeleteWhere): a predicate on partition columns only drops the matching partitions, unless
+    ``delete.force-produce-changelog`` asks for -D records (and so a changelog)."""
+    keys = set(store.schema.partition_keys)
+    return bool(keys) and referenced_columns(pred) <= keys and not store.options.get(DELETE_FORCE_PRODUCE_CHANGELOG)
+
+
+def _truncate_partitions(store: FileStore, pred: Predicate, committer: FileStoreCommit) -> int | None:
+    """Drops the partitions of the latest snapshot whose values match ``pred`` in one OVERWRITE
+    commit (Paimon's ``truncatePartitions``; no changelog); None when none matches (Paimon commits
+    nothing then)."""
+    parts = list_partitions(store)
+    if not parts:
+        return None
+    cols = {f.name: pa.array([p.values[i] for p in parts], to_arrow_type(f.type))
+            for i, f in enumerate(store.partition_fields)}
+    mask = pc.fill_null(_eval(pa.table(cols), to_arrow_expression(pred)), False)
+    doomed = {p.partition for p, hit in zip(parts, mask.to_pylist()) if hit}
+    if not doomed:
+        return None
+    snap = committer.commit(CommitRequest(CommitKind.OVERWRITE, (), deletes_for=deletes_matching(doomed.__contains__)))
+    return snap.id
 
 
 def _delete_once(store: FileStore, pred: Predicate, committer: FileStoreCommit) -> int | None:
@@ -72,8 +102,10 @@ def _delete_once(store: FileStore, pred: Predicate, committer: FileStoreCommit) 
             writer.write(pa.concat_tables(rows), kind=DELETE_KIND)
             changes = writer.prepare_commit()
             # the deleting write's compaction: a COMPACT snapshot after the APPEND one
+            # changelog-producer input: the full -D rows are the snapshot's changelog
             snap = committer.commit(CommitRequest(
-                CommitKind.APPEND, tuple(changes.entries), tuple(changes.index_entries), base=changes.base
+                CommitKind.APPEND, tuple(changes.entries), tuple(changes.index_entries), base=changes.base,
+                changelog_entries=tuple(changes.changelog_entries),
             ), WriteCompaction.of([changes]))
         except BaseException:
             writer.abort()

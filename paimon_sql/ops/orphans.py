@@ -57,20 +57,21 @@ def branches(store: FileStore) -> list[str]:
     return [*sorted(out), MAIN_BRANCH]
 
 
-def _snapshots_of(fio: FileIO, meta: str, name: str) -> Iterator[Snapshot]:
+def _snapshots_of(fio: FileIO, meta: str, name: str) -> Iterator[tuple[Snapshot, bool]]:
+    """(snapshot, is a long-lived changelog) of every snapshot, tag and changelog of a branch."""
     sm = SnapshotManager(fio, meta, name)
     for sid in sm.snapshot_ids():
         try:
-            yield sm.snapshot(sid)
+            yield sm.snapshot(sid), False
         except NotFoundError:
             continue  # expired since the listing
     for snap, _ in tagged_snapshots(TagManager(fio, meta, name)):
-        yield snap
+        yield snap, False
     cm = ChangelogManager(fio, meta, name)
     for cid in cm.ids():
         changelog = cm.try_changelog(cid)
         if changelog is not None:  # else expired since the listing
-            yield changelog
+            yield changelog, True
 
 
 def used_files(store: FileStore) -> tuple[set[str], set[str]]:
@@ -81,13 +82,22 @@ def used_files(store: FileStore) -> tuple[set[str], set[str]]:
     data: set[str] = set()
     seen_lists: set[str] = set()
     for branch in branches(store):
-        for snap in _snapshots_of(store.file_io, branch_path(store.path, branch), store.name):
-            meta |= refs.metadata_names(snap)
+        for snap, long_lived in _snapshots_of(store.file_io, branch_path(store.path, branch), store.name):
+            # a long-lived changelog of a table with changelog files keeps only its changelog
+            # manifest list: snapshot expiry deleted its base and delta lists (Paimon reads a
+            # missing list as empty)
+            meta |= refs.metadata_names(snap, missing_ok=long_lived)
             for name in (snap.base_manifest_list, snap.delta_manifest_list, snap.changelog_manifest_list):
                 if not name or name in seen_lists:
                     continue
                 seen_lists.add(name)
-                for m in refs.manifest_list(name):
+                try:
+                    metas = refs.manifest_list(name)
+                except NotFoundError:
+                    if not long_lived:
+                        raise
+                    continue
+                for m in metas:
                     for r in refs.manifest(m.file_name):  # ADD and DELETE entries, as Paimon
                         data.add(r.file_name)
                         data.update(r.extra_files)

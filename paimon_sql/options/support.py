@@ -34,7 +34,6 @@ NOT_IMPLEMENTED: dict[str, str] = {
     ], _DV_WRITES),
     **dict.fromkeys([
         "changelog-producer.row-deduplicate", "changelog-producer.row-deduplicate-ignore-fields",
-        "delete.force-produce-changelog",
     ], _CHANGELOG),
     **dict.fromkeys([
         "bucket-function.type", "chain-table.enabled",
@@ -62,7 +61,6 @@ NOT_IMPLEMENTED: dict[str, str] = {
 # refused like NOT_IMPLEMENTED keys. One line per value, so that each lands with its feature.
 NOT_IMPLEMENTED_VALUES: dict[str, dict[str, str]] = {
     "changelog-producer": {
-        "input": _CHANGELOG,
         "lookup": _CHANGELOG,
         "full-compaction": _CHANGELOG,
     },

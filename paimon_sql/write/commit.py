@@ -164,7 +164,7 @@ def build_snapshot(
 
     changelog_list: str | None = None
     changelog_size: int | None = None
-    changelog_rows = 0
+    changelog_rows: int | None = None  # Paimon: null without changelog files (omitted from the JSON)
     if req.changelog_entries:
         changelog = ms.write_manifest(list(req.changelog_entries), schema_id)
         written.append(ms.path(changelog.file_name))

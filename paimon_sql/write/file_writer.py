@@ -35,8 +35,12 @@ class FileNamer:
     uuid: str = field(default_factory=lambda: str(uuid.uuid4()))
     count: int = 0
 
-    def next(self) -> str:
-        name = f"{self.prefix}{self.uuid}-{self.count}.{self.extension}"
+    def next(self, prefix: str | None = None, extension: str | None = None) -> str:
+        """The next name; ``prefix`` / ``extension`` replace the namer's (changelog files share the
+        uuid and the count with the data files of their writer, like Paimon's path factory)."""
+        prefix = self.prefix if prefix is None else prefix
+        extension = self.extension if extension is None else extension
+        name = f"{prefix}{self.uuid}-{self.count}.{extension}"
         self.count += 1
         return name
 
@@ -66,21 +70,31 @@ def write_data_file(
     max_seq: int,
     level: int = 0,
     file_source: int = FileSource.APPEND,
+    changelog: bool = False,
 ) -> tuple[DataFileMeta, str]:
-    """Writes ``data`` (already in the file's physical schema) and returns (meta, path)."""
-    name = namer.next()
+    """Writes ``data`` (already in the file's physical schema) and returns (meta, path).
+
+    ``changelog``: a changelog file (Paimon's KeyValueFileWriterFactory changelog writer): named
+    with ``changelog-file.prefix``, in ``changelog-file.format`` / ``changelog-file.compression``
+    with ``changelog-file.stats-mode`` where those are set (else the data files' settings)."""
+    opts = store.options
+    fmt, compression, stats_mode = opts.file_format, opts.file_compression, opts.metadata_stats_mode
+    if changelog:
+        fmt = (opts.get("changelog-file.format") or fmt).lower()
+        compression = opts.get("changelog-file.compression") or compression
+        stats_mode = opts.get("changelog-file.stats-mode") or stats_mode
+        name = namer.next(opts.changelog_file_prefix, fmt)
+    else:
+        name = namer.next()
     path, external_path = store.new_data_file(bucket_dir, name)
-    size = write_file(
-        store.file_io, path, data, store.options.file_format, store.options.file_compression,
-        store.options.file_compression_zstd_level,
-    )
+    size = write_file(store.file_io, path, data, fmt, compression, opts.file_compression_zstd_level)
     fields = store.schema.fields
     value_types = [f.type for f in fields]
-    value_stats = collect_stats([data.column(f.name) for f in fields], value_types, store.options.metadata_stats_mode)
+    value_stats = collect_stats([data.column(f.name) for f in fields], value_types, stats_mode)
     if store.has_primary_key:
         key_types = [k.type for k in store.key_fields]
         key_cols = [data.column(KEY_PREFIX + k.name) for k in store.key_fields]
-        key_stats = collect_stats(key_cols, key_types, store.options.metadata_stats_mode)
+        key_stats = collect_stats(key_cols, key_types, stats_mode)
         min_key, max_key = key_bounds(key_cols, key_types)
         kinds = data.column(KIND)
         delete_rows = int(pc.sum(pc.or_(pc.equal(kinds, 1), pc.equal(kinds, 3))).as_py() or 0)

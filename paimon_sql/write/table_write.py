@@ -150,6 +150,10 @@ class TableWrite:
         # (Paimon's Spark and Flink batch writers: write.compact(partition, bucket, true) before
         # committing)
         self.full_compaction = self.compaction and (opts.full_compaction_delta_commits or 0) > 0
+        # changelog-producer input: each flush also writes the buffer's records as a changelog file.
+        # Not for an overwriting write: Paimon's overwrite commit ignores (does not commit) changelog
+        # files, so none are written here
+        self.input_changelog = self.has_pk and opts.changelog_producer == "input" and not ignore_previous_files
         self._dyn: dict[bytes, PartitionBuckets] = {}
         self._dyn_loaded = False
         self._buffer: list[pa.Table] = []
@@ -352,7 +356,11 @@ class TableWrite:
             results = list(pool.map(lambda j: self._write_bucket(table, *j), jobs))
         total = self.num_buckets if self.num_buckets > 0 else -1
         waiting = []
-        for (partition, pvals, bucket, _, _), (meta, path) in zip(jobs, results):
+        for (partition, pvals, bucket, _, _), (meta, path, changelog) in zip(jobs, results):
+            if changelog is not None:  # changelog-producer input: the records as written
+                self.changes.written_paths.append(changelog[1])
+                self.changes.changelog_entries.append(
+                    ManifestEntry(FileKind.ADD, partition, bucket, total, changelog[0]))
             self.changes.written_paths.append(path)
             self.changes.entries.append(ManifestEntry(FileKind.ADD, partition, bucket, total, meta))
             if self.compaction:
@@ -476,9 +484,14 @@ class TableWrite:
     def _write_bucket(
         self, table: pa.Table, partition: bytes, pvals: list[object], bucket: int, idx: np.ndarray,
         first_seq: int,
-    ) -> tuple[DataFileMeta, str]:
+    ) -> tuple[DataFileMeta, str, tuple[DataFileMeta, str] | None]:
         """Writes the rows ``idx`` of ``table`` (one partition and bucket, in input order) as one
-        file; primary-key rows are sorted by key and merged (the newest record of a key wins)."""
+        file; primary-key rows are sorted by key and merged (the newest record of a key wins).
+
+        With ``changelog-producer`` = input, every record of the buffer (sorted by key, sequence
+        fields and sequence number, before the merge) also goes into a level-0 changelog file, as
+        Paimon's MergeTreeWriter hands the write buffer's raw records to its changelog writer:
+        returned as the third element (meta, path)."""
         store = self.store
         bucket_dir = store.bucket_dir(pvals, bucket)
         key_names = [k.name for k in store.key_fields]
@@ -494,6 +507,11 @@ class TableWrite:
             rows = table  # the whole buffer is one bucket, in input order: no copy
         else:
             rows = table.take(pa.array(idx))
+        changelog = None
+        if self.has_pk and self.input_changelog:
+            raw = rows if newest_wins else rows.take(sort_indices(rows, self.spec))
+            changelog = write_data_file(store, bucket_dir, self.namers[(partition, bucket)],
+                                        self._kv_table(raw), first_seq, first_seq + len(idx) - 1, changelog=True)
         if self.has_pk:
             if newest_wins:
                 last = group_last_mask(rows.select(key_names), key_names)
@@ -501,15 +519,21 @@ class TableWrite:
                     rows = rows.filter(pa.array(last))  # the newest record of each key in this write
             else:  # sorts by key, sequence fields and sequence number, then merges each key's records
                 rows = self.engine.merge(rows, self.spec, keep_deletes=True)
-            cols = [rows.column(k.name) for k in store.key_fields] + [rows.column(SEQ), rows.column(KIND)]
-            cols += [rows.column(f.name) for f in store.schema.fields]
-            table = pa.Table.from_arrays(cols, schema=_relax(kv_arrow_schema(store))).cast(kv_arrow_schema(store))
+            table = self._kv_table(rows)
             mm = pc.min_max(table.column(SEQ))
             min_seq, max_seq = int(mm["min"].as_py()), int(mm["max"].as_py())
         else:
             table = rows.drop_columns([KIND]).cast(append_arrow_schema(store))
             min_seq, max_seq = first_seq, first_seq + len(idx) - 1
-        return write_data_file(store, bucket_dir, self.namers[(partition, bucket)], table, min_seq, max_seq)
+        meta, path = write_data_file(store, bucket_dir, self.namers[(partition, bucket)], table, min_seq, max_seq)
+        return meta, path, changelog
+
+    def _kv_table(self, rows: pa.Table) -> pa.Table:
+        """Buffered rows (with their SEQ and KIND columns) in the primary-key file layout."""
+        store = self.store
+        cols = [rows.column(k.name) for k in store.key_fields] + [rows.column(SEQ), rows.column(KIND)]
+        cols += [rows.column(f.name) for f in store.schema.fields]
+        return pa.Table.from_arrays(cols, schema=_relax(kv_arrow_schema(store))).cast(kv_arrow_schema(store))
 
 
 def merge_index_entries(

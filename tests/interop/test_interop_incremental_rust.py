@@ -2,7 +2,7 @@
 incremental ranges as paimon_sql, with the same rows and row kinds: delta mode over writes,
 deletes and a compaction, and changelog mode over changelog files.
 
-Its virtualenv (.venv-pypaimon-rust, scripts/pypaimon_rust_venv.sh) is made on first use; the tests
+Its virtualenv (.venv-paimon-rust, scripts/paimon_rust_venv.sh) is made on first use; the tests
 are skipped, with the reason, only when it cannot be made."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ print(json.dumps(out))
 @pytest.fixture(scope="module")
 def rust_python() -> Path:
     try:
-        proc = subprocess.run(["bash", str(ROOT / "scripts" / "pypaimon_rust_venv.sh")], capture_output=True,
+        proc = subprocess.run(["bash", str(ROOT / "scripts" / "paimon_rust_venv.sh")], capture_output=True,
                               text=True, timeout=900)
     except (OSError, subprocess.TimeoutExpired) as e:
         pytest.skip(f"cannot create the pypaimon-rust venv: {e}")

@@ -6,7 +6,6 @@ Paimon's ExpireSnapshotsImpl / ExpireChangelogImpl do."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from pathlib import Path
@@ -256,41 +255,12 @@ def test_procedure_and_bad_arguments(catalog: Catalog) -> None:
     assert row[0] == "Delete all separated changelogs success." and t.store.changelogs.ids() == []
 
 
-def _add_input_changelog(t: Table) -> None:
-    """Gives the latest snapshot the changelog files a ``changelog-producer = input`` writer adds
-    (a copy of each written file, named ``changelog-*``, in a changelog manifest list), as Paimon
-    Java writes them (paimon_sql does not produce changelogs itself)."""
-    store = t.store
-    ms = store.manifests
-    snap = store.snapshots.latest()
-    assert snap is not None
-    entries = []
-    for m in ms.read_manifest_list(snap.delta_manifest_list):
-        for e in ms.read_manifest(m.file_name):
-            if e.kind == FileKind.ADD:
-                src = Path(store.entry_path(e))
-                name = "changelog-" + src.name[len("data-"):]
-                (src.parent / name).write_bytes(src.read_bytes())
-                entries.append(dataclasses.replace(e, file=dataclasses.replace(e.file, file_name=name)))
-    meta = ms.write_manifest(entries, snap.schema_id)
-    name, size = ms.write_manifest_list([meta])
-    snap = dataclasses.replace(snap, changelog_manifest_list=name, changelog_manifest_list_size=size,
-                               changelog_record_count=sum(e.file.row_count for e in entries))
-    Path(store.snapshots.path(snap.id)).write_text(snap.to_json())
-
-
 def test_tables_with_changelog_files_keep_them_until_changelog_expiry(catalog: Catalog) -> None:
-    t = _table(catalog, **{"changelog.num-retained.max": "5", "write-only": "true"})
-    schema_file = Path(t.path, "schema", "schema-0")
-    schema = json.loads(schema_file.read_text())
-    schema["options"]["changelog-producer"] = "input"  # as a table Paimon Java created
-    schema_file.write_text(json.dumps(schema))
-    t = catalog.get_table("db.t")
-    assert isinstance(t, Table)
+    # changelog-producer input: each write adds its records as changelog files
+    t = _table(catalog, **{"changelog.num-retained.max": "5", "write-only": "true", "changelog-producer": "input"})
     changelog_files: dict[int, set[str]] = {}
     for i in range(1, 9):
         sid = _upsert(t, [i, 100], "i")
-        _add_input_changelog(t)
         changelog_files[sid] = {p.name for p in Path(t.path, "bucket-0").glob("changelog-*")} - set().union(
             *changelog_files.values())
     r = expire_snapshots(t.store)  # retain_max 2: snapshots 1-6 become changelogs

@@ -146,7 +146,7 @@ def test_options_that_are_not_applied_are_refused(catalog: Catalog) -> None:
     """An option paimon_sql does not apply is refused at CREATE and ALTER unless it keeps its default;
     a table that already carries one (written by Paimon) still reads and alters."""
     for key, value in [("tag.create-success-file", "true"), ("tag.callbacks", "com.example.Callback"),
-                       ("changelog-producer", "input"), ("record-level.time-field", "v"),
+                       ("changelog-producer", "full-compaction"), ("record-level.time-field", "v"),
                        ("vector-field", "v"), ("blob-field", "v"), ("deletion-vectors.modifiable", "true"),
                        ("compaction.file-num-limit", "3"), ("ignore-update-before", "true")]:
         with pytest.raises(UnsupportedError, match=f"Option '{key}'.*not supported"):
