@@ -25,7 +25,6 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "compaction.force-up-level-0",
         "compaction.file-num-limit", "compaction.force-rewrite-all-files",
         "compaction.skip-expired-partitions",
-        "lookup-compact", "lookup-compact.max-interval",
         "force-lookup", "clustering.columns", "clustering.strategy", "clustering.incremental",
         "clustering.incremental.mode", "clustering.incremental.optimize-write",
         "sort-compaction.range-strategy", "sort-compaction.local-sample.magnification",
@@ -34,7 +33,6 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "deletion-vectors.modifiable",
     ], _DV_WRITES),
     **dict.fromkeys([
-        "changelog-producer.row-deduplicate", "changelog-producer.row-deduplicate-ignore-fields",
         "delete.force-produce-changelog",
     ], _CHANGELOG),
     **dict.fromkeys([
@@ -68,8 +66,6 @@ NOT_IMPLEMENTED: dict[str, str] = {
 NOT_IMPLEMENTED_VALUES: dict[str, dict[str, str]] = {
     "changelog-producer": {
         "input": _CHANGELOG,
-        "lookup": _CHANGELOG,
-        "full-compaction": _CHANGELOG,
     },
 }
 
