@@ -157,7 +157,12 @@ class CompactRewriter:
         if self.lookup_merge:
             table = lookup_merge_filter(table, self.key_names)
         levels = np.asarray(table.column(LEVEL).to_numpy(), dtype=np.int32)
-        merged = self.engine.merge(table.drop_columns([LEVEL]), self.spec, keep_deletes=True)
+        if len(files) == 1 and table.num_rows == files[0].row_count and not self.first_row \
+                and not self.spec.ignore_delete:
+            # one file, nothing looked up: its keys are unique and in order, each its own merge
+            merged = table.drop_columns([LEVEL])
+        else:
+            merged = self.engine.merge(table.drop_columns([LEVEL]), self.spec, keep_deletes=True)
         if self.first_row and lookup and self.dvs is None and merged.num_rows:
             merged = self._drop_keys_in(merged, lookup)
         changelog = self._changelog(mode, table, levels, merged) if mode is not None else None
@@ -200,7 +205,10 @@ class CompactRewriter:
             changed, before = levels == 0, levels > 0
         else:  # full compaction: keys with records below the top; before: their top-level record
             changed, before = levels < self.max_level, levels == self.max_level
-        after = merged.filter(pa.array(key_mask(merged, changed_keys(table, keys, changed), keys)))
+        if changed.all():
+            after = merged
+        else:
+            after = merged.filter(pa.array(key_mask(merged, changed_keys(table, keys, changed), keys)))
         prior = before_rows(table, keys, before).select(merged.column_names)
         return changelog_of(prior, after, keys, self.compare)
 
