@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as _dt
 import time
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from paimon_sql.lsm.levels import Levels, LevelSortedRun
 from paimon_sql.meta.data_file_meta import DataFileMeta
@@ -161,13 +161,25 @@ class UniversalCompaction:
 @dataclass(frozen=True)
 class ForceUpLevel0Compaction:
     """Universal compaction, and when it picks nothing, every level-0 run up out of level 0 (Paimon's
-    ForceUpLevel0Compaction, for engines whose batch reads skip level 0: first-row)."""
+    ForceUpLevel0Compaction, for tables that need lookup). ``max_interval`` (``lookup-compact`` =
+    gentle): level 0 is forced up only at every ``max_interval``-th pick that universal compaction
+    left empty."""
 
     universal: UniversalCompaction
+    max_interval: int | None = None
+    _count: list[int] = field(default_factory=lambda: [0], compare=False)
 
     def pick(self, num_levels: int, runs: Sequence[LevelSortedRun]) -> CompactUnit | None:
         unit = self.universal.pick(num_levels, runs)
-        return unit if unit is not None else self.universal.force_pick_level0(num_levels, runs)
+        if unit is not None:
+            return unit
+        if self.max_interval is None:
+            return self.universal.force_pick_level0(num_levels, runs)
+        self._count[0] += 1
+        if self._count[0] == self.max_interval:
+            self._count[0] = 0
+            return self.universal.force_pick_level0(num_levels, runs)
+        return None
 
 
 def create_unit(runs: Sequence[LevelSortedRun], max_level: int, count: int) -> CompactUnit:

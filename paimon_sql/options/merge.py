@@ -137,6 +137,36 @@ CHANGELOG_PRODUCER: Option[str] = Option(
     "full-compaction or lookup. Only for primary-key tables.",
 )
 
+CHANGELOG_ROW_DEDUPLICATE: Option[bool] = Option(
+    "changelog-producer.row-deduplicate",
+    BOOL,
+    "false",
+    "lookup and full-compaction producers: emit no -U/+U for a key whose row did not change.",
+)
+
+CHANGELOG_ROW_DEDUPLICATE_IGNORE_FIELDS: Option[str] = Option(
+    "changelog-producer.row-deduplicate-ignore-fields",
+    STRING,
+    None,
+    "Comma-separated columns changelog-producer.row-deduplicate does not compare.",
+)
+
+LOOKUP_COMPACT: Option[str] = Option(
+    "lookup-compact",
+    STRING,
+    "RADICAL",
+    "Tables that need lookup: RADICAL moves level-0 files up at every compaction; GENTLE only at "
+    "every lookup-compact.max-interval-th compaction pick of a writer (case-insensitive).",
+)
+
+LOOKUP_COMPACT_MAX_INTERVAL: Option[int] = Option(
+    "lookup-compact.max-interval",
+    INT,
+    None,
+    "lookup-compact GENTLE: compaction picks between forced moves of level 0 (default: twice "
+    "num-sorted-run.compaction-trigger, never less than it).",
+)
+
 DELETION_VECTORS_ENABLED: Option[bool] = Option(
     "deletion-vectors.enabled",
     BOOL,
@@ -279,14 +309,10 @@ FIELD_STATS_MODE: Family[str | None] = Family(
 
 # Paimon options kept (their values checked) but not interpreted.
 _KEPT: tuple[Option[Any], ...] = (
-    kept("changelog-producer.row-deduplicate", BOOL, "false"),
-    kept("changelog-producer.row-deduplicate-ignore-fields", STRING),
     kept("key-value.sequence_number.enabled", BOOL, "false"),
     kept("sequence.snapshot-ordering", BOOL, "false"),
     kept("deletion-vectors.modifiable", BOOL, "false"),
     kept("delete.force-produce-changelog", BOOL, "false"),
     kept("force-lookup", BOOL, "false"),
     kept("lookup-wait", BOOL, "true", ("changelog-producer.lookup-wait",)),
-    kept("lookup-compact", STRING, "RADICAL"),
-    kept("lookup-compact.max-interval", INT),
 )

@@ -24,7 +24,6 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "compaction.force-up-level-0",
         "compaction.file-num-limit", "compaction.force-rewrite-all-files",
         "compaction.skip-expired-partitions",
-        "lookup-compact", "lookup-compact.max-interval",
         "force-lookup", "clustering.columns", "clustering.strategy", "clustering.incremental",
         "clustering.incremental.mode", "clustering.incremental.optimize-write",
         "sort-compaction.range-strategy", "sort-compaction.local-sample.magnification",
@@ -33,7 +32,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "deletion-vectors.modifiable",
     ], _DV_WRITES),
     **dict.fromkeys([
-        "changelog-producer.row-deduplicate", "changelog-producer.row-deduplicate-ignore-fields",
+        "delete.force-produce-changelog",
     ], _CHANGELOG),
     **dict.fromkeys([
         "bucket-function.type", "chain-table.enabled",
@@ -59,12 +58,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
 
 # Values of an option that paimon_sql does not apply yet (the option's other values it does):
 # refused like NOT_IMPLEMENTED keys. One line per value, so that each lands with its feature.
-NOT_IMPLEMENTED_VALUES: dict[str, dict[str, str]] = {
-    "changelog-producer": {
-        "lookup": _CHANGELOG,
-        "full-compaction": _CHANGELOG,
-    },
-}
+NOT_IMPLEMENTED_VALUES: dict[str, dict[str, str]] = {}
 
 
 # Options a table keeps for life: exactly Paimon's @Immutable options (CoreOptions.IMMUTABLE_OPTIONS).

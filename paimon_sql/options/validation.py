@@ -197,6 +197,15 @@ def _cross_checks(o: CoreOptions, where: str, primary_keys: Sequence[str] | None
                 f"automatic tag period ({period_ms} ms)"
             )
     producer = o.changelog_producer
+    mode = o.get("lookup-compact")
+    if mode is not None and str(mode).strip().lower() not in LOOKUP_COMPACT_MODES:
+        errors.append(
+            f"Option 'lookup-compact' = {mode!r}{of}: must be one of {', '.join(LOOKUP_COMPACT_MODES)} "
+            "(case-insensitive)"
+        )
+    interval = o.get("lookup-compact.max-interval")
+    if interval is not None and interval < 1:
+        errors.append(f"Option 'lookup-compact.max-interval' = {interval}{of} must be at least 1")
     if o.merge_engine == "first-row" and producer not in ("none", "lookup"):
         errors.append(
             f"Option 'changelog-producer' = {producer!r}{of}: the first-row merge engine supports "
@@ -220,6 +229,26 @@ def _cross_checks(o: CoreOptions, where: str, primary_keys: Sequence[str] | None
         if producer != "none" and not has_pk:
             errors.append(f"Option 'changelog-producer' = {producer!r}{of} needs a primary key")
     return errors
+
+
+LOOKUP_COMPACT_MODES = ("radical", "gentle")
+
+
+def lookup_compact_max_interval(options: CoreOptions, where: str) -> int | None:
+    """With ``lookup-compact`` = gentle, every how many compaction picks level 0 is forced up
+    (Paimon's lookupCompactMaxInterval: ``lookup-compact.max-interval``, by default twice
+    ``num-sorted-run.compaction-trigger``, never less than it); None with radical (every pick)."""
+    mode = str(options.get("lookup-compact") or "radical").strip().lower()
+    if mode not in LOOKUP_COMPACT_MODES:
+        raise ValidationError(
+            f"Option 'lookup-compact' = {mode!r}{where_suffix(where)}: must be one of "
+            f"{', '.join(LOOKUP_COMPACT_MODES)}"
+        )
+    if mode == "radical":
+        return None
+    trigger = options.num_sorted_run_compaction_trigger
+    interval = options.get("lookup-compact.max-interval")
+    return max(trigger, trigger * 2 if interval is None else int(interval))
 
 
 def check_full_compaction_delta_commits(options: CoreOptions, has_primary_key: bool, where: str) -> None:

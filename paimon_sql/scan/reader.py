@@ -16,6 +16,7 @@ from paimon_sql.errors import CorruptFileError, NotFoundError, PaimonError, Unsu
 from paimon_sql.format import deletion_vector
 from paimon_sql.format.data_files import file_format_of, read_file
 from paimon_sql.format.system_fields import KEY_PREFIX
+from paimon_sql.lsm.changelog import LEVEL, lookup_merge_filter, lookup_merges_levels
 from paimon_sql.lsm.engines import engine_of
 from paimon_sql.lsm.levels import KeyComparator, interval_partition
 from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec
@@ -174,7 +175,13 @@ def read_split(
                     parts.append(t.select(names) if keep_row_kind else _drop_retract_rows(t).select(names))
                 continue
             runs = [read_data_file(store, split, f, value_fields, (SEQ, KIND), store.key_fields) for f in files]
-            merged = engine_of(store.options).merge(pa.concat_tables(runs), spec, keep_row_kind)
+            if lookup_merges_levels(store.options):  # Paimon's LookupMergeFunction (see lsm/changelog.py)
+                runs = [r.append_column(LEVEL, pa.array(np.full(r.num_rows, f.level, dtype=np.int32)))
+                        for r, f in zip(runs, files)]
+                table = lookup_merge_filter(pa.concat_tables(runs), spec.key_columns).drop_columns([LEVEL])
+            else:
+                table = pa.concat_tables(runs)
+            merged = engine_of(store.options).merge(table, spec, keep_row_kind)
             if sequence_number and SEQ not in merged.column_names:
                 raise UnsupportedError(f"Table {store.name}: the merge engine does not keep sequence numbers")
             parts.append(merged.select(names))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from paimon_sql.lsm.changelog import needs_lookup
 from paimon_sql.lsm.compact_plan import Rewrite, Upgrade, plan_unit
 from paimon_sql.lsm.compact_strategy import (
     CompactUnit,
@@ -28,6 +29,7 @@ from paimon_sql.lsm.levels import KeyComparator, Levels, SortedRun
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.options.validation import lookup_compact_max_interval
 from paimon_sql.options.write import (
     COMPACTION_OFFPEAK_END_HOUR,
     COMPACTION_OFFPEAK_RATIO,
@@ -76,6 +78,7 @@ class BucketWriter:
     def __init__(
         self, store: FileStore, partition: bytes, partition_values: Sequence[object], bucket: int,
         total_buckets: int, restored: Sequence[DataFileMeta], namer: FileNamer, base: Snapshot | None = None,
+        ignore_previous_files: bool = False,
     ) -> None:
         self.store = store
         opts = store.options
@@ -84,13 +87,16 @@ class BucketWriter:
         # deletion-vector tables (merge-on-write): the bucket's vectors, extended by compaction
         self.dvs = BucketDeletionVectors(store, partition, bucket, base) if opts.deletion_vectors_enabled else None
         self.rewriter = CompactRewriter(store, partition, partition_values, bucket, total_buckets, namer, self.dvs)
+        if ignore_previous_files:  # an overwrite: lookup has no older rows to compare with (as Paimon)
+            self.rewriter.lookup_changelog = False
         universal = universal_compaction(store, restored)
-        # first-row and deletion-vector tables: batch reads skip level 0 and a key lives in one file
-        # above it, so level-0 files move up at once and are looked up against older levels
-        self.lookup = self.rewriter.engine.skips_level0 or self.dvs is not None
-        # engines whose batch reads skip level 0 (first-row) move every level-0 file up at once
+        # tables that need lookup (Paimon's needLookup: first-row, deletion vectors, changelog-producer
+        # lookup): level-0 files move up at once and their keys are looked up in older levels
+        self.lookup = needs_lookup(opts)
+        # lookup-compact = gentle: level 0 is forced up only every lookup-compact.max-interval picks
         self.strategy: UniversalCompaction | ForceUpLevel0Compaction = (
-            ForceUpLevel0Compaction(universal) if self.lookup else universal
+            ForceUpLevel0Compaction(universal, lookup_compact_max_interval(opts, store.name)) if self.lookup
+            else universal
         )
         self.stop_trigger = opts.num_sorted_run_stop_trigger
         self.min_file_size = opts.compaction_file_size(True)
@@ -127,7 +133,7 @@ class BucketWriter:
         # with deletion vectors the older rows of a key are deleted where they lie: deletes can go
         dropping = drop_delete(unit, self.levels) or (self.dvs is not None and unit.output_level != 0)
         lookup: list[DataFileMeta] = []
-        if self.lookup:  # first-row: keys of older levels keep their rows (see CompactRewriter.rewrite)
+        if self.lookup:  # the older levels, looked up (see CompactRewriter.rewrite)
             picked = {f.file_name for f in unit.files}
             lookup = [f for f in self.levels.all_files() if f.level > 0 and f.file_name not in picked]
         result = CompactResult()
@@ -136,10 +142,13 @@ class BucketWriter:
             plan_unit(unit, dropping, self.key_cmp, self.min_file_size, self.levels.max_level)
         try:
             for step in steps:
-                if isinstance(step, Upgrade) and not (self.lookup and step.file.level == 0):
-                    result.merge(self.rewriter.upgrade(step.output_level, step.file))
-                elif isinstance(step, Upgrade):  # a level-0 file must be looked up: rewritten
-                    result.merge(self.rewriter.rewrite(unit.output_level, dropping, [step.file], lookup))
+                if isinstance(step, Upgrade):
+                    how = self.rewriter.upgrade_strategy(step.output_level, step.file, self.lookup)
+                    if how == "upgrade":
+                        result.merge(self.rewriter.upgrade(step.output_level, step.file))
+                    else:  # its changelog written ('changelog'), or looked up and rewritten too
+                        result.merge(self.rewriter.rewrite(unit.output_level, dropping, [step.file], lookup,
+                                                           data=how == "rewrite"))
                 else:
                     assert isinstance(step, Rewrite)
                     result.merge(self.rewriter.rewrite(unit.output_level, dropping, step.files, lookup))

@@ -7,6 +7,15 @@ records with the table's merge engine in one vectorised pass (the sections of on
 disjoint key ranges, so merging them together is merging each), drops retractions when the output
 is the oldest data of the bucket (``drop_delete``), keeps sequence numbers, and writes files of
 about ``target-file-size`` each (the rows per file estimated from the input files' bytes per row).
+
+Changelog producers (Paimon's ChangelogMergeTreeRewriter): with ``lookup``, a rewrite whose inputs
+hold level-0 files and whose output is above level 0 also writes changelog files: each key of the
+level-0 records is compared before (its record of the lowest level above 0, among the inputs or
+looked up in the levels above the output, file by file, only files whose key range meets the
+level-0 files') and after the merge (``paimon_sql.lsm.changelog``); with ``full-compaction``, a
+rewrite into the highest level compares each key's record there with the merged one. Tables that
+need lookup merge a key's records above level 0 as Paimon's LookupMergeFunction does: only the
+lowest level's joins the merge.
 """
 
 from __future__ import annotations
@@ -19,7 +28,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.format.system_fields import KEY_PREFIX, KIND, SEQ
+from paimon_sql.lsm.changelog import (
+    LEVEL,
+    before_rows,
+    changed_keys,
+    changelog_of,
+    dedup_fields,
+    key_mask,
+    lookup_merge_filter,
+    lookup_merges_levels,
+)
 from paimon_sql.lsm.engines import engine_of
+from paimon_sql.lsm.levels import KeyComparator
 from paimon_sql.lsm.merge import MergeSpec, java_key_order
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
@@ -70,6 +90,42 @@ class CompactRewriter:
         self.spec: MergeSpec = self.engine.spec(
             store.options, self.key_names, list(store.schema.fields), store.schema.primary_keys, store.name
         )
+        opts = store.options
+        self.producer = opts.changelog_producer
+        # changelog-producer lookup (off for overwrites: Paimon's produceChangelog && !ignorePreviousFiles)
+        self.lookup_changelog = self.producer == "lookup"
+        self.max_level = opts.num_levels - 1
+        self.first_row = self.engine.name == "first-row"
+        # LookupMergeFunction: a key's records above level 0 merge from the lowest level only
+        self.lookup_merge = lookup_merges_levels(opts)
+        self.compare = dedup_fields(opts, [f.name for f in store.schema.fields])
+        self.changelog_namer = FileNamer(opts.changelog_file_prefix, namer.extension)
+        self.key_cmp = KeyComparator([k.type for k in store.key_fields])
+
+    def changelog_mode(self, output_level: int, files: Sequence[DataFileMeta]) -> str | None:
+        """'lookup' or 'full' when a rewrite of ``files`` into ``output_level`` produces changelog
+        (Paimon's rewriteChangelog), else None."""
+        if self.lookup_changelog and output_level > 0 and any(f.level == 0 for f in files):
+            return "lookup"
+        if self.producer == "full-compaction" and output_level == self.max_level:
+            return "full"
+        return None
+
+    def upgrade_strategy(self, output_level: int, file: DataFileMeta, lookup: bool) -> str:
+        """How moving ``file`` up to ``output_level`` is done (Paimon's upgradeStrategy): 'upgrade'
+        (metadata only), 'changelog' (metadata only, plus the changelog of its records) or 'rewrite'
+        (rewritten, with changelog when the producer asks). ``lookup``: the table needs lookup."""
+        if self.producer == "full-compaction":
+            return "changelog" if output_level == self.max_level else "upgrade"
+        if not lookup or file.level != 0:
+            return "upgrade"
+        if self.dvs is not None and (file.delete_row_count is None or file.delete_row_count > 0):
+            return "rewrite"  # deletion vectors: its retractions must go
+        if output_level == self.max_level:
+            return "changelog"
+        if self.engine.name == "deduplicate" and not self.spec.sequence_columns:
+            return "changelog"  # the newest record wins: merging cannot change the file's rows
+        return "rewrite"
 
     def upgrade(self, output_level: int, file: DataFileMeta) -> CompactResult:
         """The file moved to ``output_level`` without rewriting it (Paimon's upgrade)."""
@@ -77,30 +133,53 @@ class CompactRewriter:
 
     def rewrite(
         self, output_level: int, drop_delete: bool, files: Sequence[DataFileMeta],
-        lookup: Sequence[DataFileMeta] = (),
+        lookup: Sequence[DataFileMeta] = (), data: bool = True,
     ) -> CompactResult:
         """Merges ``files`` (the runs of some key-disjoint sections) into new files at ``output_level``.
         ``lookup``: older files of the bucket outside the compaction (first-row: a key they hold keeps
         its row there, the compaction's records of it are dropped, so that keys stay unique across
-        levels, as Paimon's lookup compaction keeps them)."""
+        levels, as Paimon's lookup compaction keeps them; changelog-producer lookup: the before rows
+        of keys the inputs hold above level 0 only at level 0). ``data=False``: ``files`` move to
+        ``output_level`` unchanged and only their changelog is written (Paimon's
+        CHANGELOG_NO_REWRITE)."""
         store = self.store
         fields = list(store.schema.fields)
-        parts = [self._read(f, fields) for f in files]
+        mode = self.changelog_mode(output_level, files)
+        parts = [self._read(f, fields, level=True) for f in files]
         table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
         older: list[tuple[str, np.ndarray]] = []
         if self.dvs is not None and lookup and any(f.level == 0 for f in files):
             # deletion vectors: the older live row of a key this compaction rewrites joins the merge
             # (as its oldest record) and is deleted where it lies (Paimon's lookup compaction)
             table, older = self._with_older_rows(table, lookup, fields)
-        merged = self.engine.merge(table, self.spec, keep_deletes=not drop_delete)
-        if lookup and self.dvs is None and merged.num_rows:
+        elif mode == "lookup" and not self.first_row:
+            table = self._with_looked_up(table, [f for f in lookup if f.level > output_level], fields, files)
+        if self.lookup_merge:
+            table = lookup_merge_filter(table, self.key_names)
+        levels = np.asarray(table.column(LEVEL).to_numpy(), dtype=np.int32)
+        if len(files) == 1 and table.num_rows == files[0].row_count and not self.first_row \
+                and not self.spec.ignore_delete:
+            # one file, nothing looked up: its keys are unique and in order, each its own merge
+            merged = table.drop_columns([LEVEL])
+        else:
+            merged = self.engine.merge(table.drop_columns([LEVEL]), self.spec, keep_deletes=True)
+        if self.first_row and lookup and self.dvs is None and merged.num_rows:
             merged = self._drop_keys_in(merged, lookup)
-        result = CompactResult(before=list(files))
+        changelog = self._changelog(mode, table, levels, merged) if mode is not None else None
+        if drop_delete:
+            merged = _drop_retractions(merged)
+        if data:
+            result = CompactResult(before=list(files))
+        else:
+            result = CompactResult(list(files), [replace(f, level=output_level) for f in files])
         if self.dvs is not None:
-            self.dvs.remove_files(f.file_name for f in files)
+            if data:
+                self.dvs.remove_files(f.file_name for f in files)
             for name, positions in older:
                 self.dvs.delete(name, positions)
-        if merged.num_rows == 0:
+        if changelog is not None and changelog.num_rows:
+            self._write_changelog(changelog, output_level, files, result)
+        if merged.num_rows == 0 or not data:
             return result
         schema = kv_arrow_schema(store)
         out = merged.select(self.key_names + [SEQ, KIND] + [f.name for f in fields])
@@ -114,10 +193,89 @@ class CompactRewriter:
         write_rolling(store, self.split.bucket_dir, self.namer, out, rows_per_file, output_level, seq_range, result)
         return result
 
-    def _read(self, f: DataFileMeta, fields: Sequence[DataField], positions: bool = False) -> pa.Table:
+    def _changelog(self, mode: str, table: pa.Table, levels: np.ndarray, merged: pa.Table) -> pa.Table:
+        """The changelog rows of a rewrite: ``table`` its records (with ``LEVEL``), ``levels`` their
+        levels, ``merged`` the merge (retractions kept)."""
+        keys = self.key_names
+        if mode == "lookup" and self.first_row:
+            # first-row: a key none of the older levels holds is new (+I); others emit nothing
+            known = changed_keys(table, keys, levels > 0)
+            return merged.filter(pa.array(~key_mask(merged, known, keys)))
+        if mode == "lookup":  # keys with level-0 records; before: their record of the lowest level above
+            changed, before = levels == 0, levels > 0
+        else:  # full compaction: keys with records below the top; before: their top-level record
+            changed, before = levels < self.max_level, levels == self.max_level
+        if changed.all():
+            after = merged
+        else:
+            after = merged.filter(pa.array(key_mask(merged, changed_keys(table, keys, changed), keys)))
+        prior = before_rows(table, keys, before).select(merged.column_names)
+        return changelog_of(prior, after, keys, self.compare)
+
+    def _write_changelog(
+        self, changelog: pa.Table, level: int, files: Sequence[DataFileMeta], result: CompactResult,
+    ) -> None:
+        """Writes ``changelog`` as changelog files (``changelog-<uuid>-<n>``, APPEND source, at the
+        compaction's output level, as Paimon's rolling changelog writer) into ``result``."""
+        store = self.store
+        schema = kv_arrow_schema(store)
+        out = changelog.select(self.key_names + [SEQ, KIND] + [f.name for f in store.schema.fields])
+        out = pa.Table.from_arrays(out.columns, schema=_relaxed(schema)).cast(schema)
+        rows_per_file = rows_per_file_of(files, store.options.target_file_size(True))
+        try:
+            for lo in range(0, out.num_rows, rows_per_file):
+                chunk = out.slice(lo, rows_per_file)
+                mm = pc.min_max(chunk.column(SEQ))
+                meta, path = write_data_file(
+                    store, self.split.bucket_dir, self.changelog_namer, chunk, int(mm["min"].as_py()),
+                    int(mm["max"].as_py()), level=level, file_source=FileSource.APPEND,
+                )
+                result.changelog.append(meta)
+                result.written.append(path)
+        except BaseException:
+            for p in result.written:
+                store.file_io.delete_quietly(p)
+            raise
+
+    def _with_looked_up(
+        self, table: pa.Table, lookup: Sequence[DataFileMeta], fields: Sequence[DataField],
+        files: Sequence[DataFileMeta],
+    ) -> pa.Table:
+        """``table`` plus, for each key it holds only at level 0, that key's records in ``lookup``
+        (the levels above the output; reads keep the lowest level's). Files are read one at a time,
+        only those whose key range meets the level-0 files' (Paimon's LookupLevels looks keys up
+        level by level)."""
+        levels = np.asarray(table.column(LEVEL).to_numpy(), dtype=np.int32)
+        if not lookup or not (levels == 0).any():
+            return table
+        need = changed_keys(table, self.key_names, levels == 0)
+        high = levels > 0
+        if high.any():
+            need = need.filter(pa.array(~key_mask(need, changed_keys(table, self.key_names, high), self.key_names)))
+        if need.num_rows == 0:
+            return table
+        level0 = [f for f in files if f.level == 0]
+        lo = min((f.min_key for f in level0), key=self.key_cmp.key)
+        hi = max((f.max_key for f in level0), key=self.key_cmp.key)
+        found: list[pa.Table] = []
+        for f in sorted(lookup, key=lambda f: f.level):
+            if self.key_cmp.compare(f.max_key, lo) < 0 or self.key_cmp.compare(f.min_key, hi) > 0:
+                continue
+            rows = self._read(f, fields, level=True)
+            hit = key_mask(rows, need, self.key_names)
+            if hit.any():
+                found.append(rows.filter(pa.array(hit)).cast(table.schema))
+        return pa.concat_tables([table, *found]) if found else table
+
+    def _read(
+        self, f: DataFileMeta, fields: Sequence[DataField], positions: bool = False, level: bool = False,
+    ) -> pa.Table:
         """A file's rows (keys, sequence number, kind, ``fields``) without those its deletion vector
-        deletes; ``positions``: with their row positions in the file (``__pos``)."""
+        deletes; ``positions``: with their row positions in the file (``__pos``); ``level``: with the
+        file's level (``LEVEL``)."""
         t = read_data_file(self.store, self.split, f, fields, (SEQ, KIND), self.store.key_fields)
+        if level:
+            t = t.append_column(LEVEL, pa.array(np.full(t.num_rows, f.level, dtype=np.int32)))
         if positions:
             t = t.append_column("__pos", pa.array(np.arange(t.num_rows, dtype=np.int64)))
         keep = self.dvs.keep_mask(f.file_name, t.num_rows) if self.dvs is not None else None
@@ -132,7 +290,7 @@ class CompactRewriter:
         found: list[pa.Table] = []
         older: list[tuple[str, np.ndarray]] = []
         for f in lookup:
-            rows = self._read(f, fields, positions=True)
+            rows = self._read(f, fields, positions=True, level=True)
             if rows.num_rows == 0:
                 continue
             probe = _order_keys(rows.select(self.key_names), self.key_names)
@@ -208,6 +366,13 @@ def write_rolling(
         for p in result.written:
             store.file_io.delete_quietly(p)
         raise
+
+
+def _drop_retractions(table: pa.Table) -> pa.Table:
+    kinds = table.column(KIND)
+    if table.num_rows == 0:
+        return table
+    return table.filter(pc.or_(pc.equal(kinds, 0), pc.equal(kinds, 2)))
 
 
 def _relaxed(schema: pa.Schema) -> pa.Schema:

@@ -236,7 +236,8 @@ class TableWrite:
                 pvals = self._part_values[partition] = list(decode_row(partition, self.store.partition_types))
             total = self.num_buckets if self.num_buckets > 0 else -1
             bw = BucketWriter(self.store, partition, pvals, bucket, total, self._restored.get(k, []),
-                              self._namer(partition, bucket), self.base)
+                              self._namer(partition, bucket), self.base,
+                              ignore_previous_files=self.ignore_previous_files)
             self.bucket_writers[k] = bw
         return bw
 
