@@ -10,7 +10,6 @@ _TAG_SUCCESS_FILE = "paimon_sql does not write tag success files (tag/tag-succes
 _RECORD_EXPIRY = "record-level expiry (dropping expired rows in compaction) is not implemented yet"
 _COMPACTION = "this compaction option is not implemented yet (universal compaction with its size-ratio, size-amplification and sorted-run triggers is)"
 _DV_WRITES = "this deletion-vector option is not implemented yet (deletion-vectors.enabled and deletion-vectors.merge-on-read are)"
-_CHANGELOG = "changelog producers are not implemented yet"
 _FEATURE = "this Paimon feature is not implemented by paimon_sql yet"
 # Options paimon_sql knows but does not apply: set to anything but their default at CREATE TABLE,
 # ALTER TABLE or per read, they are refused (UnsupportedError naming them) rather than silently
@@ -31,9 +30,6 @@ NOT_IMPLEMENTED: dict[str, str] = {
     **dict.fromkeys([
         "deletion-vectors.modifiable",
     ], _DV_WRITES),
-    **dict.fromkeys([
-        "delete.force-produce-changelog",
-    ], _CHANGELOG),
     **dict.fromkeys([
         "bucket-function.type", "chain-table.enabled",
         "chain-table.chain-partition-keys", "blob-field", "blob-as-descriptor", "blob-descriptor-field",

@@ -146,20 +146,20 @@ def test_options_that_are_not_applied_are_refused(catalog: Catalog) -> None:
     """An option paimon_sql does not apply is refused at CREATE and ALTER unless it keeps its default;
     a table that already carries one (written by Paimon) still reads and alters."""
     for key, value in [("tag.create-success-file", "true"), ("tag.callbacks", "com.example.Callback"),
-                       ("changelog-producer", "full-compaction"), ("record-level.time-field", "v"),
+                       ("record-level.time-field", "v"),
                        ("vector-field", "v"), ("blob-field", "v"), ("deletion-vectors.modifiable", "true"),
                        ("compaction.file-num-limit", "3"), ("ignore-update-before", "true")]:
         with pytest.raises(UnsupportedError, match=f"Option '{key}'.*not supported"):
             catalog.create_table("db.u", SCHEMA, primary_keys=["id"], options={key: value})
     t = catalog.create_table("db.u", SCHEMA, primary_keys=["id"],
-                             options={"changelog-producer": "none", "deletion-vectors.enabled": "false"})
+                             options={"tag.create-success-file": "false", "deletion-vectors.enabled": "false"})
     with pytest.raises(UnsupportedError, match="record-level.expire-time"):
         t.alter(set_options={"record-level.expire-time": "1 d"})
     # as if Paimon had written it: the table reads, and other options still change
     schema_file = Path(t.path) / "schema" / "schema-0"
-    schema_file.write_text(schema_file.read_text().replace('"changelog-producer" : "none"',
-                                                           '"changelog-producer" : "lookup"'))
+    schema_file.write_text(schema_file.read_text().replace('"tag.create-success-file" : "false"',
+                                                           '"tag.create-success-file" : "true"'))
     t = catalog.get_table("db.u")  # type: ignore[assignment]
-    assert t.options["changelog-producer"] == "lookup"
+    assert t.options["tag.create-success-file"] == "true"
     assert t.read().num_rows == 0
     assert t.alter(set_options={"target-file-size": "64 mb"}).options["target-file-size"] == "64 mb"
