@@ -96,6 +96,7 @@ from paimon_sql.spark.source_schema import (
 )
 from paimon_sql.spark.spark_types import LEGACY_TIMESTAMP_MAPPING, legacy_timestamp_mapping
 from paimon_sql.spark.store_ref import StoreRef
+from paimon_sql.spark.stream_writer import PaimonStreamWriter, stream_writer
 from paimon_sql.spark.writer import (
     ABORT_SETTLE_SECONDS,
     FINISHED,
@@ -160,6 +161,10 @@ class PaimonDataSource(DataSource):
         writer.remove_stale_staging()
         return writer
 
+    def streamWriter(self, schema: st.StructType, overwrite: bool) -> PaimonStreamWriter:  # noqa: N802 - Spark's name
+        """One micro-batch of a streaming write (see ``paimon_sql.spark.stream_writer``)."""
+        return stream_writer(self, schema, overwrite)
+
 
 DefaultSource = PaimonDataSource  # the name Spark's auto-discovery of ``pyspark_*`` modules looks for
 
@@ -178,6 +183,7 @@ __all__ = [
     "PaimonCommitMessage",
     "PaimonDataSource",
     "PaimonReader",
+    "PaimonStreamWriter",
     "PaimonWriter",
     "PushdownReader",
     "SplitPartition",

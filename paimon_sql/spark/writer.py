@@ -162,6 +162,10 @@ class PaimonWriter(DataSourceArrowWriter):
         # legacy-timestamp-mapping.enabled) are stored as their wall clock there, as Paimon does
         self.time_zone = time_zone
         self.write_id = uuid.uuid4().hex
+        # the commit's user and commitIdentifier (a streaming sink's query and batch id, see
+        # paimon_sql.spark.stream_writer); None: a user of its own and Paimon's batch identifier
+        self.commit_user: str | None = None
+        self.commit_identifier: int | None = None
 
     @property
     def staging_dir(self) -> str:
@@ -171,7 +175,7 @@ class PaimonWriter(DataSourceArrowWriter):
         from paimon_sql.table.table import Table
 
         s = self.store
-        return Table(s.file_io, s.path, self.table_name, s.schema, s.branch)
+        return Table(s.file_io, s.path, self.table_name, s.schema, s.branch, self.commit_user)
 
     # -- executors -------------------------------------------------------------------------------
     def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
@@ -248,7 +252,12 @@ class PaimonWriter(DataSourceArrowWriter):
     # -- driver ----------------------------------------------------------------------------------
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
         ok = [m for m in messages if isinstance(m, PaimonCommitMessage)]
-        self._table().commit_changes([m.changes for m in ok], self.overwrite)
+        self._table().commit_changes([m.changes for m in ok], self.overwrite, commit_identifier=self.commit_identifier)
+        self._clean_staging(ok)
+
+    def _clean_staging(self, ok: list[PaimonCommitMessage]) -> None:
+        """After a commit of the tasks' messages ``ok``: the files of failed or duplicate task
+        attempts go, then the write's staging folder."""
         fio = self.store.file_io
         keep = {m.marker for m in ok if m.marker}
         lost = [s_ for s_ in fio.list_status(self.staging_dir)
