@@ -10,7 +10,8 @@ Writes: ``write()`` runs once per Spark task with the task's Arrow batches and o
 ``TableWrite``; it returns the task's ``CommitChanges`` in a commit message. ``commit()`` runs once
 on the driver with every task's message and commits ONE snapshot (append or overwrite);
 ``abort()`` deletes every file of the write, also those of failed, lost or late task attempts
-(see ``PaimonWriter``).
+(see ``PaimonWriter``). Streaming writes (``streamWriter``, once per micro-batch) wrap that writer
+and commit each batch exactly once (see ``paimon_sql.spark.stream_writer``).
 
 Options (case-insensitive; the catalog shim merges the table's identity into every scan and write):
 

@@ -4,7 +4,9 @@
 Spark plans every micro-batch as a write of its own: the data source's ``streamWriter`` runs once
 per batch on the driver side and returns a ``PaimonStreamWriter``; its ``write`` runs in every
 task exactly as a batch write's (``PaimonWriter.write``: one engine ``TableWrite`` per task,
-staging markers so that failed attempts leave no files, the writer's normal compaction), and its
+staging markers so that failed attempts leave no files, the writer's normal compaction; with
+``full-compaction.delta-commits`` = n a full compaction of the written buckets only in every n-th
+batch, as Paimon's Spark sink, instead of in every write as batch writes do), and its
 ``commit(messages, batch_id)`` commits the batch's changes on the driver as ONE snapshot (APPEND,
 or OVERWRITE in complete output mode, plus the write's COMPACT when it compacted), through
 ``TableCommit`` like every other commit (post-commit maintenance included).
@@ -93,6 +95,12 @@ class PaimonStreamWriter(DataSourceStreamArrowWriter):
         return str(self.writer.commit_user)
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
+        delta = self.writer.store.open().options.full_compaction_delta_commits or 0
+        if delta > 0:
+            # Paimon's streaming rule: a full compaction of the written buckets every
+            # ``full-compaction.delta-commits`` batches (not in every batch, as batch writes do)
+            batch_id = task_batch_id()
+            self.writer.full_compaction = batch_id is not None and (batch_id + 1) % delta == 0
         return self.writer.write(iterator)
 
     def committed(self, batch_id: int) -> bool:
@@ -116,6 +124,19 @@ class PaimonStreamWriter(DataSourceStreamArrowWriter):
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:  # noqa: N803 - Spark's name
         self.writer.abort(messages)
+
+
+def task_batch_id() -> int | None:
+    """The micro-batch id of the running Spark task (Spark's local property
+    ``streaming.sql.batchId``), None outside a streaming task."""
+    try:
+        from pyspark import TaskContext
+
+        ctx = TaskContext.get()
+        raw = ctx.getLocalProperty("streaming.sql.batchId") if ctx is not None else None
+        return int(raw) if raw is not None else None
+    except (ImportError, ValueError, TypeError):
+        return None
 
 
 def stream_writer(source: Any, schema: st.StructType, overwrite: bool) -> PaimonStreamWriter:

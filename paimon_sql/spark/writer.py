@@ -166,6 +166,9 @@ class PaimonWriter(DataSourceArrowWriter):
         # paimon_sql.spark.stream_writer); None: a user of its own and Paimon's batch identifier
         self.commit_user: str | None = None
         self.commit_identifier: int | None = None
+        # whether the tasks fully compact the buckets they write (None: the table's rule, see
+        # TableWrite.full_compaction; a streaming sink decides per micro-batch)
+        self.full_compaction: bool | None = None
 
     @property
     def staging_dir(self) -> str:
@@ -184,6 +187,8 @@ class PaimonWriter(DataSourceArrowWriter):
         base = store.snapshots.snapshot(self.base_snapshot) if self.base_snapshot is not None else None
         attempt = str(uuid.uuid4())
         tw = _AttemptTableWrite(store, base, attempt, ignore_previous_files=self.overwrite is not False)
+        if self.full_compaction is not None:
+            tw.full_compaction = tw.full_compaction and self.full_compaction
         marker = join(self.staging_dir, f"{attempt}.json")
         tombstone = join(self.staging_dir, FINISHED)
         recorded = -1

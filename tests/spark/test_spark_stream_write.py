@@ -265,6 +265,25 @@ def test_rowkind_field_turns_stream_rows_into_deletes(
     assert [s[2:] for s in _snapshots(sql, db)] == [(0, "APPEND"), (1, "APPEND")]
 
 
+def test_full_compaction_every_delta_commits_batches(
+    spark: Any, sql: Any, db: str, folder: JsonFolder, checkpoint: str, queries: list[Any],
+) -> None:
+    """``full-compaction.delta-commits`` = 2: batches 1 and 3 fully compact the buckets they wrote
+    (Paimon's sink: when (batch id + 1) % n == 0), the others only append."""
+    sql(f"CREATE TABLE paimon.{db}.T (k INT, v INT) TBLPROPERTIES ('primary-key'='k', 'bucket'='1', "
+        "'full-compaction.delta-commits'='2')")
+    q = (spark.readStream.schema("k INT, v INT").json(str(folder.path)).writeStream
+         .option("checkpointLocation", checkpoint).toTable(f"paimon.{db}.T"))
+    queries.append(q)
+    for i in range(4):
+        folder.add({"k": 1, "v": i}, {"k": 2 + i, "v": i})
+        q.processAllAvailable()
+    assert sql(f"SELECT * FROM paimon.{db}.T ORDER BY k") == [(1, 3), (2, 0), (3, 1), (4, 2), (5, 3)]
+    assert [s[2:] for s in _snapshots(sql, db)] == [
+        (0, "APPEND"), (1, "APPEND"), (1, "COMPACT"), (2, "APPEND"), (3, "APPEND"), (3, "COMPACT")]
+    assert sql(f"SELECT level FROM paimon.{db}.`T$files`") == [(5,)]  # one file at the top level
+
+
 def test_python_data_source_learns_query_id_from_checkpoint(
     spark: Any, sql: Any, db: str, folder: JsonFolder, checkpoint: str, queries: list[Any],
 ) -> None:
