@@ -10,7 +10,8 @@ Writes: ``write()`` runs once per Spark task with the task's Arrow batches and o
 ``TableWrite``; it returns the task's ``CommitChanges`` in a commit message. ``commit()`` runs once
 on the driver with every task's message and commits ONE snapshot (append or overwrite);
 ``abort()`` deletes every file of the write, also those of failed, lost or late task attempts
-(see ``PaimonWriter``).
+(see ``PaimonWriter``). Streaming writes (``streamWriter``, once per micro-batch) wrap that writer
+and commit each batch exactly once (see ``paimon_sql.spark.stream_writer``).
 
 Options (case-insensitive; the catalog shim merges the table's identity into every scan and write):
 
@@ -96,6 +97,7 @@ from paimon_sql.spark.source_schema import (
 )
 from paimon_sql.spark.spark_types import LEGACY_TIMESTAMP_MAPPING, legacy_timestamp_mapping
 from paimon_sql.spark.store_ref import StoreRef
+from paimon_sql.spark.stream_writer import PaimonStreamWriter, stream_writer
 from paimon_sql.spark.writer import (
     ABORT_SETTLE_SECONDS,
     FINISHED,
@@ -160,6 +162,10 @@ class PaimonDataSource(DataSource):
         writer.remove_stale_staging()
         return writer
 
+    def streamWriter(self, schema: st.StructType, overwrite: bool) -> PaimonStreamWriter:  # noqa: N802 - Spark's name
+        """One micro-batch of a streaming write (see ``paimon_sql.spark.stream_writer``)."""
+        return stream_writer(self, schema, overwrite)
+
 
 DefaultSource = PaimonDataSource  # the name Spark's auto-discovery of ``pyspark_*`` modules looks for
 
@@ -178,6 +184,7 @@ __all__ = [
     "PaimonCommitMessage",
     "PaimonDataSource",
     "PaimonReader",
+    "PaimonStreamWriter",
     "PaimonWriter",
     "PushdownReader",
     "SplitPartition",

@@ -162,6 +162,13 @@ class PaimonWriter(DataSourceArrowWriter):
         # legacy-timestamp-mapping.enabled) are stored as their wall clock there, as Paimon does
         self.time_zone = time_zone
         self.write_id = uuid.uuid4().hex
+        # the commit's user and commitIdentifier (a streaming sink's query and batch id, see
+        # paimon_sql.spark.stream_writer); None: a user of its own and Paimon's batch identifier
+        self.commit_user: str | None = None
+        self.commit_identifier: int | None = None
+        # whether the tasks fully compact the buckets they write (None: the table's rule, see
+        # TableWrite.full_compaction; a streaming sink decides per micro-batch)
+        self.full_compaction: bool | None = None
 
     @property
     def staging_dir(self) -> str:
@@ -171,7 +178,7 @@ class PaimonWriter(DataSourceArrowWriter):
         from paimon_sql.table.table import Table
 
         s = self.store
-        return Table(s.file_io, s.path, self.table_name, s.schema, s.branch)
+        return Table(s.file_io, s.path, self.table_name, s.schema, s.branch, self.commit_user)
 
     # -- executors -------------------------------------------------------------------------------
     def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
@@ -180,6 +187,8 @@ class PaimonWriter(DataSourceArrowWriter):
         base = store.snapshots.snapshot(self.base_snapshot) if self.base_snapshot is not None else None
         attempt = str(uuid.uuid4())
         tw = _AttemptTableWrite(store, base, attempt, ignore_previous_files=self.overwrite is not False)
+        if self.full_compaction is not None:
+            tw.full_compaction = tw.full_compaction and self.full_compaction
         marker = join(self.staging_dir, f"{attempt}.json")
         tombstone = join(self.staging_dir, FINISHED)
         recorded = -1
@@ -248,7 +257,12 @@ class PaimonWriter(DataSourceArrowWriter):
     # -- driver ----------------------------------------------------------------------------------
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
         ok = [m for m in messages if isinstance(m, PaimonCommitMessage)]
-        self._table().commit_changes([m.changes for m in ok], self.overwrite)
+        self._table().commit_changes([m.changes for m in ok], self.overwrite, commit_identifier=self.commit_identifier)
+        self._clean_staging(ok)
+
+    def _clean_staging(self, ok: list[PaimonCommitMessage]) -> None:
+        """After a commit of the tasks' messages ``ok``: the files of failed or duplicate task
+        attempts go, then the write's staging folder."""
         fio = self.store.file_io
         keep = {m.marker for m in ok if m.marker}
         lost = [s_ for s_ in fio.list_status(self.staging_dir)

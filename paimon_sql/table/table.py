@@ -343,6 +343,7 @@ class Table:
 
     def commit_changes(
         self, changes: Sequence[CommitChanges], overwrite: Overwrite = False, _renumber: bool = False,
+        commit_identifier: int | None = None,
     ) -> int | None:
         """Commits what several writers prepared as ONE snapshot and returns its id (None when nothing
         was written and nothing is overwritten); when the writers compacted, a COMPACT snapshot
@@ -352,7 +353,9 @@ class Table:
         every file they add must exist in this table's folders with its recorded size, in the
         table's bucket layout; otherwise a ValidationError, and nothing is deleted (the files may not
         be this call's to delete). Changes committed already give an AlreadyCommittedError; changes
-        a concurrent commit or schema change made wrong a WriteConflictError (their files deleted)."""
+        a concurrent commit or schema change made wrong a WriteConflictError (their files deleted).
+        ``commit_identifier``: the snapshots' commitIdentifier (a streaming sink's batch id, see
+        ``filter_committed``; default Paimon's batch identifier, Long.MAX_VALUE)."""
         base = self._check_changes(changes)
         merged_index: list[str] = []
         committer = self.new_commit(batch_write=True)
@@ -379,6 +382,8 @@ class Table:
                 return None
             req = CommitRequest(kind, tuple(entries), tuple(index), deletes_for=deletes_for, base=base,
                                 changelog_entries=tuple(e for c in changes for e in c.changelog_entries))
+            if commit_identifier is not None:
+                req = dataclasses.replace(req, commit_identifier=commit_identifier)
             if _renumber and len(changes) == 1 and can_resequence(self.store, changes[0]):
                 # Table.write: a write that loses only the sequence-number race is renumbered on
                 # the latest snapshot inside the commit (its compaction dropped), not redone

@@ -19,7 +19,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * The {@code paimon} data source of the DataFrame API, as Paimon's {@code SparkSource}: a table
  * by its folder, {@code spark.read.format("paimon").load("/wh/db.db/t")} (or {@code
  * .option("path", ...)}), and {@code df.write.format("paimon").mode("append" | "overwrite")
- * .save(path)}. Time travel as options ({@code scan.snapshot-id}, {@code scan.tag-name}, {@code
+ * .save(path)}, and streaming writes {@code df.writeStream.format("paimon").option("checkpointLocation",
+ * ...).start(path)} (see {@link PaimonWrite#toStreaming()}). Time travel as options ({@code scan.snapshot-id}, {@code scan.tag-name}, {@code
  * scan.timestamp-millis}, {@code scan.version}). The table behaves exactly as the same table of a
  * catalog: it is loaded through a Paimon catalog of the session on that warehouse when there is
  * one, else through a catalog of its own on the warehouse (which creates nothing there).

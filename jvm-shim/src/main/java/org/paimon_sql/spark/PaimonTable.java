@@ -165,6 +165,7 @@ public class PaimonTable
     return EnumSet.of(
         TableCapability.BATCH_READ,
         TableCapability.BATCH_WRITE,
+        TableCapability.STREAMING_WRITE,
         TableCapability.TRUNCATE,
         TableCapability.OVERWRITE_BY_FILTER,
         TableCapability.OVERWRITE_DYNAMIC);

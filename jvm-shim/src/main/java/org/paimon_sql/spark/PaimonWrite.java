@@ -1,7 +1,10 @@
 package org.paimon_sql.spark;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.spark.sql.connector.distributions.Distribution;
@@ -21,7 +24,9 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.TimestampNTZType;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,9 +47,15 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
   private static final Pattern TIMESTAMP_PRECISION =
       Pattern.compile("^TIMESTAMP(?:_LTZ)?\\((\\d+)\\).*", Pattern.CASE_INSENSITIVE);
 
+  /** The streaming query's id (kept in its checkpoint): the commit user of a streaming write. */
+  public static final String STREAM_QUERY_ID = "paimon.stream.query-id";
+
   private final PaimonTable table;
   private final PythonWrite delegate;
   private final Expression[] bucketed; // the fixed-bucket clustering, or null
+  private final String dataSourceName;
+  private final LogicalWriteInfo info;
+  private final boolean truncate;
 
   PaimonWrite(PaimonTable table, String dataSourceName, LogicalWriteInfo info, boolean truncate) {
     this.table = table;
@@ -52,6 +63,9 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
     ds.setShortName(dataSourceName);
     this.delegate = new PythonWrite(ds, dataSourceName, info, truncate);
     this.bucketed = bucketClustering(table);
+    this.dataSourceName = dataSourceName;
+    this.info = info;
+    this.truncate = truncate;
   }
 
   @Override
@@ -180,7 +194,41 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
 
   @Override
   public StreamingWrite toStreaming() {
-    throw new UnsupportedOperationException("Streaming writes to " + table.name() + " are not supported");
+    // one micro-batch (Spark plans a write per batch): the Python stream writer commits it with
+    // the batch id as commitIdentifier under the query's commit user (see stream_writer.py)
+    Map<String, String> options = new HashMap<>(info.options().asCaseSensitiveMap());
+    options.put(STREAM_QUERY_ID, info.queryId());
+    final CaseInsensitiveStringMap withQuery = new CaseInsensitiveStringMap(options);
+    LogicalWriteInfo streaming =
+        new LogicalWriteInfo() {
+          @Override
+          public CaseInsensitiveStringMap options() {
+            return withQuery;
+          }
+
+          @Override
+          public String queryId() {
+            return info.queryId();
+          }
+
+          @Override
+          public StructType schema() {
+            return info.schema();
+          }
+
+          @Override
+          public Optional<StructType> rowIdSchema() {
+            return info.rowIdSchema();
+          }
+
+          @Override
+          public Optional<StructType> metadataSchema() {
+            return info.metadataSchema();
+          }
+        };
+    PythonDataSourceV2 ds = new PythonDataSourceV2();
+    ds.setShortName(dataSourceName);
+    return new PythonWrite(ds, dataSourceName, streaming, truncate).toStreaming();
   }
 
   @Override
