@@ -136,7 +136,8 @@ final class PaimonTableValuedFunctions {
       p.put("table", parts.get(parts.size() - 1));
       p.put("options", options);
       r = PaimonCatalog.call("incremental_diff_fallback", p);
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
+      // (the bridge's errors reach here as AnalysisExceptions): the read reports it with its context
       return null;
     }
     if (!(r.get("start") instanceof Number start) || !(r.get("end") instanceof Number end)) {
