@@ -52,6 +52,16 @@ INCREMENTAL_OPTIONS = (BETWEEN, BETWEEN_TIMESTAMP, SCAN_MODE, TO_AUTO_TAG, TAG_T
 MODES = ("auto", "delta", "changelog", "diff")
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 
+class InconsistentBucketError(UnsupportedError):
+    """A diff between two snapshots whose bucket counts differ (Paimon's
+    ``InconsistentTagBucketException``); ``start_id`` / ``end_id`` name the two snapshots."""
+
+    def __init__(self, message: str, start_id: int, end_id: int) -> None:
+        super().__init__(message)
+        self.start_id = start_id
+        self.end_id = end_id
+
+
 # row kinds (the _VALUE_KIND byte)
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = 0, 1, 2, 3
 
@@ -382,10 +392,11 @@ def _check_bucket_numbers(
             continue
         if len(nb) == 1 and nb == na:
             continue
-        raise UnsupportedError(
+        raise InconsistentBucketError(
             f"Table {store.name}: the bucket number of two snapshots are different "
             f"({'/'.join(map(str, sorted(nb)))}, {'/'.join(map(str, sorted(na)))}), which is not supported in "
-            f"incremental diff query (snapshots {start.id} and {end.id})"
+            f"incremental diff query (snapshots {start.id} and {end.id})",
+            start.id, end.id,
         )
 
 

@@ -17,7 +17,7 @@ from pyspark.sql import types as st
 from pyspark.sql.datasource import DataSourceReader, Filter, InputPartition
 
 from paimon_sql import types as pt
-from paimon_sql.errors import ValidationError
+from paimon_sql.errors import PaimonError, ValidationError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.predicate import Predicate, and_, referenced_columns
 from paimon_sql.scan.split import DataSplit
@@ -47,6 +47,11 @@ DEFAULT_BATCH_ROWS = 1 << 16
 # from (its first row; null when the batch merges several files or is no file's), for Spark's
 # input_file_name(). The shim's columnar reader drops the column and tells Spark.
 INPUT_FILE_COLUMN = "__paimon_input_file"
+
+
+class ScanRefusedError(PaimonError):
+    """An UnsupportedError of a scan's planning, raised from ``partitions()`` as an error that is no
+    NotImplementedError (which pyspark would swallow)."""
 
 
 class SplitPartition(InputPartition):
@@ -120,6 +125,15 @@ class PaimonReader(DataSourceReader):
 
     # -- driver ----------------------------------------------------------------------------------
     def partitions(self) -> list[InputPartition]:
+        try:
+            return self._partitions()
+        except NotImplementedError as e:
+            # pyspark reads a NotImplementedError from partitions() as "one partition, read()
+            # decides" (its old base class), so a refusal (an UnsupportedError) would read as an
+            # empty table: raise it as an error Spark reports
+            raise ScanRefusedError(str(e)) from e
+
+    def _partitions(self) -> list[InputPartition]:
         table = self._load()
         pred = and_(*self.predicates) if self.predicates else None
         _, splits, _ = table.plan(pred, **read_snapshot(self.options, table))

@@ -58,3 +58,26 @@ def count_rows(params: Params) -> Result:
     if table is None:
         return {"count": None, "reason": "a system table", "snapshot": None}
     return count(table, read).to_json()
+
+
+@handler("incremental_diff_fallback", read_only=True)
+def incremental_diff_fallback(params: Params) -> Result:
+    """Paimon's table-valued functions ``paimon_incremental_query`` / ``paimon_incremental_to_auto_tag``
+    (``PaimonTableValuedFunctions.usingSparkIncrementQuery``): when the diff the read asks for crosses
+    a bucket-count change, the two snapshot ids (``start``, ``end``), which the shim then reads as
+    ``end EXCEPT start``; else nothing. ``namespace``, ``table``: the table (or ``t$audit_log``),
+    ``options``: the function's options."""
+    from paimon_sql.scan.incremental import InconsistentBucketError
+
+    options = params.get("options")
+    if not isinstance(options, Mapping):
+        raise ValidationError("incremental_diff_fallback needs 'options' (an object)")
+    obj = catalog_of(params).get_table(f"{params.get('namespace')}.{params.get('table')}")
+    table = obj if isinstance(obj, Table) else getattr(obj, "table", None)
+    if not isinstance(table, Table):
+        return {}
+    try:
+        table.copy({str(k): str(v) for k, v in options.items()}).scan().plan()
+    except InconsistentBucketError as e:
+        return {"start": e.start_id, "end": e.end_id}
+    return {}

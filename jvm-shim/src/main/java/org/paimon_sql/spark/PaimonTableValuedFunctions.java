@@ -9,7 +9,10 @@ import org.apache.spark.sql.catalyst.FunctionIdentifier;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.ExpressionInfo;
+import org.apache.spark.sql.catalyst.plans.logical.Except;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.connector.catalog.CatalogManager;
+import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import scala.Function1;
 import scala.Tuple3;
@@ -28,7 +31,9 @@ import scala.runtime.AbstractFunction1;
  * </ul>
  *
  * The table name is parsed as Spark parses identifiers ({@code t}, {@code db.t}, {@code catalog.db.t},
- * back-quoted parts) and resolved against the current catalog and database.
+ * back-quoted parts) and resolved against the current catalog and database. As in Paimon, a diff
+ * (two tags, or an automatic tag) across a bucket-count change is read as the end snapshot's rows
+ * EXCEPT the start snapshot's.
  */
 final class PaimonTableValuedFunctions {
   static final String INCREMENTAL_QUERY = "paimon_incremental_query";
@@ -91,6 +96,62 @@ final class PaimonTableValuedFunctions {
       throw new IllegalArgumentException(
           name + ": the table name '" + values.get(0) + "' is not a table identifier: " + e.getMessage(), e);
     }
+    if (!name.equals(INCREMENTAL_BETWEEN_TIMESTAMP)) {
+      LogicalPlan except = exceptFallback(ident, option, options);
+      if (except != null) {
+        return except;
+      }
+    }
     return new UnresolvedRelation(ident, new CaseInsensitiveStringMap(options), false);
+  }
+
+  /**
+   * Paimon's fallback for a diff across a bucket-count change ({@code usingSparkIncrementQuery}):
+   * the rows of the end snapshot EXCEPT those of the start snapshot, as two reads with
+   * {@code scan.version}; null when the table is not a Paimon one or the diff needs no fallback
+   * (any error is left to the read itself to report).
+   */
+  private static LogicalPlan exceptFallback(
+      scala.collection.immutable.Seq<String> ident, String option, Map<String, String> options) {
+    List<String> parts = scala.jdk.javaapi.CollectionConverters.asJava(ident);
+    Map<String, Object> r;
+    try {
+      CatalogManager manager = SparkSession.active().sessionState().catalogManager();
+      CatalogPlugin catalog = parts.size() == 3 ? manager.catalog(parts.get(0)) : manager.currentCatalog();
+      if (!(catalog instanceof PaimonCatalog paimon)) {
+        return null;
+      }
+      String db;
+      if (parts.size() >= 2) {
+        db = parts.get(parts.size() - 2);
+      } else {
+        String[] ns = manager.currentNamespace();
+        if (ns.length != 1) {
+          return null;
+        }
+        db = ns[0];
+      }
+      Map<String, Object> p = paimon.ctx();
+      p.put("namespace", db);
+      p.put("table", parts.get(parts.size() - 1));
+      p.put("options", options);
+      r = PaimonCatalog.call("incremental_diff_fallback", p);
+    } catch (Exception e) {
+      // (the bridge's errors reach here as AnalysisExceptions): the read reports it with its context
+      return null;
+    }
+    if (!(r.get("start") instanceof Number start) || !(r.get("end") instanceof Number end)) {
+      return null;
+    }
+    Map<String, String> rest = new HashMap<>(options);
+    rest.remove(option);
+    return new Except(version(ident, rest, end.longValue()), version(ident, rest, start.longValue()), false);
+  }
+
+  private static LogicalPlan version(scala.collection.immutable.Seq<String> ident, Map<String, String> options,
+      long snapshotId) {
+    Map<String, String> o = new HashMap<>(options);
+    o.put("scan.version", Long.toString(snapshotId));
+    return new UnresolvedRelation(ident, new CaseInsensitiveStringMap(o), false);
   }
 }
