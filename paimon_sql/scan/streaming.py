@@ -48,7 +48,7 @@ from paimon_sql.lsm.merge import KIND
 from paimon_sql.meta.consumer_manager import Consumer, ConsumerManager
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.snapshot import Snapshot
-from paimon_sql.meta.travel import TIMESTAMP, TimeTravel
+from paimon_sql.meta.travel import TIMESTAMP, TRAVEL_OPTIONS, TimeTravel
 from paimon_sql.predicate import Predicate
 from paimon_sql.scan.changes import changelog_splits, delta_splits
 from paimon_sql.scan.planner import plan
@@ -263,6 +263,8 @@ class StreamScan:
     # -- where a stream starts ---------------------------------------------------------------------
     def _check_mode(self) -> None:
         o, name = self.store.options, self.store.name
+        # at most one starting point (Paimon's SchemaValidation of the scan options)
+        TimeTravel.of_options({k: str(v) for k, v in o.raw.items() if k in TRAVEL_OPTIONS}, self.store)
         if self.mode == "incremental":
             raise UnsupportedError(f"Cannot read incremental in streaming mode. (table {name}: option 'scan.mode')")
         if self.mode == "from-snapshot" and o.scan_snapshot_id is None:

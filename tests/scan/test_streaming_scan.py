@@ -311,3 +311,19 @@ def test_partitioned_split_order(catalog: Catalog) -> None:
     splits = scan.batch(scan.initial_offset())
     assert [s.split.partition_values for s in splits] == [("a",), ("b",), ("c",)]
     assert [s.index for s in splits] == [0, 1, 2]
+
+
+def test_two_starting_points_are_refused(catalog: Catalog) -> None:
+    _prepare(catalog, 1)
+    with pytest.raises(ValidationError, match="at most one"):
+        _stream(catalog, **{"scan.snapshot-id": "1", "scan.timestamp-millis": "1"})
+
+
+def test_decoupled_changelogs_are_read_after_their_snapshots_expired(catalog: Catalog) -> None:
+    t = _prepare(catalog, 4, **{"snapshot.num-retained.min": "1", "snapshot.num-retained.max": "1",
+                                "changelog.num-retained.max": "10"})
+    assert t.store.snapshots.earliest_id() == 4 and t.store.changelogs.ids()[:1] == [1]
+    scan = _stream(catalog, **{"scan.snapshot-id": "1"})
+    assert scan.initial_offset() == StreamOffset(1, -1, False)
+    rows, _, _ = _drain(scan, scan.initial_offset())
+    assert sorted(rows) == [(i, f"v_{i}") for n in (1, 2, 3, 4) for i in (10 * n, 10 * n + 1, 10 * n + 2)]

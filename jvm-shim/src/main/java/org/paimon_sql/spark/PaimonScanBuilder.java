@@ -126,6 +126,14 @@ public class PaimonScanBuilder
 
   @Override
   public Scan build() {
+    if (streaming()) {
+      // a Structured Streaming read: Spark's Python scan, whose micro-batch stream is the Python
+      // source's stream reader; it reads every column of the table (Spark pushes neither filters
+      // nor columns into a streaming scan)
+      PythonDataSourceV2 ds = new PythonDataSourceV2();
+      ds.setShortName(dataSourceName);
+      return new PythonScanBuilder(ds, dataSourceName, fullSchema, options).build();
+    }
     if (countScan != null) {
       return countScan;
     }
@@ -134,6 +142,21 @@ public class PaimonScanBuilder
       return nativeScan;
     }
     return pythonScan(options);
+  }
+
+  /**
+   * Whether Spark builds this scan for a streaming query: Spark's MicroBatchExecution calls
+   * {@code table.newScanBuilder(options).build().toMicroBatchStream(...)} and gives the builder no
+   * other sign, so the caller is looked up on the stack.
+   */
+  private static boolean streaming() {
+    for (StackTraceElement e : Thread.currentThread().getStackTrace()) {
+      String c = e.getClassName();
+      if (c.startsWith("org.apache.spark.sql.execution.streaming") && c.contains("MicroBatchExecution")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The scan in Spark's Python data source (the engine's reader in Python workers). */
