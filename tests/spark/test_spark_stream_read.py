@@ -319,3 +319,13 @@ def test_read_changelog_row_kinds(spark: Any, db: str, spark_warehouse: str, tmp
                    "s_plain", str(tmp_path / "c2"))
     plain.processAllAvailable()
     assert spark.table("s_plain").columns == ["a", "b"]
+
+
+def test_refused_streams(spark: Any, db: str, spark_warehouse: str, tmp_path: Any, queries: list[Any]) -> None:
+    t = Prepared(spark, spark_warehouse, db, 1)
+    # read.changelog is read by path (Paimon's SparkSource), not through the catalog
+    with pytest.raises(Exception, match="read.changelog"):
+        _start(queries, spark.readStream.option("read.changelog", "true").table(t.name), "s_ref1",
+               str(tmp_path / "c1"))
+    with pytest.raises(Exception, match="Streaming reads of system table"):
+        _start(queries, spark.readStream.table(f"paimon.{db}.`t$snapshots`"), "s_ref2", str(tmp_path / "c2"))
