@@ -329,3 +329,21 @@ def test_refused_streams(spark: Any, db: str, spark_warehouse: str, tmp_path: An
                str(tmp_path / "c1"))
     with pytest.raises(Exception, match="Streaming reads of system table"):
         _start(queries, spark.readStream.table(f"paimon.{db}.`t$snapshots`"), "s_ref2", str(tmp_path / "c2"))
+
+
+def test_batch_read_inside_foreach_batch(spark: Any, db: str, spark_warehouse: str, tmp_path: Any) -> None:
+    # a batch scan of a table planned inside a stream's batch stays a batch scan
+    t = Prepared(spark, spark_warehouse, db, 2)
+    seen: list[int] = []
+
+    def batch(df: Any, batch_id: int) -> None:
+        seen.append(df.count())
+        seen.append(spark.table(t.name).where("a > 10").count())
+
+    q = (spark.readStream.table(t.name).writeStream.foreachBatch(batch)
+         .option("checkpointLocation", str(tmp_path / "c")).start())
+    try:
+        q.processAllAvailable()
+    finally:
+        q.stop()
+    assert seen == [6, 5]

@@ -146,13 +146,16 @@ public class PaimonScanBuilder
 
   /**
    * Whether Spark builds this scan for a streaming query: Spark's MicroBatchExecution calls
-   * {@code table.newScanBuilder(options).build().toMicroBatchStream(...)} and gives the builder no
-   * other sign, so the caller is looked up on the stack.
+   * {@code table.newScanBuilder(options).build().toMicroBatchStream(...)} inside the partial
+   * function with which it turns the query's streaming relations into streams, and gives the
+   * builder no other sign, so the caller is looked up on the stack. (A batch query run inside a
+   * stream, e.g. in foreachBatch, runs after that function returned: it is not taken for one.)
    */
   private static boolean streaming() {
     for (StackTraceElement e : Thread.currentThread().getStackTrace()) {
       String c = e.getClassName();
-      if (c.startsWith("org.apache.spark.sql.execution.streaming") && c.contains("MicroBatchExecution")) {
+      if (c.startsWith("org.apache.spark.sql.execution.streaming") && c.contains("MicroBatchExecution$$anonfun")
+          && e.getMethodName().equals("applyOrElse")) {
         return true;
       }
     }
