@@ -6,6 +6,11 @@ input partitions; ``read()`` runs in the executors' Python workers, one task per
 and yields Arrow record batches that match Spark's requested schema exactly (names, types,
 nullability).
 
+Streaming reads: ``streamReader()`` returns a ``PaimonStreamReader``
+(``paimon_sql.spark.stream_reader``): offsets, read limits and consumers are planned in one Python
+process on the driver, each split is read by one task. Option ``read.changelog`` = true adds a first
+``rowkind`` column to the schema (streams only; a batch read refuses the option).
+
 Writes: ``write()`` runs once per Spark task with the task's Arrow batches and one engine
 ``TableWrite``; it returns the task's ``CommitChanges`` in a commit message. ``commit()`` runs once
 on the driver with every task's message and commits ONE snapshot (append or overwrite);
@@ -46,9 +51,9 @@ See docs/spark-datasource.md.
 from __future__ import annotations
 
 from pyspark.sql import types as st
-from pyspark.sql.datasource import DataSource, DataSourceReader
+from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader
 
-from paimon_sql.errors import ValidationError
+from paimon_sql.errors import NotFoundError, ValidationError
 from paimon_sql.spark.jobs import JOB_SCHEMA, JobReader, is_job
 from paimon_sql.spark.reader import (
     DEFAULT_BATCH_ROWS,
@@ -97,6 +102,7 @@ from paimon_sql.spark.source_schema import (
 )
 from paimon_sql.spark.spark_types import LEGACY_TIMESTAMP_MAPPING, legacy_timestamp_mapping
 from paimon_sql.spark.store_ref import StoreRef
+from paimon_sql.spark.stream_reader import PaimonStreamReader, changelog_schema, read_changelog
 from paimon_sql.spark.stream_writer import PaimonStreamWriter, stream_writer
 from paimon_sql.spark.writer import (
     ABORT_SETTLE_SECONDS,
@@ -132,8 +138,15 @@ class PaimonDataSource(DataSource):
             fields = getattr(obj, "fields", None)  # Paimon's declared column types
             return (spark_schema(fields, legacy) if fields is not None
                     else spark_schema_of_arrow(obj.arrow_schema, legacy))
-        store = _resolved_store(obj, time_travel(self.options, obj))
-        return spark_schema(store.schema.fields, legacy)
+        try:
+            store = _resolved_store(obj, time_travel(self.options, obj))
+        except NotFoundError:
+            # a stream may start at a snapshot to come (scan.snapshot-id) or before the first one
+            # (scan.timestamp-millis): it reads with the current schema; a batch read of such a
+            # snapshot fails in reader() with this same error
+            store = obj.store
+        schema = spark_schema(store.schema.fields, legacy)
+        return changelog_schema(schema) if read_changelog(self.options) else schema
 
     def reader(self, schema: st.StructType) -> DataSourceReader:
         opts = _lower(self.options)
@@ -145,6 +158,9 @@ class PaimonDataSource(DataSource):
         if _bool_option(opts, OPT_FILTER_PUSHDOWN):
             return PushdownReader(ref, opts, schema)
         return PaimonReader(ref, opts, schema)
+
+    def streamReader(self, schema: st.StructType) -> DataSourceStreamReader:  # noqa: N802 (Spark's name)
+        return PaimonStreamReader(TableRef.of(self.options), _lower(self.options), schema)
 
     def writer(self, schema: st.StructType, overwrite: bool) -> PaimonWriter:
         ref = TableRef.of(self.options)

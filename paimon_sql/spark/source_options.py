@@ -130,7 +130,8 @@ CONNECTOR_NOT_IMPLEMENTED: dict[str, tuple[str, str]] = {
         ["write.merge-schema", "write.merge-schema.type-widening", "write.merge-schema.explicit-cast"],
         ("false", "schema evolution on write (merging the written data's schema) is not implemented"),
     ),
-    "read.changelog": ("false", "changelog reads (rows with their row kind) are not implemented"),
+    "read.changelog": ("false", "batch reads with row kinds are not implemented (streaming reads take it: "
+                       "spark.readStream.format('paimon').option('read.changelog', 'true').load(path))"),
 }
 
 

@@ -126,6 +126,14 @@ public class PaimonScanBuilder
 
   @Override
   public Scan build() {
+    if (streaming()) {
+      // a Structured Streaming read: Spark's Python scan, whose micro-batch stream is the Python
+      // source's stream reader; it reads every column of the table (Spark pushes neither filters
+      // nor columns into a streaming scan)
+      PythonDataSourceV2 ds = new PythonDataSourceV2();
+      ds.setShortName(dataSourceName);
+      return new PythonScanBuilder(ds, dataSourceName, fullSchema, options).build();
+    }
     if (countScan != null) {
       return countScan;
     }
@@ -134,6 +142,24 @@ public class PaimonScanBuilder
       return nativeScan;
     }
     return pythonScan(options);
+  }
+
+  /**
+   * Whether Spark builds this scan for a streaming query: Spark's MicroBatchExecution calls
+   * {@code table.newScanBuilder(options).build().toMicroBatchStream(...)} inside the partial
+   * function with which it turns the query's streaming relations into streams, and gives the
+   * builder no other sign, so the caller is looked up on the stack. (A batch query run inside a
+   * stream, e.g. in foreachBatch, runs after that function returned: it is not taken for one.)
+   */
+  private static boolean streaming() {
+    for (StackTraceElement e : Thread.currentThread().getStackTrace()) {
+      String c = e.getClassName();
+      if (c.startsWith("org.apache.spark.sql.execution.streaming") && c.contains("MicroBatchExecution$$anonfun")
+          && e.getMethodName().equals("applyOrElse")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The scan in Spark's Python data source (the engine's reader in Python workers). */

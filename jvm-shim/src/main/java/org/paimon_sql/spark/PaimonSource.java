@@ -64,26 +64,51 @@ public class PaimonSource implements TableProvider, DataSourceRegister {
     Identifier ident = Identifier.of(new String[] {(String) r.get("namespace")}, (String) r.get("table"));
     PaimonCatalog catalog = catalogOf(warehouse);
     try {
-      Table t;
-      if (options.containsKey("scan.snapshot-id")) {
-        t = catalog.loadTable(ident, options.get("scan.snapshot-id"));
-      } else if (options.containsKey("scan.tag-name")) {
-        t = catalog.loadTable(ident, options.get("scan.tag-name"));
-      } else if (options.containsKey("scan.version")) {
-        t = catalog.loadTable(ident, options.get("scan.version"));
-      } else if (options.containsKey("scan.timestamp-millis")) {
-        t = catalog.loadTable(ident, Long.parseLong(options.get("scan.timestamp-millis").trim()) * 1000L);
-      } else {
-        t = catalog.loadTable(ident);
-      }
-      return ((PaimonTable) t).loadedByPath();
+      PaimonTable t = ((PaimonTable) loadAt(catalog, ident, options)).loadedByPath();
+      // read.changelog: Paimon's SparkSource reads the table's audit log (a first rowkind column)
+      return "true".equalsIgnoreCase(options.getOrDefault("read.changelog", "false").trim())
+          ? t.withRowKindColumn()
+          : t;
+    } catch (NoSuchTableException e) {
+      throw Errors.sneaky(e);
+    }
+  }
+
+  /**
+   * The table at the snapshot its time-travel options name; the table as it is when that
+   * snapshot does not exist (yet): a stream starts at a snapshot to come ({@code scan.snapshot-id})
+   * or at a time before the first one ({@code scan.timestamp-millis}), and a batch read of such a
+   * snapshot fails in the Python reader with the same error.
+   */
+  private static Table loadAt(PaimonCatalog catalog, Identifier ident, CaseInsensitiveStringMap options)
+      throws NoSuchTableException {
+    if (!options.containsKey("scan.snapshot-id") && !options.containsKey("scan.tag-name")
+        && !options.containsKey("scan.version") && !options.containsKey("scan.timestamp-millis")) {
+      return catalog.loadTable(ident);
+    }
+    try {
+      return loadTravelled(catalog, ident, options);
     } catch (NumberFormatException e) {
       throw Errors.sneaky(new PaimonException(ErrorKind.ILLEGAL_ARGUMENT,
           "Option 'scan.timestamp-millis' must be an integer, got '" + options.get("scan.timestamp-millis")
               + "'", null));
     } catch (NoSuchTableException e) {
-      throw Errors.sneaky(e);
+      throw e;
+    } catch (Exception e) { // the bridge's error for a snapshot or tag that does not exist
+      return catalog.loadTable(ident);
     }
+  }
+
+  private static Table loadTravelled(PaimonCatalog catalog, Identifier ident, CaseInsensitiveStringMap options)
+      throws NoSuchTableException {
+    if (options.containsKey("scan.snapshot-id")) {
+      return catalog.loadTable(ident, options.get("scan.snapshot-id"));
+    } else if (options.containsKey("scan.tag-name")) {
+      return catalog.loadTable(ident, options.get("scan.tag-name"));
+    } else if (options.containsKey("scan.version")) {
+      return catalog.loadTable(ident, options.get("scan.version"));
+    }
+    return catalog.loadTable(ident, Long.parseLong(options.get("scan.timestamp-millis").trim()) * 1000L);
   }
 
   /** A Paimon catalog of the active session on {@code warehouse}, else one of its own. */

@@ -97,6 +97,22 @@ public class PaimonTable
     return t;
   }
 
+  /**
+   * This table read with option {@code read.changelog} (Paimon's SparkSource reads it as the
+   * table's audit log): a first column {@code rowkind} (+I, -U, +U, -D); read only.
+   */
+  PaimonTable withRowKindColumn() {
+    StructType s = new StructType()
+        .add("rowkind", org.apache.spark.sql.types.DataTypes.StringType, false);
+    for (org.apache.spark.sql.types.StructField f : schema.fields()) {
+      s = s.add(f);
+    }
+    PaimonTable t = new PaimonTable(catalog, ident, s, properties, partitionKeys, primaryKeys,
+        dataSourceOptions, true);
+    t.byPath = byPath;
+    return t;
+  }
+
   /** Marks this table as loaded by path ({@link PaimonSource}); returns it. */
   PaimonTable loadedByPath() {
     this.byPath = true;
@@ -160,10 +176,13 @@ public class PaimonTable
   @Override
   public Set<TableCapability> capabilities() {
     if (readOnly) {
-      return EnumSet.of(TableCapability.BATCH_READ);
+      // a time-travelled table (a stream by path starts at its snapshot) or a system table (the
+      // Python source refuses streams of those)
+      return EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ);
     }
     return EnumSet.of(
         TableCapability.BATCH_READ,
+        TableCapability.MICRO_BATCH_READ,
         TableCapability.BATCH_WRITE,
         TableCapability.STREAMING_WRITE,
         TableCapability.TRUNCATE,
