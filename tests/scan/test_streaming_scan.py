@@ -327,3 +327,35 @@ def test_decoupled_changelogs_are_read_after_their_snapshots_expired(catalog: Ca
     assert scan.initial_offset() == StreamOffset(1, -1, False)
     rows, _, _ = _drain(scan, scan.initial_offset())
     assert sorted(rows) == [(i, f"v_{i}") for n in (1, 2, 3, 4) for i in (10 * n, 10 * n + 1, 10 * n + 2)]
+
+
+@pytest.mark.parametrize("producer", ["input", "lookup", "full-compaction"])
+def test_stream_follows_each_changelog_producer(catalog: Catalog, producer: str) -> None:
+    """With a changelog producer the follow-up reads every snapshot's changelog files with their
+    row kinds (PaimonCDCSourceTest): an update is -U/+U (lookup, full-compaction) or the input
+    record (input), a delete -D; the changes after the full first read fold to the table."""
+    opts = {"changelog-producer": producer}
+    if producer == "full-compaction":
+        opts["full-compaction.delta-commits"] = "1"
+    t = _prepare(catalog, 1, **opts)
+    scan = _stream(catalog, **{"read.changelog": "true"})
+    first, start, _ = _drain(scan, scan.initial_offset(), row_kind=True)
+    assert sorted(first) == [("+I", 10, "v_10"), ("+I", 11, "v_11"), ("+I", 12, "v_12")]
+    t.write(pa.table({"a": pa.array([10, 20], pa.int32()), "b": ["new", "v_20"]}, schema=SCHEMA))
+    t.delete("a = 11")
+    changes, _, _ = _drain(scan, start, row_kind=True)
+    by_key: dict[int, list[tuple]] = {}
+    for kind, a, b in changes:
+        by_key.setdefault(a, []).append((kind, b))
+    if producer == "input":
+        assert by_key == {10: [("+I", "new")], 20: [("+I", "v_20")], 11: [("-D", "v_11")]}
+    else:
+        assert by_key == {10: [("-U", "v_10"), ("+U", "new")], 20: [("+I", "v_20")], 11: [("-D", "v_11")]}
+    # folded over the first read, the changes give the table
+    state = {a: b for _, a, b in first}
+    for kind, a, b in changes:
+        if kind in ("+I", "+U"):
+            state[a] = b
+        elif kind == "-D":
+            state.pop(a, None)
+    assert sorted(state.items()) == sorted(zip(*catalog.get_table("db.t").read().to_pydict().values()))
