@@ -464,35 +464,6 @@ def _engine_rows(tmp_path: Path) -> tuple[list[tuple[Any, ...]], list[tuple[str,
 
 
 @pytest.mark.slow
-def test_driver_killed_between_paimon_commit_and_commit_log(tmp_path: Path) -> None:
-    """A driver SIGKILLed after its last batch committed to Paimon, with that batch's entry missing
-    from Spark's commit log (where a crash between the two commits leaves it): the restarted
-    driver replays the batch, which commits nothing; no row is lost or duplicated."""
-    src = JsonFolder(tmp_path / "input")
-    for i in range(3):
-        src.add({"id": i, "v": f"r{i}"})
-    proc = _driver(tmp_path, "once")
-    try:
-        _wait_line(proc, "DONE")
-    finally:
-        _kill(proc)
-    rows, snaps = _engine_rows(tmp_path)
-    assert [i for _u, i in snaps] == [0, 1, 2]
-    _forget_commit(str(tmp_path / "ck"), 2)
-    src.add({"id": 3, "v": "r3"})
-    proc = _driver(tmp_path, "once")
-    try:
-        _wait_line(proc, "DONE")
-    finally:
-        _kill(proc)
-    rows, snaps = _engine_rows(tmp_path)
-    assert rows == [(i, f"r{i}") for i in range(4)]
-    assert len({u for u, _i in snaps}) == 1
-    assert [i for _u, i in snaps] == [0, 1, 2, 3]  # batch 2 ran twice, committed once
-    assert os.path.exists(tmp_path / "ck" / "commits" / "2")
-
-
-@pytest.mark.slow
 def test_driver_killed_mid_query_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     """A running query's driver SIGKILLed at once when a batch's snapshot appears (often before
     Spark logged the batch's commit), restarted twice from the checkpoint: every input row is in
