@@ -39,7 +39,7 @@ from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.predicate import Predicate, to_arrow_expression
 from paimon_sql.scan.changes import changelog_entries, delta_entries, entry_splits
-from paimon_sql.scan.planner import live_entries
+from paimon_sql.scan.planner import deletion_files, live_entries
 from paimon_sql.scan.split import DataSplit
 from paimon_sql.types import DataField
 
@@ -317,7 +317,6 @@ def diff_splits(
 ) -> list[DataSplit]:
     """One split per (partition, bucket) of either snapshot: ``before_files`` the start's files the
     end lacks, ``files`` the end's files the start lacks (Paimon's ``readIncrementalDiff``)."""
-    from paimon_sql.meta.index_file_meta import INDEX_TYPE_DELETION_VECTORS
     from paimon_sql.predicate import partition_only
     from paimon_sql.scan.split import DeletionFile
 
@@ -332,17 +331,9 @@ def diff_splits(
         return out
 
     def dvs(snap: Snapshot | None) -> dict[tuple[bytes, int], dict[str, DeletionFile]]:
-        out: dict[tuple[bytes, int], dict[str, DeletionFile]] = defaultdict(dict)
         if snap is None or not store.options.deletion_vectors_enabled:
-            return out
-        for ie in store.manifests.index_entries(snap):
-            f = ie.index_file
-            if f.index_type != INDEX_TYPE_DELETION_VECTORS or not f.dv_ranges:
-                continue
-            path = f.external_path or store.index_file_path(f.file_name)
-            for data_file, r in f.dv_ranges.items():
-                out[(ie.partition, ie.bucket)][data_file] = DeletionFile(path, r.offset, r.length, r.cardinality)
-        return out
+            return {}
+        return deletion_files(store, snap)
 
     before, after = grouped(start), grouped(end)
     _check_bucket_numbers(store, start, before, end, after)

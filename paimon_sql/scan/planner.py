@@ -99,14 +99,7 @@ def plan(
     if skip_level0:
         entries = [e for e in entries if e.file.level > 0]
 
-    dv_index: dict[tuple[bytes, int], dict[str, DeletionFile]] = defaultdict(dict)
-    for ie in store.manifests.index_entries(snapshot):
-        f = ie.index_file
-        if f.index_type != INDEX_TYPE_DELETION_VECTORS or not f.dv_ranges:
-            continue
-        path = f.external_path or store.index_file_path(f.file_name)
-        for data_file, r in f.dv_ranges.items():
-            dv_index[(ie.partition, ie.bucket)][data_file] = DeletionFile(path, r.offset, r.length, r.cardinality)
+    dv_index = deletion_files(store, snapshot)
 
     groups: dict[tuple[bytes, int], list[ManifestEntry]] = defaultdict(list)
     for e in entries:
@@ -137,6 +130,19 @@ def plan(
             )
         )
     return splits
+
+
+def deletion_files(store: FileStore, snapshot: Snapshot) -> dict[tuple[bytes, int], dict[str, DeletionFile]]:
+    """Where the deletion vector of each data file of ``snapshot`` lives, per (partition, bucket)."""
+    out: dict[tuple[bytes, int], dict[str, DeletionFile]] = defaultdict(dict)
+    for ie in store.manifests.index_entries(snapshot):
+        f = ie.index_file
+        if f.index_type != INDEX_TYPE_DELETION_VECTORS or not f.dv_ranges:
+            continue
+        path = f.external_path or store.index_file_path(f.file_name)
+        for data_file, r in f.dv_ranges.items():
+            out[(ie.partition, ie.bucket)][data_file] = DeletionFile(path, r.offset, r.length, r.cardinality)
+    return out
 
 
 def _check_legacy_binary_partitions(store: FileStore) -> None:
