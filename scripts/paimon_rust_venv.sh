@@ -20,7 +20,7 @@ from importlib.metadata import PackageNotFoundError, version
 try:
     print(version("pypaimon-rust"))
 except PackageNotFoundError:
-    pass
+    print("")  # not installed: no version
 PY
 }
 

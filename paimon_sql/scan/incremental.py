@@ -21,6 +21,7 @@ gives the range's splits:
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -139,10 +140,8 @@ def parse_timestamps(text: str, table: str) -> tuple[int, int]:
     )
     if len(parts) != 2:
         raise bad
-    try:
+    with contextlib.suppress(ValueError):  # not two epoch millis: two local times, parsed below
         return int(parts[0]), int(parts[1])
-    except ValueError:
-        pass
     out = []
     for p in parts:
         try:

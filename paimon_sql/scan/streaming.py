@@ -33,6 +33,7 @@ until enough rows or time), exactly as Paimon's ``PaimonReadLimitGuard`` admits 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -393,10 +394,8 @@ class StreamScan:
     # -- planning --------------------------------------------------------------------------------
     def _snapshot(self, sid: int) -> Snapshot | None:
         snaps = self.store.snapshots
-        try:
+        with contextlib.suppress(NotFoundError):  # expired: a decoupled changelog may remain
             return snaps.snapshot(sid)
-        except NotFoundError:
-            pass
         if self._decoupled():
             return self.store.changelogs.try_changelog(sid)
         return None

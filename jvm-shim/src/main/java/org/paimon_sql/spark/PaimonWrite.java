@@ -199,33 +199,7 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
     Map<String, String> options = new HashMap<>(info.options().asCaseSensitiveMap());
     options.put(STREAM_QUERY_ID, info.queryId());
     final CaseInsensitiveStringMap withQuery = new CaseInsensitiveStringMap(options);
-    LogicalWriteInfo streaming =
-        new LogicalWriteInfo() {
-          @Override
-          public CaseInsensitiveStringMap options() {
-            return withQuery;
-          }
-
-          @Override
-          public String queryId() {
-            return info.queryId();
-          }
-
-          @Override
-          public StructType schema() {
-            return info.schema();
-          }
-
-          @Override
-          public Optional<StructType> rowIdSchema() {
-            return info.rowIdSchema();
-          }
-
-          @Override
-          public Optional<StructType> metadataSchema() {
-            return info.metadataSchema();
-          }
-        };
+    LogicalWriteInfo streaming = PaimonWriteBuilder.withOptions(info, withQuery);
     PythonDataSourceV2 ds = new PythonDataSourceV2();
     ds.setShortName(dataSourceName);
     return new PythonWrite(ds, dataSourceName, streaming, truncate).toStreaming();

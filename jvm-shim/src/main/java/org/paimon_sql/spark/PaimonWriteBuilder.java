@@ -197,11 +197,17 @@ public class PaimonWriteBuilder implements SupportsOverwriteV2, SupportsDynamicO
       }
     }
     final CaseInsensitiveStringMap merged = table.mergedOptions(info.options(), extra);
-    LogicalWriteInfo wrapped =
+    LogicalWriteInfo wrapped = withOptions(info, merged);
+    return new PaimonWrite(table, dataSourceName, wrapped, "full".equals(mode));
+  }
+
+  /** {@code info} with other options (the rest as Spark gave it). */
+  static LogicalWriteInfo withOptions(LogicalWriteInfo info, CaseInsensitiveStringMap options) {
+    return
         new LogicalWriteInfo() {
           @Override
           public CaseInsensitiveStringMap options() {
-            return merged;
+            return options;
           }
 
           @Override
@@ -224,6 +230,5 @@ public class PaimonWriteBuilder implements SupportsOverwriteV2, SupportsDynamicO
             return info.metadataSchema();
           }
         };
-    return new PaimonWrite(table, dataSourceName, wrapped, "full".equals(mode));
   }
 }
