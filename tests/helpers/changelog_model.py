@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
+from hypothesis import strategies as st
 
 from paimon_sql.scan.changes import changelog_splits
 from paimon_sql.scan.reader import read_split
@@ -124,3 +125,11 @@ def batch_table(batch: list[tuple[int, Any, Any]]) -> pa.Table:
 def commit_kinds(t: Any, after: int) -> list[str]:
     snaps = t.store.snapshots
     return [snaps.snapshot(i).commit_kind for i in range(after + 1, (snaps.latest_id() or 0) + 1)]
+
+
+# hypothesis strategies of the model tests: writes of up to 8 keys (values may be null), deletes of
+# up to 4 keys, compactions (full or not)
+row = st.tuples(st.one_of(st.none(), st.integers(-3, 9)), st.one_of(st.none(), st.sampled_from(["a", "b", "c"])))
+write = st.tuples(st.just("write"), st.dictionaries(st.integers(0, 12), row, min_size=1, max_size=8))
+delete = st.tuples(st.just("delete"), st.lists(st.integers(0, 12), min_size=1, max_size=4, unique=True))
+compact = st.tuples(st.just("compact"), st.booleans())

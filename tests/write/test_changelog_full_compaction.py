@@ -29,17 +29,16 @@ from tests.helpers.changelog_model import (
     by_key,
     check_table,
     commit_kinds,
+    compact,
+    delete,
     fold,
     snapshot_changelog,
     table_rows,
+    write,
 )
 
 EXAMPLES = int(os.environ.get("PAIMON_MODEL_EXAMPLES", "12"))
 
-row = st.tuples(st.one_of(st.none(), st.integers(-3, 9)), st.one_of(st.none(), st.sampled_from(["a", "b", "c"])))
-write = st.tuples(st.just("write"), st.dictionaries(st.integers(0, 12), row, min_size=1, max_size=8))
-delete = st.tuples(st.just("delete"), st.lists(st.integers(0, 12), min_size=1, max_size=4, unique=True))
-compact = st.tuples(st.just("compact"), st.booleans())
 ops = st.lists(st.one_of(write, write, write, delete, compact, compact), min_size=1, max_size=10)
 
 CASES = [
