@@ -130,9 +130,13 @@ class FileIO:
         )
         fio = FileIO(fs, commit, caps)
         fio.s3_settings = settings
+        if isinstance(commit, ConditionalPutCommit):
+            fio.object_client = commit.put
         return fio, path
 
     s3_settings: s3.S3Settings | None = None
+    # whole-object GET / PUT in one request each (botocore), where available
+    object_client: s3.ConditionalPut | None = None
 
     def check_reachable(self, root: str, warehouse: str) -> None:
         """One request that fails with an error naming the option at fault when the store cannot
@@ -175,6 +179,11 @@ class FileIO:
 
     # -- reading ---------------------------------------------------------------------------------
     def read_bytes(self, path: str) -> bytes:
+        if self.object_client is not None:
+            data = self.object_client.get(path)
+            if data is None:
+                raise NotFoundError(f"File {path} does not exist")
+            return data
         try:
             with self.fs.open_input_stream(path) as f:
                 return bytes(f.read())
@@ -201,6 +210,9 @@ class FileIO:
     def write_bytes(self, path: str, data: bytes) -> None:
         """Writes a new immutable file (data, manifest...). Not atomic on every store; use
         :meth:`try_create_exclusive` or :meth:`overwrite_atomic` where it matters."""
+        if self.object_client is not None:
+            self.object_client.put(path, data)
+            return
         self._ensure_parent(path)
         with self.fs.open_output_stream(path) as f:
             f.write(data)

@@ -171,7 +171,8 @@ def _explain(e: OSError, settings: S3Settings, warehouse: str) -> ValidationErro
 
 class ConditionalPut:
     """``PUT`` with ``If-None-Match: *`` through botocore: creates a key only if absent, in one
-    request (the store decides; two writers racing on one key never both succeed)."""
+    request (the store decides; two writers racing on one key never both succeed). Also whole-object
+    ``GET`` and ``PUT`` in one request each, for the small metadata files."""
 
     def __init__(self, settings: S3Settings) -> None:
         self.settings = settings
@@ -210,6 +211,29 @@ class ConditionalPut:
                     aws_session_token=s.session_token, config=config,
                 )
             return self._client
+
+    def put(self, path: str, data: bytes) -> None:
+        """One ``PUT`` of a whole object (pyarrow's output stream takes three requests: a
+        multipart upload's create, part and complete)."""
+        bucket, key = path.split("/", 1)
+        self.client().put_object(Bucket=bucket, Key=key, Body=data)
+
+    def get(self, path: str) -> bytes | None:
+        """One ``GET`` of a whole object (pyarrow's input stream sends a ``HEAD`` first); None
+        when it does not exist."""
+        from botocore.exceptions import ClientError
+
+        bucket, key = path.split("/", 1)
+        try:
+            body = self.client().get_object(Bucket=bucket, Key=key)["Body"]
+            try:
+                return bytes(body.read())
+            finally:
+                body.close()
+        except ClientError as e:
+            if e.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                return None
+            raise
 
     def put_if_absent(self, path: str, data: bytes) -> bool:
         """Creates ``path`` (``bucket/key``) with ``data``; False when it exists already."""

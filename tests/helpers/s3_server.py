@@ -23,7 +23,8 @@ import pytest
 
 ACCESS_KEY = "testing-access"
 SECRET_KEY = "testing-secret"
-_REQUEST = re.compile(r'"(GET|PUT|POST|HEAD|DELETE) ([^ ]*) HTTP/')
+# a request line of moto's (werkzeug's) log; the method may be wrapped in ANSI colour codes
+_REQUEST = re.compile(r'"(?:\x1b\[[0-9;]*m)*(GET|PUT|POST|HEAD|DELETE) ([^ ]*) HTTP/')
 
 
 @dataclass
