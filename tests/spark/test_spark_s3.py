@@ -10,7 +10,7 @@ import pytest
 
 from paimon_sql.catalog.factory import load_catalog
 from paimon_sql.table.table import Table
-from tests.helpers.s3_server import S3Warehouse, s3_server_fixture, s3_warehouse_fixture  # noqa: F401
+from tests.helpers.s3_server import SECRET_KEY, S3Warehouse, s3_server_fixture, s3_warehouse_fixture  # noqa: F401
 
 pytestmark = pytest.mark.spark
 
@@ -38,6 +38,8 @@ def test_insert_select_compact_on_s3(spark: Any, s3cat: str, s3_warehouse: S3War
     rows = spark.sql(f"SELECT id, v, dt FROM {s3cat}.db.t ORDER BY id").collect()
     assert [tuple(r) for r in rows] == [(1, "a", "d1"), (2, "B", "d1"), (3, "c", "d2")]
     assert spark.sql(f"SELECT count(*) FROM {s3cat}.db.t WHERE dt = 'd1'").collect()[0][0] == 2
+    plan = "\n".join(r[0] for r in spark.sql(f"EXPLAIN EXTENDED SELECT * FROM {s3cat}.db.t WHERE id > 1").collect())
+    assert SECRET_KEY not in plan  # the options the workers get are not shown in query plans
     spark.sql(f"USE {s3cat}")
     try:
         assert spark.sql("CALL sys.compact(table => 'db.t')").collect()[0][0] is True
