@@ -99,6 +99,11 @@ def main() -> None:
                     "w1_read_rows_per_s": round(args.rows / read_s),
                 }
                 if kind == "s3":
+                    fresh = _table(uri, opts, "fresh")
+                    fresh.write(base_rows(100, seed=1))
+                    result["s3"]["requests_per_2nd_commit"] = dict(
+                        _requests(server, lambda t=fresh: t.write(base_rows(100, seed=2))))
+                    # after --commits commits: snapshot expiry looks at the retained snapshots too
                     result["s3"]["requests_per_small_commit"] = dict(
                         _requests(server, lambda t=small: t.write(base_rows(100, seed=999))))
                     result["s3"]["requests_per_planned_scan"] = dict(_requests(server, lambda t=w1: t.plan()))

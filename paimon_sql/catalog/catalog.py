@@ -311,7 +311,7 @@ class Catalog(AbstractCatalog):
     def _external_roots(self, path: str, name: str) -> list[str]:
         """The local external roots (``data-file.external-paths``, ``global-index.external-path``)
         named by any schema of the table or of its branches (Paimon's ``getSchemaExternalPaths``)."""
-        if not self.file_io.is_local:
+        if not self.file_io.capabilities.local_paths:
             return []
         metas = [path] + [st.path for st in self.file_io.list_status(join(path, "branch"))
                           if st.is_dir and basename(st.path).startswith("branch-")]

@@ -168,3 +168,18 @@ def test_a_store_without_safe_commits_refuses_before_writing(tmp_path: Path) -> 
     with pytest.raises(UnsupportedError, match="'lock.enabled'"):
         fio.try_create_exclusive("snapshot/snapshot-1", b"{}")
     assert not fio.exists("snapshot/snapshot-1")
+
+
+def test_rename_and_drop_table_on_s3(s3_warehouse: S3Warehouse) -> None:
+    t = _table(s3_warehouse)
+    t.write(_data([1, 2], "a"))
+    cat = load_catalog(s3_warehouse.uri, s3_warehouse.options)
+    cat.rename_table("db.t", "db.u")  # a folder copy on an object store
+    assert cat.list_tables("db") == ["u"]
+    u = cat.get_table("db.u")
+    assert isinstance(u, Table) and _rows(u.read()) == [(1, "a", "d1"), (2, "a", "d1")]
+    u.write(_data([3], "b"))
+    assert u.read().num_rows == 3
+    cat.drop_table("db.u")
+    assert cat.list_tables("db") == []
+    assert not any(k.startswith("warehouse/db.db/u/") for k in s3_warehouse.server.keys(s3_warehouse.bucket))
