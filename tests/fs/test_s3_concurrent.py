@@ -72,6 +72,9 @@ def test_concurrent_upserts_on_s3_replay_in_commit_order(tmp_path: Path, s3_ware
     t = cat.get_table("db.t")
     assert isinstance(t, Table)
     assert _check_every_snapshot(t, done, _dedup_model, _dedup_rows, every=4) == 32
+    # the writers did race for snapshot ids: the store refused some conditional PUTs
+    lost = s3_warehouse.server.lost_puts(s3_warehouse.bucket, r"warehouse/db\.db/t/snapshot/snapshot-\d+")
+    print(f"lost snapshot races: {lost}")
 
 
 def test_concurrent_appenders_on_s3_lose_and_duplicate_nothing(tmp_path: Path, s3_warehouse: S3Warehouse) -> None:
@@ -91,3 +94,5 @@ def test_concurrent_appenders_on_s3_lose_and_duplicate_nothing(tmp_path: Path, s
 
     assert _check_every_snapshot(t, done, multiset, rows) == 24
     assert t.read().num_rows == 240
+    lost = s3_warehouse.server.lost_puts(s3_warehouse.bucket, r"warehouse/db\.db/t/snapshot/snapshot-\d+")
+    assert lost > 0, "no two appenders raced for one snapshot id"

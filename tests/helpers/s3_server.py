@@ -55,6 +55,11 @@ class S3Server:
             out += [o["Key"] for o in page.get("Contents", [])]
         return out
 
+    def lost_puts(self, bucket: str, key_pattern: str) -> int:
+        """Conditional PUTs the server refused (412) on keys of ``bucket`` matching ``key_pattern``."""
+        line = re.compile(r'PUT /' + re.escape(bucket) + r'/(' + key_pattern + r') HTTP/[^"]*" 412')
+        return len(line.findall(self.log.read_text(errors="replace")))
+
     def requests(self) -> Counter[str]:
         """Requests answered so far, by method (GET counts listings and reads, PUT writes)."""
         return Counter(m.group(1) for m in _REQUEST.finditer(self.log.read_text(errors="replace")))
