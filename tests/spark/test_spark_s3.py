@@ -49,6 +49,9 @@ def test_insert_select_compact_on_s3(spark: Any, s3cat: str, s3_warehouse: S3War
     assert [tuple(r) for r in snaps][-1][1] == "COMPACT"
     rows = spark.sql(f"SELECT id, v FROM {s3cat}.db.t VERSION AS OF 1 ORDER BY id").collect()
     assert [tuple(r) for r in rows] == [(1, "a"), (2, "b"), (3, "c")]
+    # by path: the session's catalog on that warehouse lends its s3.* options
+    by_path = spark.read.format("paimon").load(f"{s3_warehouse.uri}/db.db/t")
+    assert sorted(r[0] for r in by_path.select("id").collect()) == [1, 2, 3]
     # the engine sees what Spark wrote, in the bucket
     t = load_catalog(s3_warehouse.uri, s3_warehouse.options).get_table("db.t")
     assert isinstance(t, Table) and t.read().num_rows == 3

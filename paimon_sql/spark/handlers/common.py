@@ -44,6 +44,16 @@ def catalog_of(params: Params) -> Catalog:
     return cat
 
 
+def known_catalog_options(warehouse: str) -> dict[str, str]:
+    """The options of a catalog this process has opened on ``warehouse`` (the session's catalog
+    on an ``s3://`` warehouse: its endpoint and credentials), for a table loaded by path; empty when
+    none (then the AWS environment variables apply)."""
+    for (wh, options), _cat in list(_catalogs.items()):
+        if wh.rstrip("/") == warehouse.rstrip("/"):
+            return dict(options)
+    return {}
+
+
 def source_options(cat: Catalog, table: str) -> dict[str, str]:
     """The data source options that name ``table`` for Spark's Python workers: the warehouse as
     they can open it (an object store's URI, not its bucket path) and the catalog's storage
