@@ -240,7 +240,7 @@ class ConditionalPut:
         from botocore.exceptions import ClientError
 
         bucket, key = path.split("/", 1)
-        self._check_store_honours(bucket)
+        self._check_store_honours(bucket, key)
         try:
             self.client().put_object(Bucket=bucket, Key=key, Body=data, IfNoneMatch="*")
             return True
@@ -253,13 +253,17 @@ class ConditionalPut:
                 return False
             raise
 
-    def _check_store_honours(self, bucket: str) -> None:
+    def _check_store_honours(self, bucket: str, near: str) -> None:
+        """Once per process and bucket: two conditional PUTs of a temp key next to ``near`` (named
+        like the local temp files, ``.<name>.<uuid>.tmp``, where credentials limited to the
+        warehouse's prefix allow writing); the second must be refused."""
         key = (self.settings.endpoint, bucket)
         if key in _HONOURED:
             return
         from botocore.exceptions import ClientError
 
-        probe = f".paimon-conditional-put-probe/{uuid.uuid4().hex}"
+        folder, _, name = near.rpartition("/")
+        probe = f"{folder + '/' if folder else ''}.{name}.{uuid.uuid4().hex}.tmp"
         c = self.client()
         try:
             c.put_object(Bucket=bucket, Key=probe, Body=b"1", IfNoneMatch="*")
