@@ -17,7 +17,7 @@ import pyarrow as pa
 from paimon_sql.catalog.factory import load_catalog
 from paimon_sql.errors import CommitConflictError
 from paimon_sql.table.table import Table
-from tests.helpers.s3_server import S3Warehouse, s3_server_fixture, s3_warehouse_fixture  # noqa: F401
+from tests.helpers.s3_server import S3Warehouse
 from tests.write.test_concurrent_writers import SCHEMA, _check_every_snapshot, _dedup_model, _dedup_rows
 
 

@@ -15,7 +15,7 @@ from paimon_sql.errors import AlreadyExistsError, UnsupportedError, ValidationEr
 from paimon_sql.fs.file_io import FileIO
 from paimon_sql.fs.snapshot_commit import ConditionalPutCommit
 from paimon_sql.table.table import Table
-from tests.helpers.s3_server import S3Warehouse, running_s3_server, s3_server_fixture, s3_warehouse_fixture  # noqa: F401
+from tests.helpers.s3_server import S3Warehouse, running_s3_server
 
 SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string()), ("dt", pa.string())])
 

@@ -14,7 +14,7 @@ import pytest
 from paimon_sql.catalog.factory import load_catalog
 from paimon_sql.table.table import Table
 from tests.helpers.interop_util import IO_SCRIPT, ensure_pypaimon_python, read_ipc
-from tests.helpers.s3_server import S3Warehouse, s3_server_fixture, s3_warehouse_fixture  # noqa: F401
+from tests.helpers.s3_server import S3Warehouse
 
 SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string()), ("dt", pa.string())])
 
