@@ -29,9 +29,15 @@ import os
 import sys
 from collections.abc import Sequence
 
-from paimon_sql.errors import PaimonError, ValidationError
+from paimon_sql.errors import PaimonError
 from paimon_sql.spark import check_spark_version, jar_path
-from paimon_sql.spark.session import DEFAULT_CATALOG, DEFAULT_MASTER, DEFAULT_WAREHOUSE, catalog_conf
+from paimon_sql.spark.session import (
+    DEFAULT_CATALOG,
+    DEFAULT_MASTER,
+    DEFAULT_WAREHOUSE,
+    catalog_conf,
+    parse_catalog_options,
+)
 
 USAGE = ("paimon-sql [--warehouse DIR|URI] [--catalog NAME] [--catalog-option KEY=VALUE ...] [-e SQL | -f FILE] "
          "[spark-sql options]")
@@ -72,12 +78,7 @@ def build_command(argv: Sequence[str]) -> tuple[list[str], dict[str, str]]:
             jars = jars + "," + rest[i + 1]
             rest = rest[:i] + rest[i + 2:]
     cmd += ["--jars", jars]
-    options: dict[str, str] = {}
-    for item in ns.catalog_option:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise ValidationError(f"--catalog-option takes KEY=VALUE (e.g. s3.endpoint=http://host:9000), got {item!r}")
-        options[key.strip()] = value
+    options = parse_catalog_options(ns.catalog_option)
     conf = catalog_conf(ns.warehouse, ns.catalog, default_catalog=True, catalog_options=options)
     conf.setdefault("spark.ui.enabled", "false")
     conf.setdefault("spark.sql.catalogImplementation", "in-memory")

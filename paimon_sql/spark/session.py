@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import ValidationError
@@ -63,6 +63,17 @@ def catalog_conf(
             raise ValidationError(f"Catalog option {key!r} is not an extra option (use the warehouse argument)")
         conf[f"spark.sql.catalog.{catalog}.{key}"] = str(value)
     return conf
+
+
+def parse_catalog_options(items: Sequence[str]) -> dict[str, str]:
+    """``--catalog-option KEY=VALUE`` arguments (``paimon-sql``, ``python -m paimon_sql.spark``)."""
+    options: dict[str, str] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ValidationError(f"--catalog-option takes KEY=VALUE (e.g. s3.endpoint=http://host:9000), got {item!r}")
+        options[key.strip()] = value
+    return options
 
 
 def session(

@@ -82,3 +82,15 @@ def test_session_and_cli_pass_catalog_options() -> None:
     assert "spark.sql.catalog.paimon.warehouse=s3://b/wh" in cmd
     with pytest.raises(ValidationError, match="--catalog-option takes KEY=VALUE"):
         build_command(["--catalog-option", "novalue"])
+
+
+def test_spark_conf_flags_carry_catalog_options(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("pyspark")
+    from paimon_sql.spark.__main__ import main
+
+    assert main(["conf", "--warehouse", "s3://b/wh", "--catalog-option", "s3.endpoint=http://h:9000"]) == 0
+    out = capsys.readouterr().out
+    assert "spark.sql.catalog.paimon.warehouse=s3://b/wh" in out
+    assert "spark.sql.catalog.paimon.s3.endpoint=http://h:9000" in out
+    assert main(["conf", "--catalog-option", "bad"]) == 1
+    assert "KEY=VALUE" in capsys.readouterr().err
