@@ -8,6 +8,7 @@ commit is visible once its snapshot file exists, and two writers must never both
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import uuid
 from collections.abc import Iterator, Mapping
@@ -115,7 +116,9 @@ class FileIO:
     @staticmethod
     def for_s3(uri: str, options: Mapping[str, str]) -> tuple[FileIO, str]:
         settings = s3.S3Settings.of(options)
-        _, path = s3.split_s3_uri(uri)
+        bucket, path = s3.split_s3_uri(uri)
+        if settings.region is None and settings.endpoint is None:  # AWS itself: the bucket's region
+            settings = dataclasses.replace(settings, region=s3.bucket_region(bucket))
         fs = settings.filesystem()
         if s3.ConditionalPut.available():
             commit: SnapshotCommit = ConditionalPutCommit(s3.ConditionalPut(settings))

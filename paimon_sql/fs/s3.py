@@ -18,6 +18,7 @@ conditional PUT of one key: a store that ignores the header would let two writer
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import uuid
@@ -127,6 +128,16 @@ class S3Settings:
             kwargs.pop("secret_key")
             kwargs.pop("session_token")
         return pafs.S3FileSystem(**kwargs)
+
+
+@functools.lru_cache(maxsize=64)
+def bucket_region(bucket: str) -> str | None:
+    """The AWS region of ``bucket`` (one request; None when it cannot be told, e.g. offline:
+    the SDK's default then applies and a wrong-region error names the bucket)."""
+    try:
+        return str(pafs.resolve_s3_region(bucket))
+    except (OSError, ValueError):
+        return None
 
 
 def split_s3_uri(uri: str) -> tuple[str, str]:
@@ -260,13 +271,19 @@ class ConditionalPut:
         key = (self.settings.endpoint, bucket)
         if key in _HONOURED:
             return
-        from botocore.exceptions import ClientError
+        from botocore.exceptions import ClientError, ParamValidationError
 
         folder, _, name = near.rpartition("/")
         probe = f"{folder + '/' if folder else ''}.{name}.{uuid.uuid4().hex}.tmp"
         c = self.client()
         try:
-            c.put_object(Bucket=bucket, Key=probe, Body=b"1", IfNoneMatch="*")
+            try:
+                c.put_object(Bucket=bucket, Key=probe, Body=b"1", IfNoneMatch="*")
+            except ParamValidationError as e:  # a botocore from before conditional writes
+                raise UnsupportedError(
+                    "Conditional writes to S3 (If-None-Match) need botocore >= 1.35 "
+                    f"(pip install 'paimon-sql[s3]'); or set catalog option 'lock.enabled': {e}"
+                ) from e
             try:
                 c.put_object(Bucket=bucket, Key=probe, Body=b"2", IfNoneMatch="*")
                 honoured = False
