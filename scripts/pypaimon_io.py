@@ -45,7 +45,9 @@ ROWKIND_OPTION = "rowkind.field"
 
 
 def _catalog(warehouse: str) -> Any:
-    return CatalogFactory.create({"warehouse": warehouse})
+    # more catalog options (an s3:// warehouse's s3.endpoint, s3.access-key...) as a JSON object
+    extra = json.loads(os.environ.get("PYPAIMON_CATALOG_OPTIONS") or "{}")
+    return CatalogFactory.create({**extra, "warehouse": warehouse})
 
 
 def _read_ipc(path: str) -> pa.Table:

@@ -90,12 +90,13 @@ class Catalog(AbstractCatalog):
         if metastore_of(options or {}) != FILESYSTEM:
             raise ValidationError("Catalog is the filesystem catalog: load_catalog(warehouse, options) picks by 'metastore'")
         given = os.fspath(warehouse)
-        self.file_io, self.warehouse = FileIO.for_uri(given)
         self.options = {str(k): str(v) for k, v in (options or {}).items()}
+        self.file_io, self.warehouse = FileIO.for_uri(given, self.options)
+        self.file_io.check_reachable(self.warehouse, given)
         self.catalog_options = {"warehouse": given, **self.options}
-        self.warehouse_uri = _warehouse_uri(given, self.warehouse, self.file_io.is_local)
+        self.warehouse_uri = _warehouse_uri(given, self.warehouse, self.file_io.capabilities.local_paths)
         self.file_io.mkdirs(self.warehouse)
-        self._real_warehouse = os.path.realpath(self.warehouse) if self.file_io.is_local else None
+        self._real_warehouse = os.path.realpath(self.warehouse) if self.file_io.capabilities.local_paths else None
 
     # -- paths: every database and table folder is checked to lie inside the warehouse -----------
     def _inside(self, path: str, what: str) -> str:
@@ -310,7 +311,7 @@ class Catalog(AbstractCatalog):
     def _external_roots(self, path: str, name: str) -> list[str]:
         """The local external roots (``data-file.external-paths``, ``global-index.external-path``)
         named by any schema of the table or of its branches (Paimon's ``getSchemaExternalPaths``)."""
-        if not self.file_io.is_local:
+        if not self.file_io.capabilities.local_paths:
             return []
         metas = [path] + [st.path for st in self.file_io.list_status(join(path, "branch"))
                           if st.is_dir and basename(st.path).startswith("branch-")]

@@ -8,15 +8,23 @@ commit is visible once its snapshot file exists, and two writers must never both
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from paimon_sql.errors import NotFoundError, UnsupportedError, ValidationError
+from paimon_sql.errors import NotFoundError, ValidationError
+from paimon_sql.fs import s3
+from paimon_sql.fs.snapshot_commit import (
+    AtomicCreateCommit,
+    ConditionalPutCommit,
+    NoSafeCommit,
+    SnapshotCommit,
+)
 
 
 @dataclass(frozen=True)
@@ -43,16 +51,51 @@ def basename(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1]
 
 
-class FileIO:
-    """Storage access for one warehouse (a local folder, file:// URI or any pyarrow filesystem URI)."""
+@dataclass(frozen=True)
+class FileIOCapabilities:
+    """What a warehouse's store can do; code branches on these, not on the store's type.
 
-    def __init__(self, fs: pafs.FileSystem) -> None:
+    ``local_paths``: paths are the OS's (``os.link``, ``os.rmdir``, symlinks resolved, local
+    external paths); ``atomic_rename``: a move replaces its target in one step (hint files are
+    written to a temp file and moved); ``whole_object_put``: a written object appears whole (object
+    stores: hint files are written in place); ``conditional_create``: a file can be created only if
+    absent, in one step (see :mod:`paimon_sql.fs.snapshot_commit`)."""
+
+    local_paths: bool
+    atomic_rename: bool
+    whole_object_put: bool
+    conditional_create: bool
+
+
+class FileIO:
+    """Storage access for one warehouse (a local folder, file:// URI, ``s3://bucket/path`` or any
+    pyarrow filesystem URI). ``snapshot_commit`` creates the files that decide commits."""
+
+    def __init__(
+        self, fs: pafs.FileSystem, snapshot_commit: SnapshotCommit | None = None,
+        capabilities: FileIOCapabilities | None = None,
+    ) -> None:
         self.fs = fs
-        self.is_local = isinstance(fs, pafs.LocalFileSystem)
+        local = isinstance(fs, pafs.LocalFileSystem)
+        self.snapshot_commit: SnapshotCommit = snapshot_commit or (
+            AtomicCreateCommit() if local else NoSafeCommit(
+                f"this warehouse's file system '{fs.type_name}' has neither an atomic create nor a conditional put"
+            )
+        )
+        self.capabilities = capabilities or FileIOCapabilities(
+            local_paths=local, atomic_rename=local, whole_object_put=False,
+            conditional_create=not isinstance(self.snapshot_commit, NoSafeCommit),
+        )
+
+    @property
+    def is_local(self) -> bool:
+        """Whether paths are local OS paths (``capabilities.local_paths``)."""
+        return self.capabilities.local_paths
 
     @staticmethod
-    def for_uri(uri: str) -> tuple[FileIO, str]:
-        """Returns the FileIO and the normalised root path of ``uri`` (a path or URI)."""
+    def for_uri(uri: str, options: Mapping[str, str] | None = None) -> tuple[FileIO, str]:
+        """Returns the FileIO and the normalised root path of ``uri`` (a path or URI); ``options``
+        are the catalog's (``s3.*`` for an ``s3://`` warehouse, see :mod:`paimon_sql.fs.s3`)."""
         if not uri:
             raise ValidationError("A warehouse path is required")
         if "://" not in uri and not uri.startswith("file:"):
@@ -60,6 +103,8 @@ class FileIO:
         if uri.startswith("file:") and not uri.startswith("file://"):
             # Java's "file:/a/b" form
             return FileIO(pafs.LocalFileSystem()), os.path.abspath(uri[len("file:"):])
+        if s3.is_s3_uri(uri):
+            return FileIO.for_s3(uri, options or {})
         try:
             fs, path = pafs.FileSystem.from_uri(uri)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as e:
@@ -67,6 +112,40 @@ class FileIO:
         if isinstance(fs, pafs.LocalFileSystem):
             path = os.path.abspath(path)
         return FileIO(fs), path.rstrip("/")
+
+    @staticmethod
+    def for_s3(uri: str, options: Mapping[str, str]) -> tuple[FileIO, str]:
+        settings = s3.S3Settings.of(options)
+        bucket, path = s3.split_s3_uri(uri)
+        if settings.region is None and settings.endpoint is None:  # AWS itself: the bucket's region
+            settings = dataclasses.replace(settings, region=s3.bucket_region(bucket))
+        fs = settings.filesystem()
+        if s3.ConditionalPut.available():
+            commit: SnapshotCommit = ConditionalPutCommit(s3.ConditionalPut(settings))
+        else:
+            commit = NoSafeCommit(
+                "conditional writes to S3 (If-None-Match) need botocore, which is not installed "
+                "(pip install 'paimon-sql[s3]')"
+            )
+        caps = FileIOCapabilities(
+            local_paths=False, atomic_rename=False, whole_object_put=True,
+            conditional_create=not isinstance(commit, NoSafeCommit),
+        )
+        fio = FileIO(fs, commit, caps)
+        fio.s3_settings = settings
+        if isinstance(commit, ConditionalPutCommit):
+            fio.object_client = commit.put
+        return fio, path
+
+    s3_settings: s3.S3Settings | None = None
+    # whole-object GET / PUT in one request each (botocore), where available
+    object_client: s3.ConditionalPut | None = None
+
+    def check_reachable(self, root: str, warehouse: str) -> None:
+        """One request that fails with an error naming the option at fault when the store cannot
+        be reached, refuses the credentials, or has no such bucket (object stores only)."""
+        if self.s3_settings is not None:
+            s3.check_reachable(self.fs, self.s3_settings, root.split("/", 1)[0], warehouse)
 
     # -- queries ---------------------------------------------------------------------------------
     def exists(self, path: str) -> bool:
@@ -103,6 +182,11 @@ class FileIO:
 
     # -- reading ---------------------------------------------------------------------------------
     def read_bytes(self, path: str) -> bytes:
+        if self.object_client is not None:
+            data = self.object_client.get(path)
+            if data is None:
+                raise NotFoundError(f"File {path} does not exist")
+            return data
         try:
             with self.fs.open_input_stream(path) as f:
                 return bytes(f.read())
@@ -129,40 +213,31 @@ class FileIO:
     def write_bytes(self, path: str, data: bytes) -> None:
         """Writes a new immutable file (data, manifest...). Not atomic on every store; use
         :meth:`try_create_exclusive` or :meth:`overwrite_atomic` where it matters."""
-        self.fs.create_dir(parent(path), recursive=True)
+        if self.object_client is not None:
+            self.object_client.put(path, data)
+            return
+        self._ensure_parent(path)
         with self.fs.open_output_stream(path) as f:
             f.write(data)
 
+    def _ensure_parent(self, path: str) -> None:
+        if not self.capabilities.whole_object_put:  # object stores: a key's folders are implicit
+            self.fs.create_dir(parent(path), recursive=True)
+
     def open_output_stream(self, path: str) -> pa.NativeFile:
-        self.fs.create_dir(parent(path), recursive=True)
+        self._ensure_parent(path)
         return self.fs.open_output_stream(path)
 
     def try_create_exclusive(self, path: str, data: bytes) -> bool:
         """Creates ``path`` with ``data`` only if it does not exist; returns False if another writer
-        created it first. The file appears whole or not at all."""
-        if not self.is_local:  # checked before anything is written
-            raise UnsupportedError(
-                f"Cannot create {path}: atomic snapshot commits are only implemented on local/mounted "
-                f"filesystems, and this warehouse's file system is '{self.fs.type_name}' "
-                "(use a local path, or a filesystem mounted at the same path on every node)"
-            )
-        self.fs.create_dir(parent(path), recursive=True)
-        tmp = join(parent(path), f".{basename(path)}.{uuid.uuid4()}.tmp")
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        try:
-            os.link(tmp, path)
-            return True
-        except FileExistsError:
-            return False
-        finally:
-            with contextlib.suppress(OSError):  # a leftover temp file is harmless: the outcome is decided
-                os.unlink(tmp)
+        created it first. The file appears whole or not at all (see ``snapshot_commit``)."""
+        return self.snapshot_commit.try_create(self, path, data)
 
     def overwrite_atomic(self, path: str, data: bytes) -> None:
         """Replaces ``path`` atomically (hint files): readers see old or new content, never a part."""
+        if self.capabilities.whole_object_put:  # one PUT replaces the object whole
+            self.write_bytes(path, data)
+            return
         self.fs.create_dir(parent(path), recursive=True)
         tmp = join(parent(path), f".{basename(path)}.{uuid.uuid4()}.tmp")
         with self.fs.open_output_stream(tmp) as f:
@@ -191,7 +266,7 @@ class FileIO:
     def delete_empty_dir(self, path: str) -> bool:
         """Deletes the folder ``path`` only if it is empty (Paimon's non-recursive delete of a
         folder); False when it holds anything or does not exist."""
-        if self.is_local:
+        if self.capabilities.local_paths:
             try:
                 os.rmdir(path)
                 return True
@@ -206,6 +281,15 @@ class FileIO:
             return False
 
     def rename(self, src: str, dst: str) -> None:
+        """Moves a file or folder. On object stores (no atomic rename) a folder is copied object by
+        object and then deleted, as Hadoop's S3A does: not atomic, callers must tolerate a partial
+        copy left by a crash (an unreferenced folder, never a changed table)."""
         if self.exists(dst):
             raise ValidationError(f"Cannot rename {src} to {dst}: the target exists")
-        self.fs.move(src, dst)
+        if self.capabilities.atomic_rename or not self.is_dir(src):
+            self.fs.move(src, dst)
+            return
+        prefix = src.rstrip("/") + "/"
+        for status in list(self.walk_files(src)):
+            self.fs.copy_file(status.path, join(dst, status.path[len(prefix):]))
+        self.fs.delete_dir(src)

@@ -146,11 +146,11 @@ class FileStore:
         if not bucket_dir.startswith(prefix):
             raise PaimonError(f"Table {self.name}: bucket folder {bucket_dir} is not inside the table folder {self.path}")
         external = provider.next_path(bucket_dir[len(prefix):], file_name)
-        return to_io_path(external, self.file_io.is_local, f"Table {self.name}"), external
+        return to_io_path(external, self.file_io.capabilities.local_paths, f"Table {self.name}"), external
 
     def data_file_path(self, bucket_dir: str, file_name: str, external_path: str | None = None) -> str:
         if external_path:
-            return to_io_path(external_path, self.file_io.is_local, f"Table {self.name}")
+            return to_io_path(external_path, self.file_io.capabilities.local_paths, f"Table {self.name}")
         return join(bucket_dir, file_name)
 
     def extra_file_path(self, bucket_dir: str, extra_file: str, external_path: str | None = None) -> str:

@@ -111,7 +111,9 @@ class SnapshotManager:
         return None
 
     def try_commit(self, snapshot: Snapshot) -> bool:
-        """Creates ``snapshot-<id>`` exclusively; False if another writer won that id."""
+        """Creates ``snapshot-<id>`` exclusively; False if another writer won that id. How is the
+        warehouse's ``SnapshotCommit`` (``file_io.snapshot_commit``: atomic create locally, a
+        conditional PUT on S3, see ``paimon_sql.fs.snapshot_commit``)."""
         ok = self.file_io.try_create_exclusive(self.path(snapshot.id), snapshot.to_json().encode())
         if ok:
             self.write_hints(snapshot.id)

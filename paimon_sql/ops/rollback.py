@@ -84,7 +84,7 @@ def _rollback_to(
     restored = False
     if restore and not sm.exists(target.id):
         data = target.to_json().encode("utf-8")
-        ok = fio.try_create_exclusive(sm.path(target.id), data) if fio.is_local else _put(store, target)
+        ok = fio.try_create_exclusive(sm.path(target.id), data)
         if not ok and not sm.exists(target.id):
             raise CommitConflictError(
                 f"Cannot restore snapshot {target.id} of table {store.name} from tag {via_tag!r}"
@@ -120,14 +120,6 @@ def _read_hint(store: FileStore, name: str) -> int | None:
         return int(store.file_io.read_text(join(store.snapshots.dir, name)).strip())
     except (NotFoundError, ValueError):
         return None
-
-
-def _put(store: FileStore, snap: Snapshot) -> bool:
-    path = store.snapshots.path(snap.id)
-    if store.file_io.exists(path):
-        return False
-    store.file_io.overwrite_atomic(path, snap.to_json().encode("utf-8"))
-    return True
 
 
 def _clean_changelogs(store: FileStore, retained_id: int) -> None:

@@ -159,13 +159,7 @@ def create_tag(
         snap = find_snapshot(store, snapshot_id)
     data = tag_json(snap, time_retained_ms).encode("utf-8")
     path = tags.path(tag)
-    fio = store.file_io
-    if fio.is_local:
-        created = fio.try_create_exclusive(path, data)
-    else:  # no exclusive create on object stores: Paimon overwrites too
-        created = not fio.exists(path)
-        if created:
-            fio.overwrite_atomic(path, data)
+    created = store.file_io.try_create_exclusive(path, data)  # atomic create or conditional put
     if not created:
         raise AlreadyExistsError(f"Table {store.name}: Tag '{tag}' already exists.")  # Paimon's TagManager text
     return CreateTagResult(store.name, tag, snap.id, time_retained_ms, path)

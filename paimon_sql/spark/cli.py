@@ -1,6 +1,7 @@
 """``paimon-sql``: Spark's spark-sql shell with the Paimon catalog as its default catalog.
 
-    paimon-sql [--warehouse DIR] [--catalog NAME] [-e SQL | -f FILE] [any spark-sql option]
+    paimon-sql [--warehouse DIR|URI] [--catalog NAME] [--catalog-option KEY=VALUE ...] [-e SQL | -f FILE]
+               [any spark-sql option]
 
 Runs the ``spark-sql`` of the installed pyspark (``pyspark/bin/spark-sql``, i.e. Spark's
 SparkSQLCLIDriver, which the pyspark wheel ships with its Hive jars) with the shim jar, the catalog
@@ -8,7 +9,9 @@ SparkSQLCLIDriver, which the pyspark wheel ships with its Hive jars) with the sh
 warehouse (default ``./warehouse``), the SQL extensions, Python filter pushdown, this interpreter
 as the Python of Spark's workers, and ``--master local[*]`` unless a master is given. Spark's own
 catalog is the in-memory one (no Hive metastore folder appears in the current directory) unless
-``--conf spark.sql.catalogImplementation=hive`` is given. Output is spark-sql's: rows as
+``--conf spark.sql.catalogImplementation=hive`` is given. ``--catalog-option KEY=VALUE`` sets
+an option of the Paimon catalog (e.g. ``s3.endpoint``, ``s3.access-key`` for an ``s3://``
+warehouse; docs/install.md). Output is spark-sql's: rows as
 tab-separated lines on stdout, logs and timings on stderr.
 
 spark-sql switches worth knowing (``paimon-sql --help`` also lists spark-sql's own options):
@@ -28,9 +31,16 @@ from collections.abc import Sequence
 
 from paimon_sql.errors import PaimonError
 from paimon_sql.spark import check_spark_version, jar_path
-from paimon_sql.spark.session import DEFAULT_CATALOG, DEFAULT_MASTER, DEFAULT_WAREHOUSE, catalog_conf
+from paimon_sql.spark.session import (
+    DEFAULT_CATALOG,
+    DEFAULT_MASTER,
+    DEFAULT_WAREHOUSE,
+    catalog_conf,
+    parse_catalog_options,
+)
 
-USAGE = "paimon-sql [--warehouse DIR] [--catalog NAME] [-e SQL | -f FILE] [spark-sql options]"
+USAGE = ("paimon-sql [--warehouse DIR|URI] [--catalog NAME] [--catalog-option KEY=VALUE ...] [-e SQL | -f FILE] "
+         "[spark-sql options]")
 
 
 def spark_home() -> str:
@@ -53,6 +63,7 @@ def build_command(argv: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     parser = argparse.ArgumentParser(prog="paimon-sql", usage=USAGE, add_help=False)
     parser.add_argument("--warehouse", default=DEFAULT_WAREHOUSE)
     parser.add_argument("--catalog", default=DEFAULT_CATALOG)
+    parser.add_argument("--catalog-option", action="append", default=[])
     parser.add_argument("--paimon-help", action="store_true")
     ns, rest = parser.parse_known_args(list(argv))
     home = spark_home()
@@ -67,7 +78,8 @@ def build_command(argv: Sequence[str]) -> tuple[list[str], dict[str, str]]:
             jars = jars + "," + rest[i + 1]
             rest = rest[:i] + rest[i + 2:]
     cmd += ["--jars", jars]
-    conf = catalog_conf(ns.warehouse, ns.catalog, default_catalog=True)
+    options = parse_catalog_options(ns.catalog_option)
+    conf = catalog_conf(ns.warehouse, ns.catalog, default_catalog=True, catalog_options=options)
     conf.setdefault("spark.ui.enabled", "false")
     conf.setdefault("spark.sql.catalogImplementation", "in-memory")
     for key, value in conf.items():

@@ -150,7 +150,7 @@ def plan_native(
     def no(reason: str) -> NativePlan:
         return NativePlan(None, reason, accepted, snap.id if snap is not None else None)
 
-    if not store.file_io.is_local:
+    if not store.file_io.capabilities.local_paths:  # Spark's parquet reader would need Hadoop's S3A etc.
         return no("the table is not on the local file system")
     by_name = {f.name: f for f in store.schema.fields}
     by_lower = {f.name.lower(): f for f in store.schema.fields}

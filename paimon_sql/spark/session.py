@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paimon_sql.errors import ValidationError
@@ -33,8 +33,11 @@ def catalog_conf(
     catalog: str = DEFAULT_CATALOG,
     default_catalog: bool = True,
     python: str | None = None,
+    catalog_options: Mapping[str, Any] | None = None,
 ) -> dict[str, str]:
-    """The Spark settings of a Paimon catalog named ``catalog`` (all but the jar)."""
+    """The Spark settings of a Paimon catalog named ``catalog`` (all but the jar);
+    ``catalog_options`` are more options of the catalog (``{"s3.endpoint": ...}`` for an
+    ``s3://`` warehouse), set as ``spark.sql.catalog.<catalog>.<key>``."""
     if not catalog or not catalog.replace("_", "").isalnum():
         raise ValidationError(f"Invalid catalog name {catalog!r}: use letters, digits and '_'")
     py = python or sys.executable
@@ -55,7 +58,22 @@ def catalog_conf(
     }
     if default_catalog:
         conf["spark.sql.defaultCatalog"] = catalog
+    for key, value in (catalog_options or {}).items():
+        if str(key) in ("warehouse", ""):
+            raise ValidationError(f"Catalog option {key!r} is not an extra option (use the warehouse argument)")
+        conf[f"spark.sql.catalog.{catalog}.{key}"] = str(value)
     return conf
+
+
+def parse_catalog_options(items: Sequence[str]) -> dict[str, str]:
+    """``--catalog-option KEY=VALUE`` arguments (``paimon-sql``, ``python -m paimon_sql.spark``)."""
+    options: dict[str, str] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ValidationError(f"--catalog-option takes KEY=VALUE (e.g. s3.endpoint=http://host:9000), got {item!r}")
+        options[key.strip()] = value
+    return options
 
 
 def session(
@@ -66,13 +84,16 @@ def session(
     default_catalog: bool = True,
     app_name: str = "paimon-sql",
     conf: Mapping[str, Any] | None = None,
+    catalog_options: Mapping[str, Any] | None = None,
     **extra_conf: Any,
 ) -> SparkSession:
     """A SparkSession with the Paimon catalog ``catalog`` on ``warehouse`` (default ``./warehouse``),
     its JVM shim jar, the SQL extensions (unquoted ``t$files``, ``CALL sys.x``), Python filter
     pushdown and this interpreter as the Python of Spark's workers. ``master`` defaults to
     ``local[*]``. More settings: ``conf={...}`` or keyword arguments with the full key, e.g.
-    ``session(**{"spark.sql.shuffle.partitions": "4"})``.
+    ``session(**{"spark.sql.shuffle.partitions": "4"})``. ``catalog_options`` are the Paimon
+    catalog's own options, e.g. ``session("s3://bucket/wh", catalog_options={"s3.endpoint": ...,
+    "s3.access-key": ..., "s3.secret-key": ...})``.
 
     Spark reads the jar only when its JVM starts: call this before any other SparkSession exists
     in the process (or stop that one first)."""
@@ -81,7 +102,7 @@ def session(
     settings: dict[str, str] = {
         "spark.master": master or DEFAULT_MASTER,
         "spark.app.name": app_name,
-        **catalog_conf(warehouse, catalog, default_catalog),
+        **catalog_conf(warehouse, catalog, default_catalog, catalog_options=catalog_options),
     }
     jar = jar_path()
     check_spark_version(jar=jar)

@@ -115,6 +115,8 @@ def conform(store: FileStore, data: pa.Table) -> pa.Table:
 
 class TableWrite:
     def __init__(self, store: FileStore, base: Snapshot | None, ignore_previous_files: bool = False) -> None:
+        # a store where commits cannot be made safely refuses here, before any data file is written
+        store.file_io.snapshot_commit.check(f"table {store.name}")
         self.store = store
         self.base = base
         # an overwriting write: the base's files are not restored into the buckets' levels (they

@@ -46,12 +46,13 @@ def test_file_uri_warehouse(tmp_path) -> None:
 
 
 def test_non_local_warehouse_refuses_commits_naming_its_file_system() -> None:
-    """Exclusive schema/snapshot creation exists only on local (or mounted) storage: a warehouse on
-    another pyarrow file system (here Arrow's in-memory ``mock:``) refuses the first commit, writing nothing."""
+    """Exclusive schema/snapshot creation exists on local (or mounted) storage and on S3 (conditional
+    PUT): a warehouse on another pyarrow file system (here Arrow's in-memory ``mock:``) refuses the
+    first commit, naming the catalog option of a lock, writing nothing."""
     cat = Catalog("mock:///wh")
     cat.create_database("db")
-    with pytest.raises(UnsupportedError, match=r"atomic snapshot commits are only implemented on "
-                       r"local/mounted filesystems, and this warehouse's file system is 'mock'"):
+    with pytest.raises(UnsupportedError, match=r"file system 'mock' has neither an atomic create nor a "
+                       r"conditional put. Set catalog option 'lock.enabled'"):
         cat.create_table("db.t", SCHEMA)
     assert cat.list_tables("db") == []
     assert not cat.file_io.exists("wh/db.db/t/schema")

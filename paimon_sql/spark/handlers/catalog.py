@@ -13,7 +13,13 @@ from paimon_sql.errors import (
     ValidationError,
 )
 from paimon_sql.fs.file_io import FileIO
-from paimon_sql.spark.handlers.common import PROP_OWNER, catalog_of, data_table, str_param
+from paimon_sql.spark.handlers.common import (
+    PROP_OWNER,
+    catalog_of,
+    data_table,
+    known_catalog_options,
+    str_param,
+)
 from paimon_sql.spark.handlers.registry import WARNINGS_KEY, Params, Result, handler
 from paimon_sql.spark.source_options import split_table_path
 
@@ -44,10 +50,11 @@ def table_of_path(params: Params) -> Result:
     ident = Identifier.parse((database, table))
     if ident.system_table is not None or ident.branch is not None:
         raise ValidationError(f"The path of a Paimon table names a table folder, got {path!r}")
-    file_io, root = FileIO.for_uri(warehouse)
+    options = known_catalog_options(warehouse)  # a session catalog's s3.* options, if any
+    file_io, root = FileIO.for_uri(warehouse, options)
     if not file_io.is_dir(root):
         raise TableNotFoundError(f"Table {ident.full_name} does not exist: no warehouse folder {warehouse}")
-    cat = catalog_of({"warehouse": warehouse})
+    cat = catalog_of({"warehouse": warehouse, "catalog_options": options})
     data_table(cat, ident)  # a missing table, or a path outside the warehouse, is refused here
     return {"warehouse": warehouse, "namespace": ident.database, "table": ident.table}
 

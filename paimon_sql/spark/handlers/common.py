@@ -3,6 +3,7 @@ checks, and Spark's reserved table properties."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 from paimon_sql.catalog.catalog import Catalog
@@ -41,6 +42,31 @@ def catalog_of(params: Params) -> Catalog:
         cat = Catalog(warehouse, options)
         _catalogs[key] = cat
     return cat
+
+
+def known_catalog_options(warehouse: str) -> dict[str, str]:
+    """The options of a catalog this process has opened on ``warehouse`` (the session's catalog
+    on an ``s3://`` warehouse: its endpoint and credentials), for a table loaded by path; empty when
+    none (then the AWS environment variables apply)."""
+    for (wh, options), _cat in list(_catalogs.items()):
+        if wh.rstrip("/") == warehouse.rstrip("/"):
+            return dict(options)
+    return {}
+
+
+def source_options(cat: Catalog, table: str) -> dict[str, str]:
+    """The data source options that name ``table`` for Spark's Python workers: the warehouse as
+    they can open it (an object store's URI, not its bucket path) and the catalog's storage
+    options (``s3.*``: endpoint, credentials) under ``paimon.catalog-options``."""
+    from paimon_sql.fs.s3 import is_storage_option
+    from paimon_sql.spark.source_options import OPT_CATALOG_OPTIONS
+
+    local = cat.file_io.capabilities.local_paths
+    out = {"warehouse": cat.warehouse if local else cat.warehouse_uri, "table": table}
+    storage = {k: v for k, v in cat.options.items() if is_storage_option(k)}
+    if storage:
+        out[OPT_CATALOG_OPTIONS] = json.dumps(storage)
+    return out
 
 
 def str_param(params: Params, key: str) -> str:

@@ -41,7 +41,7 @@ def _scan_table(params: Params, method: str) -> tuple[Table | None, dict[str, An
     ref = TableRef.of(options)
     if ref.is_system:
         return None, {}
-    table = catalog_of({"warehouse": ref.warehouse}).get_table(ref.table)
+    table = catalog_of({"warehouse": ref.warehouse, "catalog_options": dict(ref.catalog_options)}).get_table(ref.table)
     if not isinstance(table, Table):
         return None, {}
     table = table.copy(dynamic_options(options))

@@ -43,6 +43,7 @@ from paimon_sql.spark.handlers.common import (
     catalog_of,
     data_table,
     identifier,
+    source_options,
     str_param,
 )
 from paimon_sql.spark.handlers.registry import WARNINGS_KEY, Params, Result, handler
@@ -96,7 +97,7 @@ def _describe_global(cat: Catalog, ident: Identifier, params: Params) -> Result:
     assert not isinstance(table, Table)
     if params.get("version") is not None or params.get("timestamp_micros") is not None:
         raise UnsupportedError(f"System table {table.name} has no time travel")
-    options = {"warehouse": cat.warehouse, "table": table.name}
+    options = source_options(cat, table.name)
     if table.SYSTEM_NAME == CATALOG_OPTIONS:
         options[OPT_CATALOG_OPTIONS] = json.dumps(cat.options)
     return {
@@ -124,7 +125,7 @@ def _refuse_system(ident: Identifier, action: str) -> None:
 
 
 def _describe(cat: Catalog, ident: Identifier, params: Params) -> Result:
-    base_opts = {"warehouse": cat.warehouse, "table": ident.full_name}
+    base_opts = source_options(cat, ident.full_name)
     if ident.in_system_database:
         return _describe_global(cat, ident, params)
     if ident.system_table is not None:
