@@ -8,6 +8,7 @@ from paimon_sql.catalog.replace import ReplaceResult, replace_table, undo_replac
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.options import validate_options
 from paimon_sql.spark import spark_types
+from paimon_sql.spark.column_defaults import spark_defaults, with_defaults
 from paimon_sql.spark.handlers.common import catalog_of, data_table, identifier, str_param
 from paimon_sql.spark.handlers.registry import WARNINGS_KEY, Params, Result, handler
 from paimon_sql.spark.handlers.tables import _create_options, _describe, _legacy
@@ -44,7 +45,8 @@ def replace_table_handler(params: Params) -> Result:
     warnings = validate_options(
         {k: v for k, v in options.items() if k != "primary-key"}, ident.full_name, primary_keys=pks
     )
-    new_schema = build_schema(ident.full_name, schema, None, partition_keys, options, comment)
+    new_schema = with_defaults(build_schema(ident.full_name, schema, None, partition_keys, options, comment),
+                               spark_defaults(str_param(params, "schema")), ident.full_name)
     result = replace_table(table, new_schema)
     out = _describe(cat, ident, {"legacy_timestamp_mapping": legacy})
     out[WARNINGS_KEY] = warnings

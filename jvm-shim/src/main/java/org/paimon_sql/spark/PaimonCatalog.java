@@ -108,6 +108,13 @@ public class PaimonCatalog
     return catalogName;
   }
 
+  /** Column {@code DEFAULT} values in CREATE / REPLACE TABLE and ALTER COLUMN (kept in the schema). */
+  @Override
+  public java.util.Set<org.apache.spark.sql.connector.catalog.TableCatalogCapability> capabilities() {
+    return java.util.Set.of(
+        org.apache.spark.sql.connector.catalog.TableCatalogCapability.SUPPORT_COLUMN_DEFAULT_VALUE);
+  }
+
   @Override
   public String[] defaultNamespace() {
     return new String[] {defaultDatabase};
