@@ -215,3 +215,38 @@ def test_replace_of_a_branch_is_refused(spark: Any, sql: Any, db: str) -> None:
     with pytest.raises(Exception, match="branch"):
         spark.sql(f"REPLACE TABLE {db}.`t$branch_b` (k BIGINT)")
     assert sql(f"SELECT * FROM {t}") == [(1,)]
+
+
+def test_save_as_table_overwrite_keeps_the_table_definition(spark: Any, sql: Any, db: str) -> None:
+    """Paimon's PaimonReplaceTableAsSelectStrategy: V1 saveAsTable in overwrite mode is an INSERT
+    OVERWRITE (primary key, options and partitioning kept), not a replace."""
+    t = f"{db}.t"
+    sql(f"CREATE TABLE {t} (id INT, v STRING) PARTITIONED BY (v) TBLPROPERTIES ('primary-key' = 'id,v', 'bucket' = '2')")
+    sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
+    spark.createDataFrame([(3, "c")], "id INT, v STRING").write.mode("overwrite").saveAsTable(t)
+    assert sql(f"SELECT * FROM {t}") == [(3, "c")]
+    assert _props(sql, t) == {"bucket": "2", "primary-key": "id,v"}
+    assert _snapshots(sql, t) == [(1, 0, "APPEND"), (2, 0, "OVERWRITE")]
+
+
+def test_dataframe_writer_v2_create_or_replace_and_replace(spark: Any, sql: Any, db: str) -> None:
+    t = f"{db}.t"
+    df = spark.createDataFrame([(1, "a")], "id INT, v STRING")
+    df.writeTo(t).createOrReplace()
+    spark.createDataFrame([(2, 5)], "id INT, n INT").writeTo(t).replace()
+    assert spark.table(t).schema.fieldNames() == ["id", "n"]
+    assert sql(f"SELECT * FROM {t}") == [(2, 5)]
+    assert sql(f"SELECT * FROM {t} VERSION AS OF 1") == [(1, "a")]
+
+
+def test_a_refused_redefinition_leaves_the_table(spark: Any, sql: Any, db: str) -> None:
+    """A replace that would drop and create the table checks the new definition first."""
+    t = f"{db}.t"
+    sql(f"CREATE TABLE {t} (id INT, dt STRING) PARTITIONED BY (dt)")
+    sql(f"INSERT INTO {t} VALUES (1, 'a')")
+    with pytest.raises(Exception, match="cannot be created USING parquet"):
+        spark.sql(f"REPLACE TABLE {t} (id INT, dt STRING) USING parquet")
+    with pytest.raises(Exception, match="bucket"):
+        spark.sql(f"REPLACE TABLE {t} (id INT, dt STRING) TBLPROPERTIES ('bucket' = 'x')")
+    assert sql(f"SELECT * FROM {t}") == [(1, "a")]
+    assert _snapshots(sql, t) == [(1, 0, "APPEND")]

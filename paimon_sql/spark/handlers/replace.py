@@ -26,7 +26,8 @@ def latest_snapshot(params: Params) -> Result:
 @handler("replace_table")
 def replace_table_handler(params: Params) -> Result:
     """``REPLACE TABLE t (...)`` of an existing table: truncated, then the new definition committed
-    as the next schema; answers the replaced table's description and what :func:`undo` needs."""
+    as the next schema; answers the replaced table's description and what :func:`undo` needs.
+    ``check_only``: only checks the new definition (nothing written), before a drop and create."""
     cat = catalog_of(params)
     ident = identifier(params)
     if ident.in_system_database:
@@ -47,6 +48,8 @@ def replace_table_handler(params: Params) -> Result:
     )
     new_schema = with_defaults(build_schema(ident.full_name, schema, None, partition_keys, options, comment),
                                spark_defaults(str_param(params, "schema")), ident.full_name)
+    if params.get("check_only"):  # a replace by drop and create checks the new definition first
+        return {}
     result = replace_table(table, new_schema)
     out = _describe(cat, ident, {"legacy_timestamp_mapping": legacy})
     out[WARNINGS_KEY] = warnings

@@ -13,6 +13,7 @@ import scala.runtime.BoxedUnit;
  * planner strategies of {@link PaimonShowTablePartition} and {@link PaimonDescribePartition}, and
  * {@link NotNullColumnCheck} (a NULL written into a NOT NULL column names the table and column),
  * {@link ReplaceTableSelfReference} (a self-referencing {@code REPLACE TABLE ... AS SELECT}),
+ * {@link SaveAsTableOverwrite} ({@code saveAsTable} in overwrite mode keeps the table's definition),
  * and {@link HiveStyleDynamicPartition} (Paimon's {@code write.hive-style-dynamic-partition.enabled}),
  * and Paimon's table-valued functions ({@link PaimonTableValuedFunctions}: {@code paimon_incremental_query},
  * {@code paimon_incremental_between_timestamp}, {@code paimon_incremental_to_auto_tag}).
@@ -31,6 +32,12 @@ public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSession
       @Override
       public SparkStrategy apply(SparkSession session) {
         return new PaimonDescribePartition.Strategy();
+      }
+    });
+    extensions.injectPlannerStrategy(new AbstractFunction1<SparkSession, SparkStrategy>() {
+      @Override
+      public SparkStrategy apply(SparkSession session) {
+        return new SaveAsTableOverwrite(session);
       }
     });
     extensions.injectResolutionRule(session -> new HiveStyleDynamicPartition());

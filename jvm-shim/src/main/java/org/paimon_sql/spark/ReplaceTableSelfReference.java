@@ -28,8 +28,8 @@ final class ReplaceTableSelfReference extends Rule<LogicalPlan> {
     if (!(plan instanceof ReplaceTableAsSelect rtas)
         || !(rtas.name() instanceof ResolvedIdentifier ri)
         || !(ri.catalog() instanceof PaimonCatalog catalog)
-        || !rtas.query().resolved()) {
-      return plan;
+        || !rtas.query().resolved() || SaveAsTableOverwrite.isV1SaveAsTable()) {
+      return plan; // saveAsTable in overwrite mode is an INSERT OVERWRITE (SaveAsTableOverwrite)
     }
     Identifier ident = ri.identifier();
     LogicalPlan query = rtas.query();

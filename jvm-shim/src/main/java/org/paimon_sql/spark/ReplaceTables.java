@@ -59,7 +59,17 @@ final class ReplaceTables {
       Transform[] partitions, Map<String, String> properties)
       throws NoSuchTableException, NoSuchNamespaceException {
     Table existing = catalog.loadTable(ident);
+    Map<String, Object> p = catalog.ctx();
+    p.put("namespace", ident.namespace()[0]);
+    p.put("table", ident.name());
+    p.put("schema", schema.json());
+    p.put("partition_keys", partitionKeys(ident, partitions));
+    p.put("properties", properties);
     if (!samePartitioning(existing.partitioning(), partitions)) {
+      // the new definition is checked before the table is dropped
+      Map<String, Object> check = new LinkedHashMap<>(p);
+      check.put("check_only", true);
+      PaimonCatalog.call("replace_table", check);
       catalog.dropTable(ident);
       try {
         return catalog.stageCreate(ident, schema, partitions, properties);
@@ -67,12 +77,6 @@ final class ReplaceTables {
         throw Errors.sneaky(e);
       }
     }
-    Map<String, Object> p = catalog.ctx();
-    p.put("namespace", ident.namespace()[0]);
-    p.put("table", ident.name());
-    p.put("schema", schema.json());
-    p.put("partition_keys", partitionKeys(ident, partitions));
-    p.put("properties", properties);
     Map<String, Object> r;
     try {
       r = PythonBridge.call("replace_table", p);
