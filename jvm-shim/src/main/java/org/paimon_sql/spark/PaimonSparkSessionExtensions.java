@@ -14,6 +14,7 @@ import scala.runtime.BoxedUnit;
  * {@link NotNullColumnCheck} (a NULL written into a NOT NULL column names the table and column),
  * {@link ReplaceTableSelfReference} (a self-referencing {@code REPLACE TABLE ... AS SELECT}),
  * {@link SaveAsTableOverwrite} ({@code saveAsTable} in overwrite mode keeps the table's definition),
+ * {@link StoreAssignmentCasts} (Paimon's casts of written columns),
  * and {@link HiveStyleDynamicPartition} (Paimon's {@code write.hive-style-dynamic-partition.enabled}),
  * and Paimon's table-valued functions ({@link PaimonTableValuedFunctions}: {@code paimon_incremental_query},
  * {@code paimon_incremental_between_timestamp}, {@code paimon_incremental_to_auto_tag}).
@@ -41,6 +42,7 @@ public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSession
       }
     });
     extensions.injectResolutionRule(session -> new HiveStyleDynamicPartition());
+    extensions.injectResolutionRule(session -> new StoreAssignmentCasts());
     extensions.injectPostHocResolutionRule(session -> new NotNullColumnCheck());
     extensions.injectPostHocResolutionRule(session -> new ReplaceTableSelfReference());
     PaimonTableValuedFunctions.all().forEach(extensions::injectTableFunction);
