@@ -88,6 +88,7 @@ class AbstractCatalog(ABC):
         options: Mapping[str, str] | None = None,
         comment: str | None = None,
         ignore_if_exists: bool = False,
+        column_defaults: Mapping[str, str] | None = None,
     ) -> Table: ...
 
     @abstractmethod

@@ -33,6 +33,7 @@ from paimon_sql.options.validation import check_full_compaction_delta_commits
 from paimon_sql.scan.default_values import check_default_values
 from paimon_sql.table.table import Table
 from paimon_sql.types import fields_from_arrow_schema
+from paimon_sql.write.column_defaults import with_defaults
 
 # Paimon's SchemaValidation.PRIMARY_KEY_UNSUPPORTED_LOGICAL_TYPES (geometry types aside), as type roots
 KEY_UNSUPPORTED_ROOTS = frozenset({"MAP", "ARRAY", "ROW", "MULTISET", "VECTOR", "VARIANT"})
@@ -246,7 +247,10 @@ class Catalog(AbstractCatalog):
         options: Mapping[str, str] | None = None,
         comment: str | None = None,
         ignore_if_exists: bool = False,
+        column_defaults: Mapping[str, str] | None = None,
     ) -> Table:
+        """A new table; ``column_defaults``: column name -> default value (SQL text, as Spark's
+        ``DEFAULT``), kept in the schema and written for nulls (paimon_sql.write.column_defaults)."""
         ident = Identifier.parse(identifier)
         ident.check_plain()
         if ident.in_system_database:
@@ -257,6 +261,7 @@ class Catalog(AbstractCatalog):
                 return self._data_table(ident)
             raise AlreadyExistsError(f"Table {ident.full_name} already exists")
         table_schema = build_schema(ident.full_name, schema, primary_keys, partition_keys, options, comment)
+        table_schema = with_defaults(table_schema, column_defaults or {}, ident.full_name)
         path = self.table_path(ident)
         SchemaManager(self.file_io, path, ident.full_name).commit(table_schema)
         return Table(self.file_io, path, ident.full_name, table_schema)

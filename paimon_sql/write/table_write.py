@@ -40,6 +40,7 @@ from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.options.validation import check_full_compaction_delta_commits
 from paimon_sql.types import to_arrow_type
 from paimon_sql.write.bucket_writer import BucketWriter
+from paimon_sql.write.column_defaults import fill_column_defaults
 from paimon_sql.write.commit import WriteBase
 from paimon_sql.write.conflicts import describe_partition
 from paimon_sql.write.dynamic_bucket import PartitionBuckets, read_hashes, write_hash_index
@@ -103,7 +104,7 @@ def conform(store: FileStore, data: pa.Table) -> pa.Table:
                     f"expected {f.type} ({e})"
                 ) from e
         arrays.append(col)
-    out = pa.Table.from_arrays(arrays, schema=target)
+    out = fill_column_defaults(store.schema.fields, pa.Table.from_arrays(arrays, schema=target))
     for fld in store.schema.fields:
         if not fld.type.nullable and out.column(fld.name).null_count:
             what = "primary key column" if fld.name in store.schema.primary_keys else "NOT NULL column"

@@ -6,6 +6,7 @@ of its area:
 
 - ``catalog``: the catalog's life cycle and namespaces (databases);
 - ``tables``: loading a table and the DDL (create, alter, drop, rename);
+- ``replace``: REPLACE TABLE / CREATE OR REPLACE TABLE in place;
 - ``scan``: read planning (native parquet reads, ``count(*)`` from the manifests);
 - ``write``: DELETE FROM and TRUNCATE;
 - ``partitions``: SHOW PARTITIONS, DROP PARTITION, TRUNCATE ... PARTITION;
@@ -28,6 +29,7 @@ from paimon_sql.spark.handlers import (  # noqa: F401
     catalog,
     partitions,
     procedures,
+    replace,
     scan,
     statements,
     tables,

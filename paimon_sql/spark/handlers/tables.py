@@ -32,6 +32,12 @@ from paimon_sql.meta.schema_change import (
 from paimon_sql.meta.travel import TimeTravel, resolve
 from paimon_sql.options import CoreOptions, validate_options
 from paimon_sql.spark import spark_types
+from paimon_sql.spark.column_defaults import (
+    add_default_metadata,
+    alter_with_defaults,
+    column_default_changes,
+    spark_defaults,
+)
 from paimon_sql.spark.handlers.common import (
     IGNORED_PROPS,
     OPTION_PREFIX,
@@ -167,7 +173,7 @@ def _describe(cat: Catalog, ident: Identifier, params: Params) -> Result:
             schema = table.resolve_read(**tt)[1].schema
     bucket, bucket_keys, bucket_key_types = _bucket_layout(schema)
     return {
-        "schema": spark_types.spark_schema_json(schema.fields, _legacy(params)),
+        "schema": add_default_metadata(spark_types.spark_schema_json(schema.fields, _legacy(params)), schema.fields),
         "properties": _table_properties(stored, schema),
         "partition_keys": list(schema.partition_keys),
         "primary_keys": list(schema.primary_keys),
@@ -253,7 +259,8 @@ def create_table(params: Params) -> Result:
     warnings = validate_options(
         {k: v for k, v in options.items() if k != "primary-key"}, ident.full_name, primary_keys=pks
     )
-    cat.create_table(ident, schema, partition_keys=partition_keys, options=options, comment=comment)
+    cat.create_table(ident, schema, partition_keys=partition_keys, options=options, comment=comment,
+                     column_defaults=spark_defaults(str_param(params, "schema")))
     out = _describe(cat, ident, {"legacy_timestamp_mapping": legacy})
     out[WARNINGS_KEY] = warnings
     return out
@@ -302,9 +309,10 @@ def _schema_changes(
                 out.append(UpdateComment(None) if key == PROP_COMMENT else RemoveOption(key.removeprefix(OPTION_PREFIX)))
         elif op == "add_column":
             path = _path(ch)
-            if ch.get("has_default"):
+            if ch.get("has_default"):  # Paimon's CatalogUtils.checkNoDefaultValue
                 raise UnsupportedError(
-                    f"ADD COLUMN {'.'.join(path)} with a DEFAULT value on table {name} is not supported"
+                    f"Unsupported table change: Cannot add column [{', '.join(path)}] with default value "
+                    f"{ch.get('default')} (table {name})"
                 )
             spark_type = spark_types.parse_spark_type(ch["type"])
             field = {"name": path[-1] if path else "", "type": spark_type, "nullable": bool(ch.get("nullable", True)),
@@ -335,6 +343,8 @@ def _schema_changes(
             )
         elif op == "update_column_comment":
             out.append(UpdateColumnComment(_path(ch), ch.get("comment") or None))
+        elif op == "update_column_default":
+            pass  # column_default_changes
         elif op == "update_column_position":
             raise UnsupportedError(f"Moving column {'.'.join(_path(ch))!r} of table {name} is not supported")
         else:
@@ -349,9 +359,13 @@ def alter_table(params: Params) -> Result:
     _refuse_system(ident, "altered")
     table = data_table(cat, ident)
     legacy = _legacy(params)
-    changes = _schema_changes(table, list(params.get("changes") or []), legacy)
+    raw_changes = list(params.get("changes") or [])
+    changes = _schema_changes(table, raw_changes, legacy)
+    defaults = column_default_changes(table, raw_changes)
     warnings: list[str] = []
-    if changes:
+    if defaults:
+        alter_with_defaults(table, changes, defaults)
+    elif changes:
         altered = table.alter(*changes)  # refuses first (immutable options, bad values): no warning then
         new_keys = {c.key for c in changes if isinstance(c, SetOption)}
         warnings = [

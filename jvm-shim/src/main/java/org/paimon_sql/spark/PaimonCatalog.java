@@ -24,6 +24,7 @@ import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.catalog.TableInfo;
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction;
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
 import org.apache.spark.sql.connector.expressions.IdentityTransform;
@@ -105,6 +106,13 @@ public class PaimonCatalog
   @Override
   public String name() {
     return catalogName;
+  }
+
+  /** Column {@code DEFAULT} values in CREATE / REPLACE TABLE and ALTER COLUMN (kept in the schema). */
+  @Override
+  public java.util.Set<org.apache.spark.sql.connector.catalog.TableCatalogCapability> capabilities() {
+    return java.util.Set.of(
+        org.apache.spark.sql.connector.catalog.TableCatalogCapability.SUPPORT_COLUMN_DEFAULT_VALUE);
   }
 
   @Override
@@ -409,9 +417,8 @@ public class PaimonCatalog
   }
 
   /**
-   * {@code REPLACE TABLE} of an existing table is refused: Spark's replace drops the table first,
-   * which loses its history (Paimon replaces in place and keeps it) and empties the table a
-   * self-referencing {@code REPLACE TABLE t AS SELECT ... FROM t} reads.
+   * {@code REPLACE TABLE} of an existing table, in place as Paimon 2.x ({@link ReplaceTables}):
+   * old snapshots, tags and branches are kept.
    */
   @Override
   @SuppressWarnings("deprecation")
@@ -421,7 +428,7 @@ public class PaimonCatalog
     if (!tableExists(ident)) {
       throw new NoSuchTableException(ident);
     }
-    throw replaceUnsupported(ident);
+    return ReplaceTables.replace(this, ident, schema, partitions, properties);
   }
 
   @Override
@@ -430,20 +437,24 @@ public class PaimonCatalog
       Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties)
       throws NoSuchNamespaceException {
     if (tableExists(ident)) {
-      throw replaceUnsupported(ident);
+      try {
+        return ReplaceTables.replace(this, ident, schema, partitions, properties);
+      } catch (NoSuchTableException e) {
+        // dropped meanwhile: created below
+      }
     }
     try {
       return stageCreate(ident, schema, partitions, properties);
     } catch (TableAlreadyExistsException e) {
-      throw replaceUnsupported(ident);
+      throw Errors.sneaky(e);
     }
   }
 
-  private static RuntimeException replaceUnsupported(Identifier ident) {
-    return Errors.sneaky(new PaimonException(ErrorKind.UNSUPPORTED,
-        "REPLACE TABLE of the existing table " + quoted(ident) + " is not supported yet: it would drop "
-            + "the table and its history (snapshots, tags) first. Use INSERT OVERWRITE to replace the "
-            + "rows, ALTER TABLE to change the schema, or DROP TABLE and CREATE TABLE.", null));
+  /** {@code CREATE TABLE t2 LIKE t1} (Spark 4.1+), as Paimon's {@code PaimonCreateTableLikeCommand}. */
+  @Override
+  public Table createTableLike(Identifier ident, TableInfo info, Table source)
+      throws TableAlreadyExistsException, NoSuchNamespaceException {
+    return ReplaceTables.createLike(this, ident, info, source);
   }
 
   @Override

@@ -12,6 +12,9 @@ import scala.runtime.BoxedUnit;
  * statements, {@code DROP PARTITION} with partial specs: {@link PaimonDropPartitions}), the
  * planner strategies of {@link PaimonShowTablePartition} and {@link PaimonDescribePartition}, and
  * {@link NotNullColumnCheck} (a NULL written into a NOT NULL column names the table and column),
+ * {@link ReplaceTableSelfReference} (a self-referencing {@code REPLACE TABLE ... AS SELECT}),
+ * {@link SaveAsTableOverwrite} ({@code saveAsTable} in overwrite mode keeps the table's definition),
+ * {@link StoreAssignmentCasts} (Paimon's casts of written columns),
  * and {@link HiveStyleDynamicPartition} (Paimon's {@code write.hive-style-dynamic-partition.enabled}),
  * and Paimon's table-valued functions ({@link PaimonTableValuedFunctions}: {@code paimon_incremental_query},
  * {@code paimon_incremental_between_timestamp}, {@code paimon_incremental_to_auto_tag}).
@@ -32,8 +35,16 @@ public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSession
         return new PaimonDescribePartition.Strategy();
       }
     });
+    extensions.injectPlannerStrategy(new AbstractFunction1<SparkSession, SparkStrategy>() {
+      @Override
+      public SparkStrategy apply(SparkSession session) {
+        return new SaveAsTableOverwrite(session);
+      }
+    });
     extensions.injectResolutionRule(session -> new HiveStyleDynamicPartition());
+    extensions.injectResolutionRule(session -> new StoreAssignmentCasts());
     extensions.injectPostHocResolutionRule(session -> new NotNullColumnCheck());
+    extensions.injectPostHocResolutionRule(session -> new ReplaceTableSelfReference());
     PaimonTableValuedFunctions.all().forEach(extensions::injectTableFunction);
     return BoxedUnit.UNIT;
   }

@@ -119,6 +119,11 @@ public class PaimonTable
     return this;
   }
 
+  /** Whether this table is read only (a time travel or a system table). */
+  boolean isReadOnly() {
+    return readOnly;
+  }
+
   /** Whether {@link PaimonSource} loaded this table (by path, without a catalog in Spark's plan). */
   boolean isLoadedByPath() {
     return byPath;

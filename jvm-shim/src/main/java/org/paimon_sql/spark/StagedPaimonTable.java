@@ -13,17 +13,26 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * The table of a {@code CREATE TABLE ... AS SELECT} (or {@code CREATE OR REPLACE} of a table that
- * does not exist): created when staged, written by the query, dropped again if the query fails.
+ * does not exist): created when staged, written by the query, dropped again if the query fails;
+ * or of a {@code REPLACE TABLE} done in place ({@link ReplaceTables}): replaced when staged, put
+ * back as it was if the query fails.
  */
 final class StagedPaimonTable implements StagedTable, SupportsWrite {
   private final PaimonCatalog catalog;
   private final Identifier ident;
   private final PaimonTable table;
+  /** A replace in place: what the Python side needs to undo it (null: a created table). */
+  private final Map<String, Object> undo;
 
   StagedPaimonTable(PaimonCatalog catalog, Identifier ident, PaimonTable table) {
+    this(catalog, ident, table, null);
+  }
+
+  StagedPaimonTable(PaimonCatalog catalog, Identifier ident, PaimonTable table, Map<String, Object> undo) {
     this.catalog = catalog;
     this.ident = ident;
     this.table = table;
+    this.undo = undo;
   }
 
   @Override
@@ -33,6 +42,10 @@ final class StagedPaimonTable implements StagedTable, SupportsWrite {
 
   @Override
   public void abortStagedChanges() {
+    if (undo != null) {
+      ReplaceTables.undo(catalog, ident, undo);
+      return;
+    }
     catalog.dropTable(ident);
   }
 

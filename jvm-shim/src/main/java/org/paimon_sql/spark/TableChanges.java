@@ -51,6 +51,7 @@ final class TableChanges {
       m.put("comment", a.comment());
       m.put("position", position(a.position()));
       m.put("has_default", a.defaultValue() != null);
+      m.put("default", a.defaultValue() != null ? a.defaultValue().getSql() : null);
     } else if (c instanceof TableChange.DeleteColumn) {
       TableChange.DeleteColumn d = (TableChange.DeleteColumn) c;
       m.put("op", "drop_column");
@@ -81,6 +82,11 @@ final class TableChanges {
       m.put("op", "update_column_position");
       m.put("name", Arrays.asList(u.fieldNames()));
       m.put("position", position(u.position()));
+    } else if (c instanceof TableChange.UpdateColumnDefaultValue u) {
+      // ALTER COLUMN c SET DEFAULT <sql> / DROP DEFAULT (an empty text)
+      m.put("op", "update_column_default");
+      m.put("name", Arrays.asList(u.fieldNames()));
+      m.put("default", u.newCurrentDefault() == null ? null : u.newCurrentDefault().getSql());
     } else {
       m.put("op", "unsupported");
       m.put("description", c.toString());
