@@ -32,6 +32,12 @@ public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSession
         return new PaimonDescribePartition.Strategy();
       }
     });
+    extensions.injectPlannerStrategy(new AbstractFunction1<SparkSession, SparkStrategy>() {
+      @Override
+      public SparkStrategy apply(SparkSession session) {
+        return new PaimonRowLevel.Strategy();
+      }
+    });
     extensions.injectResolutionRule(session -> new HiveStyleDynamicPartition());
     extensions.injectPostHocResolutionRule(session -> new NotNullColumnCheck());
     PaimonTableValuedFunctions.all().forEach(extensions::injectTableFunction);
