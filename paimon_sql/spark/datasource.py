@@ -74,6 +74,8 @@ from paimon_sql.spark.source_options import (  # noqa: F401 (re-exported: the so
     OPT_OVERWRITE_PARTITION,
     OPT_PARALLELISM,
     OPT_PATH,
+    OPT_ROW_LEVEL,
+    OPT_ROW_LEVEL_COMMAND,
     OPT_SCAN_LOG,
     OPT_SNAPSHOT_ID,
     OPT_SPLIT_OPEN_FILE_COST,
@@ -169,12 +171,17 @@ class PaimonDataSource(DataSource):
         table = ref.load(self.options)
         opts = _lower(self.options)
         mode = _overwrite_mode(opts, overwrite, table)
+        row_level = opts.get(OPT_ROW_LEVEL)
+        if row_level:  # UPDATE / MERGE INTO / DELETE: Spark's row operation, then the table's columns
+            schema = st.StructType(schema.fields[1:])
         columns = _check_write_schema(schema, table, legacy_timestamp_mapping(opts.get(LEGACY_TIMESTAMP_MAPPING)))
         latest = table.latest_snapshot()
         writer = PaimonWriter(
             ref, StoreRef.of(table.store), table.table_name, mode, columns,
             latest.id if latest is not None else None, opts.get(OPT_TIME_ZONE),
         )
+        if row_level:
+            writer.row_level = opts.get(OPT_ROW_LEVEL_COMMAND) or "UPDATE"
         writer.remove_stale_staging()
         return writer
 

@@ -30,6 +30,10 @@ OPT_PARALLELISM = "paimon.read.parallelism"
 OPT_BATCH_ROWS = "paimon.read.batch-rows"
 OPT_OVERWRITE = "paimon.overwrite"
 OPT_OVERWRITE_PARTITION = "paimon.overwrite.partition"
+# a row-level write (UPDATE / MERGE INTO / DELETE of a primary-key table, the shim's PaimonRowLevel):
+# "delta", and the statement (UPDATE, MERGE, DELETE)
+OPT_ROW_LEVEL = "paimon.row-level"
+OPT_ROW_LEVEL_COMMAND = "paimon.row-level.command"
 OPT_SCAN_LOG = "paimon.debug.scan-log"
 OPT_FILTER_PUSHDOWN = "paimon.filter-pushdown"
 # set by the catalog shim on the Python part of a scan whose other buckets Spark's parquet reader

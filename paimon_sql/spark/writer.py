@@ -169,6 +169,9 @@ class PaimonWriter(DataSourceArrowWriter):
         # whether the tasks fully compact the buckets they write (None: the table's rule, see
         # TableWrite.full_compaction; a streaming sink decides per micro-batch)
         self.full_compaction: bool | None = None
+        # a row-level delta write (UPDATE / MERGE INTO / DELETE of a primary-key table: its
+        # command): the first column is Spark's row operation (see paimon_sql.ops.row_level)
+        self.row_level: str | None = None
 
     @property
     def staging_dir(self) -> str:
@@ -221,13 +224,13 @@ class PaimonWriter(DataSourceArrowWriter):
                 buf_rows += batch.num_rows
                 if buf_rows >= WRITE_CHUNK_ROWS:
                     check()  # a task of a finished write stops before writing more files
-                    tw.write(self._prepare(buf, store))  # flushes one sorted run when the buffer is full
+                    self._write_chunk(tw, buf, store)  # flushes one sorted run when the buffer is full
                     rows += buf_rows
                     buf, buf_rows = [], 0
                     record()
             check()
             if buf:
-                tw.write(self._prepare(buf, store))
+                self._write_chunk(tw, buf, store)
                 rows += buf_rows
             changes = tw.prepare_commit()
             record(done=True)
@@ -237,11 +240,23 @@ class PaimonWriter(DataSourceArrowWriter):
             raise
         return PaimonCommitMessage(changes, rows, _task_partition_id(), marker)
 
-    def _prepare(self, batches: list[pa.RecordBatch], store: FileStore) -> pa.Table:
+    def _write_chunk(self, tw: TableWrite, batches: list[pa.RecordBatch], store: FileStore) -> None:
+        if self.row_level is None:
+            tw.write(self._prepare(batches, store))
+            return
+        from paimon_sql.ops.row_level import fill_deleted_rows, row_kinds
+
+        tbl = pa.Table.from_batches(batches).combine_chunks()
+        kinds = row_kinds(tbl.column(0), self.table_name)
+        data = self._prepare(tbl.remove_column(0), store)
+        data, kinds = fill_deleted_rows(store, self.base_snapshot, data, kinds)
+        tw.write(data, kind=kinds)
+
+    def _prepare(self, batches: list[pa.RecordBatch] | pa.Table, store: FileStore) -> pa.Table:
         """Spark's batches as one contiguous table of the table's columns (sorting and bucketing
         contiguous arrays is faster); time units are truncated like Paimon's Spark writer does
         (Spark has microseconds, TIMESTAMP(3) keeps milliseconds)."""
-        tbl = pa.Table.from_batches(batches).combine_chunks()
+        tbl = batches if isinstance(batches, pa.Table) else pa.Table.from_batches(batches).combine_chunks()
         arrays, names = [], []
         for src, dst in self.columns:
             col = tbl.column(src)

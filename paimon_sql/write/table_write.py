@@ -169,9 +169,17 @@ class TableWrite:
         ) if self.has_pk else MergeSpec(key_columns=())
 
     # -- public ----------------------------------------------------------------------------------
-    def write(self, data: pa.Table | pa.RecordBatchReader | Iterable[pa.RecordBatch], kind: int | None = None) -> None:
-        if kind == ROW_KINDS["-D"] and self.has_pk:
+    def write(
+        self, data: pa.Table | pa.RecordBatchReader | Iterable[pa.RecordBatch], kind: int | pa.Array | None = None,
+    ) -> None:
+        """Buffers ``data``; ``kind`` is the row kind of every row (an int), of each row (an int8
+        array aligned with ``data``, a Table only), or None (inserts, or the rowkind.field column)."""
+        deletes = (pc.any(pc.equal(kind, ROW_KINDS["-D"])).as_py() if isinstance(kind, pa.Array)
+                   else kind == ROW_KINDS["-D"])
+        if deletes and self.has_pk:
             self.engine.check_batch_delete(self.store.options, self.store.name)  # DELETE statements
+        if isinstance(kind, pa.Array) and not isinstance(data, pa.Table):
+            raise ValidationError(f"Row kinds per row need a pyarrow Table written to {self.store.name}")
         if isinstance(data, pa.Table):
             self._add(data, kind)
             return
@@ -278,12 +286,18 @@ class TableWrite:
         self.changes.compact_changelog_entries = changelog
 
     # -- buffering -------------------------------------------------------------------------------
-    def _add(self, data: pa.Table, kind: int | None) -> None:
+    def _add(self, data: pa.Table, kind: int | pa.Array | None) -> None:
         if data.num_rows == 0:
             return
         rk = self.store.options.rowkind_field
         kinds: pa.Array
-        if kind is not None:
+        if isinstance(kind, pa.Array):
+            if len(kind) != data.num_rows:
+                raise ValidationError(
+                    f"Write into {self.store.name}: {len(kind)} row kinds for {data.num_rows} rows"
+                )
+            kinds = kind.cast(pa.int8())
+        elif kind is not None:
             kinds = pa.array(np.full(data.num_rows, kind, dtype=np.int8))
         elif rk:
             if rk not in data.column_names:

@@ -41,6 +41,12 @@ public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSession
         return new SaveAsTableOverwrite(session);
       }
     });
+    extensions.injectPlannerStrategy(new AbstractFunction1<SparkSession, SparkStrategy>() {
+      @Override
+      public SparkStrategy apply(SparkSession session) {
+        return new PaimonRowLevel.Strategy();
+      }
+    });
     extensions.injectResolutionRule(session -> new HiveStyleDynamicPartition());
     extensions.injectResolutionRule(session -> new StoreAssignmentCasts());
     extensions.injectPostHocResolutionRule(session -> new NotNullColumnCheck());

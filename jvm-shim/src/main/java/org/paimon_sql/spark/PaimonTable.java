@@ -15,6 +15,7 @@ import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsAtomicPartitionManagement;
 import org.apache.spark.sql.connector.catalog.SupportsDeleteV2;
+import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TruncatableTable;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
@@ -23,6 +24,8 @@ import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
+import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
 import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
@@ -38,7 +41,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * {@code TRUNCATE TABLE ... PARTITION}) through the Python bridge.
  */
 public class PaimonTable
-    implements SupportsRead, SupportsWrite, SupportsDeleteV2, TruncatableTable, SupportsAtomicPartitionManagement {
+    implements SupportsRead, SupportsWrite, SupportsDeleteV2, TruncatableTable, SupportsAtomicPartitionManagement,
+        SupportsRowLevelOperations {
   private final PaimonCatalog catalog;
   private final Identifier ident;
   private final StructType schema;
@@ -223,6 +227,28 @@ public class PaimonTable
     p.put("table", dataSourceOptions.get("table"));
     PaimonCatalog.call("truncate_table", p);
     return true;
+  }
+
+  // ---------------------------------------------------------------- UPDATE / MERGE INTO / DELETE
+
+  /**
+   * UPDATE, MERGE INTO and DELETE conditions that {@link #canDeleteWhere} cannot take: primary-key
+   * tables as delta writes by key ({@link PaimonRowLevel}).
+   */
+  @Override
+  public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
+    if (readOnly) {
+      throw new UnsupportedOperationException("Table " + name() + " is read-only");
+    }
+    if (primaryKeys.isEmpty()) {
+      return () -> PaimonRowLevel.appendOperation(this, info);
+    }
+    return () -> PaimonRowLevel.deltaOperation(this, info);
+  }
+
+  /** The short name of the Python data source behind this table. */
+  String dataSourceName() {
+    return catalog.dataSourceName();
   }
 
   // ---------------------------------------------------------------- partitions

@@ -70,6 +70,15 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
 
   @Override
   public Distribution requiredDistribution() {
+    return distributionOf(table, bucketed);
+  }
+
+  /** The distribution of every write into {@code table} (see the class comment). */
+  static Distribution distributionOf(PaimonTable table) {
+    return distributionOf(table, bucketClustering(table));
+  }
+
+  private static Distribution distributionOf(PaimonTable table, Expression[] bucketed) {
     if (bucketed != null) {
       return Distributions.clustered(bucketed);
     }
@@ -175,6 +184,11 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
   @Override
   public int requiredNumPartitions() {
     return bucketed != null && slotted(table) ? table.bucket() : 0;
+  }
+
+  /** The number of write tasks {@code table} asks for (0: Spark's choice). */
+  static int numPartitionsOf(PaimonTable table) {
+    return bucketClustering(table) != null && slotted(table) ? table.bucket() : 0;
   }
 
   @Override

@@ -203,6 +203,11 @@ public class PaimonWriteBuilder implements SupportsOverwriteV2, SupportsDynamicO
 
   /** {@code info} with other options (the rest as Spark gave it). */
   static LogicalWriteInfo withOptions(LogicalWriteInfo info, CaseInsensitiveStringMap options) {
+    return withOptions(info, options, info.schema());
+  }
+
+  /** {@code info} with other options and the rows of {@code schema}. */
+  static LogicalWriteInfo withOptions(LogicalWriteInfo info, CaseInsensitiveStringMap options, StructType schema) {
     return
         new LogicalWriteInfo() {
           @Override
@@ -217,7 +222,7 @@ public class PaimonWriteBuilder implements SupportsOverwriteV2, SupportsDynamicO
 
           @Override
           public StructType schema() {
-            return info.schema();
+            return schema;
           }
 
           @Override
