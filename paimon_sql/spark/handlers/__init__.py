@@ -8,6 +8,7 @@ of its area:
 - ``tables``: loading a table and the DDL (create, alter, drop, rename);
 - ``scan``: read planning (native parquet reads, ``count(*)`` from the manifests);
 - ``write``: DELETE FROM and TRUNCATE;
+- ``row_level``: the snapshot an UPDATE / MERGE INTO / DELETE of an append table reads;
 - ``partitions``: SHOW PARTITIONS, DROP PARTITION, TRUNCATE ... PARTITION;
 - ``procedures``: listing, describing and calling stored procedures;
 - ``statements``: the parser extension's statement rewrite;
@@ -28,6 +29,7 @@ from paimon_sql.spark.handlers import (  # noqa: F401
     catalog,
     partitions,
     procedures,
+    row_level,
     scan,
     statements,
     tables,

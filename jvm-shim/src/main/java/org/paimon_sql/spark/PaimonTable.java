@@ -15,6 +15,11 @@ import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsAtomicPartitionManagement;
 import org.apache.spark.sql.connector.catalog.SupportsDeleteV2;
+import org.apache.spark.sql.connector.catalog.MetadataColumn;
+import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
+import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
+import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
+import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TruncatableTable;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
@@ -38,7 +43,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * {@code TRUNCATE TABLE ... PARTITION}) through the Python bridge.
  */
 public class PaimonTable
-    implements SupportsRead, SupportsWrite, SupportsDeleteV2, TruncatableTable, SupportsAtomicPartitionManagement {
+    implements SupportsRead, SupportsWrite, SupportsDeleteV2, TruncatableTable, SupportsAtomicPartitionManagement,
+        SupportsMetadataColumns, SupportsRowLevelOperations {
   private final PaimonCatalog catalog;
   private final Identifier ident;
   private final StructType schema;
@@ -190,11 +196,56 @@ public class PaimonTable
         TableCapability.OVERWRITE_DYNAMIC);
   }
 
+  // ---------------------------------------------------------------- metadata columns, row-level DML
+
+  /** Paimon's metadata columns ({@link PaimonMetadataColumns}). */
+  @Override
+  public MetadataColumn[] metadataColumns() {
+    return PaimonMetadataColumns.of(this);
+  }
+
+  /** UPDATE, MERGE INTO and DELETE that cannot be pushed down: append tables by
+   *  {@link PaimonAppendRowLevel} (copy-on-write, or deletion vectors). */
+  @Override
+  public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
+    if (readOnly) {
+      throw new UnsupportedOperationException("Table " + name() + " is read-only");
+    }
+    if (primaryKeys.isEmpty()) {
+      return PaimonAppendRowLevel.builder(this, info);
+    }
+    // primary-key tables: a DELETE that can be pushed down still is (Spark's optimizer turns the
+    // row-level plan back into deleteWhere); any other plan is refused by PaimonRowLevelStrategy
+    return PaimonAppendRowLevel.builder(this, info);
+  }
+
+  /** The table's {@code deletion-vectors.enabled} option. */
+  boolean deletionVectorsEnabled() {
+    return "true".equalsIgnoreCase(properties.getOrDefault("deletion-vectors.enabled", "false").trim());
+  }
+
+  /** A bridge request about this table (the catalog's context and the table's name). */
+  Map<String, Object> bridgeRequest() {
+    return partitionRequest();
+  }
+
+  /** The name of the Python data source that reads and writes this table. */
+  String dataSourceName() {
+    return catalog.dataSourceName();
+  }
+
   // ---------------------------------------------------------------- DELETE FROM / TRUNCATE TABLE
 
   /** DELETE FROM with a condition that has an exact SQL form (see {@link PredicateSql}). */
   @Override
   public boolean canDeleteWhere(Predicate[] predicates) {
+    for (Predicate p : predicates) {
+      for (org.apache.spark.sql.connector.expressions.NamedReference r : p.references()) {
+        if (PaimonMetadataColumns.NAMES.contains(String.join(".", r.fieldNames()))) {
+          return false; // a metadata column: the row-level path reads it
+        }
+      }
+    }
     return !readOnly && PredicateSql.of(predicates) != null;
   }
 
@@ -204,6 +255,10 @@ public class PaimonTable
     String where = PredicateSql.of(predicates);
     if (where == null) {
       throw new IllegalArgumentException("Cannot delete from " + name() + " where " + java.util.Arrays.toString(predicates));
+    }
+    if ("TRUE".equals(where)) {
+      truncateTable(); // DELETE FROM t (no condition): Paimon truncates the table
+      return;
     }
     Map<String, Object> p = catalog.ctx();
     p.put("table", dataSourceOptions.get("table"));
