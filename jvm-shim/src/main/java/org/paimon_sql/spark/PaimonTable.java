@@ -256,7 +256,7 @@ public class PaimonTable
     if (where == null) {
       throw new IllegalArgumentException("Cannot delete from " + name() + " where " + java.util.Arrays.toString(predicates));
     }
-    if ("TRUE".equals(where)) {
+    if (where.replace("(", "").replace(")", "").trim().equals("TRUE")) {
       truncateTable(); // DELETE FROM t (no condition): Paimon truncates the table
       return;
     }
