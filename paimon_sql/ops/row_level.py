@@ -1,72 +1,114 @@
-"""Row-level changes of primary-key tables (UPDATE, MERGE INTO, DELETE by any condition) as delta
-writes: each changed row is written once with its row kind, keyed by the primary key, and no data
-file is rewritten (Paimon's UpdatePaimonTableCommand / MergeIntoPaimonTable for primary-key tables).
+"""The commit of a row-level operation (UPDATE, MERGE INTO or DELETE through Spark) on an append
+table, after Spark computed its rows:
 
-Spark's row-level rewrite hands the writer an operation code per row (Spark's ``RowDeltaUtils``:
-1 delete, 2 update, 3 insert); ``row_kinds`` maps them to Paimon's row kinds (-D, +U, +I). A
-deleted row arrives with its key only (Spark keeps the row id, nulls the rest); Paimon writes
-deleted rows in full (the input changelog, aggregation retraction and partial-update sequence
-groups read their values), so ``fill_deleted_rows`` looks the keys up in the snapshot the statement
-read (vectorised: one filtered read of the table and one join).
-"""
+- copy-on-write (no deletion vectors): the statement read the files ``replaced`` of snapshot
+  ``base`` and wrote their surviving and changed rows (and inserted rows) as new files; one commit
+  deletes exactly the replaced files and adds the new ones;
+- deletion vectors: the rows at the given (file, position)s are marked deleted in their files'
+  deletion vectors, the new rows (updated and inserted) are added; one commit of both.
+
+Like Paimon (``FileStoreCommitImpl``: a commit that deletes files or changes deletion vectors is an
+OVERWRITE), the snapshot is an OVERWRITE when it removes a file or changes a vector, else an APPEND.
+The commit is checked against what happened since ``base``: a file of ``base`` that a concurrent
+commit removed (compaction, overwrite, delete) fails the statement (its rows may have been read
+elsewhere), so rows are never lost or duplicated; concurrent appends are kept."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from paimon_sql.errors import ValidationError
-from paimon_sql.format.system_fields import RowKind
+from paimon_sql.errors import WriteConflictError
 from paimon_sql.meta.file_store import FileStore
-from paimon_sql.meta.travel import TimeTravel
-from paimon_sql.predicate import builders
-from paimon_sql.scan.table_scan import TableScan
-
-# Spark's RowDeltaUtils operation codes
-SPARK_DELETE, SPARK_UPDATE, SPARK_INSERT = 1, 2, 3
-_KIND_OF_OPERATION = {
-    SPARK_DELETE: int(RowKind.DELETE),
-    SPARK_UPDATE: int(RowKind.UPDATE_AFTER),
-    SPARK_INSERT: int(RowKind.INSERT),
-}
-def row_kinds(operations: pa.Array | pa.ChunkedArray, table: str) -> pa.Array:
-    """Paimon row kinds (int8) of Spark's operation codes."""
-    ops = np.asarray(pc.fill_null(operations, 0).to_numpy(zero_copy_only=False), dtype=np.int64)
-    out = np.full(ops.shape, -1, dtype=np.int8)
-    for op, kind in _KIND_OF_OPERATION.items():
-        out[ops == op] = kind
-    if (out < 0).any():
-        bad = int(ops[out < 0][0])
-        raise ValidationError(f"Row-level write into {table}: unknown Spark row operation {bad}")
-    return pa.array(out, pa.int8())
+from paimon_sql.meta.index_file_meta import IndexManifestEntry
+from paimon_sql.meta.kinds import CommitKind, FileKind
+from paimon_sql.meta.manifest_entry import ManifestEntry
+from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.write.append_deletion_vectors import AppendDeletionVectors, dv_entries_by_bucket
+from paimon_sql.write.commit import CommitRequest, FileStoreCommit, WriteBase, WriteCompaction
+from paimon_sql.write.table_write import CommitChanges
 
 
-def fill_deleted_rows(store: FileStore, snapshot_id: int | None, rows: pa.Table, kinds: pa.Array) -> tuple[pa.Table, pa.Array]:
-    """``rows`` with every deleted row (kind -D) replaced by the stored row of its key in snapshot
-    ``snapshot_id``; a deleted key that is not stored there is dropped (nothing to delete)."""
-    is_delete = pc.equal(kinds, int(RowKind.DELETE))
-    if snapshot_id is None or not pc.any(is_delete).as_py():
-        return rows, kinds
-    keys = list(store.schema.primary_keys)
-    deleted = rows.filter(is_delete).select(keys)
-    stored = _stored_rows(store, snapshot_id, deleted, keys)
-    # the stored rows of the deleted keys, in the table's column order
-    full = deleted.join(stored, keys, join_type="inner", use_threads=False).select(rows.column_names)
-    kept = rows.filter(pc.invert(is_delete))
-    kept_kinds = kinds.filter(pc.invert(is_delete))
-    out = pa.concat_tables([kept, full.cast(rows.schema)])
-    out_kinds = pa.concat_arrays([kept_kinds, pa.array(np.full(full.num_rows, int(RowKind.DELETE), dtype=np.int8))])
-    return out, out_kinds
+def check_base_files_live(store: FileStore, base: Snapshot | None) -> None:
+    """Every data file of ``base`` is still live in the latest snapshot (else a WriteConflictError)."""
+    if base is None:
+        return
+    latest = store.snapshots.latest()
+    if latest is None or latest.id == base.id:
+        return
+    ms = store.manifests
+    now = {e.identifier for e in ms.live_entries(latest)}
+    gone = [e.file.file_name for e in ms.live_entries(base) if e.identifier not in now]
+    if gone:
+        raise WriteConflictError(
+            f"Commit to table {store.name} conflicts with a concurrent commit: data files of snapshot "
+            f"{base.id}, which the statement read, were removed since: {gone[:5]}{' ...' if len(gone) > 5 else ''}"
+        )
 
 
-def _stored_rows(store: FileStore, snapshot_id: int, keys: pa.Table, key_names: list[str]) -> pa.Table:
-    """The rows of ``snapshot_id`` whose keys may be among ``keys``: a read filtered by each key
-    column's value set (partitions and files whose statistics exclude them are skipped)."""
-    preds = []
-    for name in key_names:
-        values = pc.unique(keys.column(name).combine_chunks()).to_pylist()
-        preds.append(builders.is_in(name, values))
-    pred = builders.and_(*preds) if len(preds) > 1 else preds[0]
-    scan = TableScan(store, travel=TimeTravel(snapshot_id=snapshot_id)).where(pred)
-    return scan.to_arrow()
+def commit_row_level(
+    store: FileStore,
+    committer: FileStoreCommit,
+    changes: Sequence[CommitChanges],
+    base_id: int | None,
+    replaced: frozenset[str] | None = frozenset(),
+    deletions: Mapping[str, np.ndarray] | None = None,
+) -> int | None:
+    """Commits one row-level statement; returns the snapshot id (None: nothing changed).
+
+    ``replaced``: paths (``FileStore.entry_path``, the ``__paimon_file_path`` of their rows) of
+    the data files of snapshot ``base_id`` the new files replace (None: every file of it).
+    ``deletions``: data file path -> positions to mark deleted (deletion vectors). Files the writers added are deleted when the commit fails."""
+    base = store.snapshots.snapshot(base_id) if base_id is not None else None
+    live = store.manifests.live_entries(base) if base is not None else []
+    by_name = {store.entry_path(e): e for e in live}
+    deletes: list[ManifestEntry] = []
+    if replaced is None:
+        deletes = [ManifestEntry(FileKind.DELETE, e.partition, e.bucket, e.total_buckets, e.file) for e in live]
+    else:
+        unknown = sorted(n for n in replaced if n not in by_name)
+        if unknown:
+            raise WriteConflictError(f"Commit to table {store.name}: the statement read data files that snapshot "
+                                     f"{base_id} does not have: {unknown[:5]}")
+        deletes = [ManifestEntry(FileKind.DELETE, e.partition, e.bucket, e.total_buckets, e.file)
+                   for n, e in by_name.items() if n in replaced]
+    index_entries: list[IndexManifestEntry] = []
+    written_index: list[str] = []
+    adds = [e for c in changes for e in c.entries]
+    try:
+        if deletions:
+            stored = dv_entries_by_bucket(store, base)
+            vectors: dict[tuple[bytes, int], AppendDeletionVectors] = {}
+            for name, positions in sorted(deletions.items()):
+                e = by_name.get(name)
+                if e is None:
+                    raise WriteConflictError(f"Commit to table {store.name}: the statement deletes rows of data file "
+                                             f"{name}, which snapshot {base_id} does not have")
+                k = (e.partition, e.bucket)
+                dvs = vectors.get(k)
+                if dvs is None:
+                    dvs = vectors[k] = AppendDeletionVectors(store, e.partition, e.bucket, stored.get(k, []))
+                dvs.delete(e.file.file_name, np.unique(np.asarray(positions, dtype=np.int64)))
+            for dvs in vectors.values():
+                entries, paths = dvs.persist()
+                index_entries += entries
+                written_index += paths
+        if not deletes and not adds and not index_entries:
+            return None
+        check_base_files_live(store, base)
+        kind = CommitKind.OVERWRITE if deletes or index_entries else CommitKind.APPEND
+        bases = {c.base for c in changes if c.base is not None}
+        schema_id = next(iter(bases)).schema_id if len(bases) == 1 else store.schema.id
+        req = CommitRequest(kind, tuple(deletes + adds), tuple(index_entries),
+                            base=WriteBase(base_id, schema_id))
+        snap = committer.commit(req, WriteCompaction.of(changes))
+        return snap.id
+    except BaseException:
+        if committer.last_snapshot is None:
+            for p in written_index:
+                store.file_io.delete_quietly(p)
+            for c in changes:
+                for p in c.written_paths:
+                    store.file_io.delete_quietly(p)
+        raise

@@ -65,6 +65,7 @@ from paimon_sql.spark.reader import (
     split_input_file,
     with_input_file,
 )
+from paimon_sql.spark.row_level import is_row_level, row_level_writer
 from paimon_sql.spark.source_options import (  # noqa: F401 (re-exported: the source's options)
     NAME,
     OPT_BATCH_ROWS,
@@ -170,6 +171,8 @@ class PaimonDataSource(DataSource):
             raise ValidationError(f"Cannot write into system table {ref.table}: system tables are read-only")
         table = ref.load(self.options)
         opts = _lower(self.options)
+        if is_row_level(opts):  # UPDATE / MERGE INTO / DELETE of an append table
+            return row_level_writer(ref, table, schema, opts)
         mode = _overwrite_mode(opts, overwrite, table)
         row_level = opts.get(OPT_ROW_LEVEL)
         if row_level:  # UPDATE / MERGE INTO / DELETE: Spark's row operation, then the table's columns

@@ -20,6 +20,7 @@ from paimon_sql import types as pt
 from paimon_sql.errors import PaimonError, ValidationError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.predicate import Predicate, and_, referenced_columns
+from paimon_sql.scan.metadata_columns import is_metadata_column, read_split_with_metadata
 from paimon_sql.scan.split import DataSplit
 from paimon_sql.spark.native_read import local_path
 from paimon_sql.spark.source_options import (
@@ -34,6 +35,7 @@ from paimon_sql.spark.source_options import (
     _bool_option,
     _int_option,
     _resolved_store,
+    read_files,
     read_snapshot,
     skip_buckets,
     time_travel,
@@ -109,6 +111,8 @@ class PaimonReader(DataSourceReader):
         self.ref = ref
         self.options = options
         self.schema, self.input_file = split_input_file(schema, options)
+        # Paimon's metadata columns asked for (see paimon_sql.scan.metadata_columns)
+        self.metadata_columns = [n for n in self.schema.fieldNames() if is_metadata_column(n)]
         self.predicates: list[Predicate] = []
         self.rejected: list[str] = []
         self._table: Any = None  # driver side only; never pickled
@@ -140,6 +144,9 @@ class PaimonReader(DataSourceReader):
         skip = skip_buckets(self.options)  # read by Spark's parquet reader (a mixed catalog scan)
         if skip:
             splits = [(st, sp) for st, sp in splits if (sp.partition, sp.bucket) not in skip]
+        only = read_files(self.options)  # a row-level operation's scan: the files with a matching row
+        if only is not None:
+            splits = _only_files(splits, only)
         parts = self._pack(splits)
         self._log_scan(table, splits, parts)
         return list(parts)
@@ -219,7 +226,9 @@ class PaimonReader(DataSourceReader):
 
         store = partition.store.open()
         fields: Sequence[pt.DataField] = store.schema.fields
-        out_fields = [_field_by_name(fields, n, f"table {store.name}") for n in self.schema.fieldNames()]
+        meta = self.metadata_columns
+        data_names = [n for n in self.schema.fieldNames() if n not in meta]
+        out_fields = [_field_by_name(fields, n, f"table {store.name}") for n in data_names]
         pred = and_(*self.predicates) if self.predicates else None
         read_fields = list(out_fields)
         if pred is not None:
@@ -228,10 +237,20 @@ class PaimonReader(DataSourceReader):
                             for c in sorted(referenced_columns(pred)) if c not in have]
         target = arrow_target(self.schema)
         # Spark names the columns as its schema does; the engine as the table does (case may differ)
-        names = {f.name: t.name for f, t in zip(out_fields, target)}
+        engine_names = iter([f.name for f in out_fields])
+        names = {(n if n in meta else next(engine_names)): n for n in self.schema.fieldNames()}
         batch_rows = _int_option(self.options, OPT_BATCH_ROWS) or DEFAULT_BATCH_ROWS
+        if any(_has_struct(f.type) for f in target):
+            # Spark 4.3's Arrow reader of Python data sources loads only the first batch of a task
+            # whose schema has a struct ("should have as many children as in the schema"): one
+            # batch per task
+            yield from self._one_batch(store, partition, read_fields, pred, meta, names, target)
+            return
         for split in partition.splits:
-            tbl = read_planned_split(store, split, read_fields, pred)
+            if meta:
+                tbl = read_split_with_metadata(store, split, read_fields, pred, meta)
+            else:
+                tbl = read_planned_split(store, split, read_fields, pred)
             if tbl.num_rows == 0:
                 continue
             tbl = tbl.select(list(names)).rename_columns(list(names.values()))
@@ -243,6 +262,62 @@ class PaimonReader(DataSourceReader):
             path = local_path(split, split.files[0]) if len(split.files) == 1 else None
             for b in batches:
                 yield with_input_file(b, path)
+
+
+    def _one_batch(self, store: FileStore, partition: SplitPartition, read_fields: list[pt.DataField],
+                   pred: Predicate | None, meta: list[str], names: dict[str, str],
+                   target: pa.Schema) -> Iterator[pa.RecordBatch]:
+        """The task's rows as one batch (see ``read``)."""
+        from paimon_sql.scan.table_scan import read_planned_split
+
+        parts: list[pa.Table] = []
+        paths: set[str | None] = set()
+        for split in partition.splits:
+            if meta:
+                tbl = read_split_with_metadata(store, split, read_fields, pred, meta)
+            else:
+                tbl = read_planned_split(store, split, read_fields, pred)
+            if tbl.num_rows == 0:
+                continue
+            parts.append(conform_to(tbl.select(list(names)).rename_columns(list(names.values())), target,
+                                    self.options.get(OPT_TIME_ZONE)))
+            paths.add(local_path(split, split.files[0]) if len(split.files) == 1 else None)
+        if not parts:
+            return
+        batches = pa.concat_tables(parts).combine_chunks().to_batches(max_chunksize=None)
+        if not batches:
+            return
+        batch = batches[0]
+        if self.input_file:
+            yield with_input_file(batch, paths.pop() if len(paths) == 1 else None)
+        else:
+            yield batch
+
+
+def _has_struct(t: pa.DataType) -> bool:
+    """Whether an Arrow type is or holds a struct."""
+    if pa.types.is_struct(t):
+        return True
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return _has_struct(t.value_type)
+    if pa.types.is_map(t):
+        return _has_struct(t.key_type) or _has_struct(t.item_type)
+    return False
+
+
+def _only_files(splits: Sequence[tuple[FileStore, DataSplit]],
+                names: frozenset[str]) -> list[tuple[FileStore, DataSplit]]:
+    """``splits`` with only the data files at the paths ``names`` (as ``__paimon_file_path`` shows
+    them; splits left without a file are dropped)."""
+    out = []
+    for store, split in splits:
+        files = tuple(f for f in split.files
+                      if store.data_file_path(split.bucket_dir, f.file_name, f.external_path) in names)
+        if files:
+            kept = {f.file_name for f in files}
+            dv = {k: v for k, v in split.deletion_files.items() if k in kept}
+            out.append((store, dataclasses.replace(split, files=files, deletion_files=dv)))
+    return out
 
 
 class PushdownReader(PaimonReader):

@@ -40,6 +40,9 @@ OPT_FILTER_PUSHDOWN = "paimon.filter-pushdown"
 # reads (see paimon_sql.spark.native_read): the buckets to leave out, and the snapshot both parts read
 OPT_SKIP_BUCKETS = "paimon.read.skip-buckets"
 OPT_LATEST_SNAPSHOT = "paimon.read.latest-snapshot-id"
+# set by the catalog shim on the scan of a row-level operation (UPDATE / MERGE INTO / DELETE of an
+# append table): read only these data files (a JSON list of file names)
+OPT_READ_FILES = "paimon.read.files"
 # set by the catalog shim on every Python scan: the last column of the read schema is the hidden
 # input-file column (paimon_sql.spark.reader.INPUT_FILE_COLUMN), for input_file_name()
 OPT_INPUT_FILE = "paimon.read.input-file"
@@ -209,6 +212,20 @@ def skip_buckets(options: Mapping[str, str]) -> frozenset[tuple[bytes, int]]:
         return frozenset((bytes.fromhex(str(p)), int(b)) for p, b in pairs)
     except (ValueError, TypeError) as e:
         raise ValidationError(f"Option {OPT_SKIP_BUCKETS!r} must be a JSON list of [partition hex, bucket]: {e}") from e
+
+
+def read_files(options: Mapping[str, str]) -> frozenset[str] | None:
+    """The data file names of ``paimon.read.files`` (None: every file)."""
+    raw = _lower(options).get(OPT_READ_FILES)
+    if raw is None:
+        return None
+    try:
+        names = json.loads(raw)
+        if not isinstance(names, list):
+            raise TypeError("not a list")
+        return frozenset(str(n) for n in names)
+    except (ValueError, TypeError) as e:
+        raise ValidationError(f"Option {OPT_READ_FILES!r} must be a JSON list of data file names: {e}") from e
 
 
 def read_snapshot(options: Mapping[str, str], table: Any) -> dict[str, Any]:

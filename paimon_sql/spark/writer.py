@@ -170,7 +170,7 @@ class PaimonWriter(DataSourceArrowWriter):
         # TableWrite.full_compaction; a streaming sink decides per micro-batch)
         self.full_compaction: bool | None = None
         # a row-level delta write (UPDATE / MERGE INTO / DELETE of a primary-key table: its
-        # command): the first column is Spark's row operation (see paimon_sql.ops.row_level)
+        # command): the first column is Spark's row operation (see paimon_sql.ops.row_delta)
         self.row_level: str | None = None
 
     @property
@@ -244,7 +244,7 @@ class PaimonWriter(DataSourceArrowWriter):
         if self.row_level is None:
             tw.write(self._prepare(batches, store))
             return
-        from paimon_sql.ops.row_level import fill_deleted_rows, row_kinds
+        from paimon_sql.ops.row_delta import fill_deleted_rows, row_kinds
 
         tbl = pa.Table.from_batches(batches).combine_chunks()
         kinds = row_kinds(tbl.column(0), self.table_name)

@@ -155,14 +155,6 @@ def test_partial_update_table(spark: Any, sql: Any, db: str, spark_warehouse: st
     assert len(sql(f"SELECT * FROM {db}.t")) == 2
 
 
-def test_append_table_update_is_refused_clearly(spark: Any, db: str, spark_warehouse: str) -> None:
-    spark.sql(f"CREATE TABLE {db}.a (id INT, v STRING)")
-    spark.sql(f"INSERT INTO {db}.a VALUES (1, 'x')")
-    with pytest.raises(Exception, match="UPDATE of append table .* is not supported yet"):
-        spark.sql(f"UPDATE {db}.a SET v = 'y'")
-    assert len(_snapshots(spark_warehouse, f"{db}.a")) == 1
-
-
 def test_pypaimon_reads_the_result(spark: Any, sql: Any, db: str, spark_warehouse: str, tmp_path: Path) -> None:
     from tests.helpers.interop_util import PypaimonIO, ensure_pypaimon_python
 

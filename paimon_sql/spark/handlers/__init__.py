@@ -9,6 +9,7 @@ of its area:
 - ``replace``: REPLACE TABLE / CREATE OR REPLACE TABLE in place;
 - ``scan``: read planning (native parquet reads, ``count(*)`` from the manifests);
 - ``write``: DELETE FROM and TRUNCATE;
+- ``row_level``: the snapshot an UPDATE / MERGE INTO / DELETE of an append table reads;
 - ``partitions``: SHOW PARTITIONS, DROP PARTITION, TRUNCATE ... PARTITION;
 - ``procedures``: listing, describing and calling stored procedures;
 - ``statements``: the parser extension's statement rewrite;
@@ -30,6 +31,7 @@ from paimon_sql.spark.handlers import (  # noqa: F401
     partitions,
     procedures,
     replace,
+    row_level,
     scan,
     statements,
     tables,

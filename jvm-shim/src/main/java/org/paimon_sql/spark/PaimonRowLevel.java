@@ -69,36 +69,6 @@ final class PaimonRowLevel {
     return new DeltaOperation(table, info);
   }
 
-  /**
-   * The row-level operation of an append table: not supported yet (a DELETE whose condition
-   * {@link PaimonTable#canDeleteWhere} takes never gets here: Spark turns it back into a metadata
-   * delete), refused with the table named when its write is planned.
-   */
-  static RowLevelOperation appendOperation(PaimonTable table, RowLevelOperationInfo info) {
-    if (info.command() != RowLevelOperation.Command.DELETE) {
-      throw new UnsupportedOperationException(info.command() + " of append table " + table.name()
-          + " is not supported yet (only primary-key tables take UPDATE and MERGE INTO)");
-    }
-    return new RowLevelOperation() {
-      @Override
-      public Command command() {
-        return info.command();
-      }
-
-      @Override
-      public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-        return table.newScanBuilder(options);
-      }
-
-      @Override
-      public org.apache.spark.sql.connector.write.WriteBuilder newWriteBuilder(LogicalWriteInfo writeInfo) {
-        throw new UnsupportedOperationException("DELETE of append table " + table.name() + " with this "
-            + "condition is not supported yet: only conditions on the table's columns with comparisons, "
-            + "IN, IS NULL, LIKE prefixes, AND, OR and NOT are (no subqueries or functions)");
-      }
-    };
-  }
-
   /** Paimon's RowLevelOp: UPDATE and MERGE INTO need a deduplicate or partial-update table. */
   private static void checkMergeEngine(PaimonTable table, RowLevelOperation.Command command) {
     if (command == RowLevelOperation.Command.DELETE) {

@@ -232,8 +232,8 @@ public class PaimonScanBuilder
    * read as it is stored (see {@code paimon_sql/spark/native_read.py}); else null.
    */
   private Scan nativeScan() {
-    if (!nativeEnabled()) {
-      return null;
+    if (!nativeEnabled() || PaimonMetadataColumns.any(required)) {
+      return null; // metadata columns: the Python reader fills them
     }
     if (DynamicOptions.legacyTimestampMapping() && hasTimestamp(fullSchema)) {
       // Spark TIMESTAMP read from Paimon TIMESTAMP wall clocks needs the JVM zone's shift, which

@@ -17,7 +17,8 @@ import scala.runtime.BoxedUnit;
  * {@link StoreAssignmentCasts} (Paimon's casts of written columns),
  * and {@link HiveStyleDynamicPartition} (Paimon's {@code write.hive-style-dynamic-partition.enabled}),
  * and Paimon's table-valued functions ({@link PaimonTableValuedFunctions}: {@code paimon_incremental_query},
- * {@code paimon_incremental_between_timestamp}, {@code paimon_incremental_to_auto_tag}).
+ * {@code paimon_incremental_between_timestamp}, {@code paimon_incremental_to_auto_tag}),
+ * and {@link PaimonRowLevelStrategy} (UPDATE / MERGE INTO / DELETE of append tables).
  */
 public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
   @Override
@@ -45,6 +46,12 @@ public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSession
       @Override
       public SparkStrategy apply(SparkSession session) {
         return new PaimonRowLevel.Strategy();
+      }
+    });
+    extensions.injectPlannerStrategy(new AbstractFunction1<SparkSession, SparkStrategy>() {
+      @Override
+      public SparkStrategy apply(SparkSession session) {
+        return new PaimonRowLevelStrategy(session);
       }
     });
     extensions.injectResolutionRule(session -> new HiveStyleDynamicPartition());

@@ -15,6 +15,8 @@ import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsAtomicPartitionManagement;
 import org.apache.spark.sql.connector.catalog.SupportsDeleteV2;
+import org.apache.spark.sql.connector.catalog.MetadataColumn;
+import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
 import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TruncatableTable;
@@ -42,7 +44,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  */
 public class PaimonTable
     implements SupportsRead, SupportsWrite, SupportsDeleteV2, TruncatableTable, SupportsAtomicPartitionManagement,
-        SupportsRowLevelOperations {
+        SupportsMetadataColumns, SupportsRowLevelOperations {
   private final PaimonCatalog catalog;
   private final Identifier ident;
   private final StructType schema;
@@ -199,11 +201,57 @@ public class PaimonTable
         TableCapability.OVERWRITE_DYNAMIC);
   }
 
+  // ---------------------------------------------------------------- metadata columns, row-level DML
+
+  /** Paimon's metadata columns ({@link PaimonMetadataColumns}). */
+  @Override
+  public MetadataColumn[] metadataColumns() {
+    return PaimonMetadataColumns.of(this);
+  }
+
+  /**
+   * UPDATE, MERGE INTO and DELETE conditions that {@link #canDeleteWhere} cannot take: append
+   * tables by {@link PaimonAppendRowLevel} (copy-on-write, or deletion vectors), primary-key
+   * tables as delta writes by key ({@link PaimonRowLevel}).
+   */
+  @Override
+  public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
+    if (readOnly) {
+      throw new UnsupportedOperationException("Table " + name() + " is read-only");
+    }
+    if (primaryKeys.isEmpty()) {
+      return PaimonAppendRowLevel.builder(this, info);
+    }
+    return () -> PaimonRowLevel.deltaOperation(this, info);
+  }
+
+  /** The table's {@code deletion-vectors.enabled} option. */
+  boolean deletionVectorsEnabled() {
+    return "true".equalsIgnoreCase(properties.getOrDefault("deletion-vectors.enabled", "false").trim());
+  }
+
+  /** A bridge request about this table (the catalog's context and the table's name). */
+  Map<String, Object> bridgeRequest() {
+    return partitionRequest();
+  }
+
+  /** The name of the Python data source that reads and writes this table. */
+  String dataSourceName() {
+    return catalog.dataSourceName();
+  }
+
   // ---------------------------------------------------------------- DELETE FROM / TRUNCATE TABLE
 
   /** DELETE FROM with a condition that has an exact SQL form (see {@link PredicateSql}). */
   @Override
   public boolean canDeleteWhere(Predicate[] predicates) {
+    for (Predicate p : predicates) {
+      for (org.apache.spark.sql.connector.expressions.NamedReference r : p.references()) {
+        if (PaimonMetadataColumns.NAMES.contains(String.join(".", r.fieldNames()))) {
+          return false; // a metadata column: the row-level path reads it
+        }
+      }
+    }
     return !readOnly && PredicateSql.of(predicates) != null;
   }
 
@@ -213,6 +261,10 @@ public class PaimonTable
     String where = PredicateSql.of(predicates);
     if (where == null) {
       throw new IllegalArgumentException("Cannot delete from " + name() + " where " + java.util.Arrays.toString(predicates));
+    }
+    if (where.replace("(", "").replace(")", "").trim().equals("TRUE")) {
+      truncateTable(); // DELETE FROM t (no condition): Paimon truncates the table
+      return;
     }
     Map<String, Object> p = catalog.ctx();
     p.put("table", dataSourceOptions.get("table"));
@@ -227,28 +279,6 @@ public class PaimonTable
     p.put("table", dataSourceOptions.get("table"));
     PaimonCatalog.call("truncate_table", p);
     return true;
-  }
-
-  // ---------------------------------------------------------------- UPDATE / MERGE INTO / DELETE
-
-  /**
-   * UPDATE, MERGE INTO and DELETE conditions that {@link #canDeleteWhere} cannot take: primary-key
-   * tables as delta writes by key ({@link PaimonRowLevel}).
-   */
-  @Override
-  public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
-    if (readOnly) {
-      throw new UnsupportedOperationException("Table " + name() + " is read-only");
-    }
-    if (primaryKeys.isEmpty()) {
-      return () -> PaimonRowLevel.appendOperation(this, info);
-    }
-    return () -> PaimonRowLevel.deltaOperation(this, info);
-  }
-
-  /** The short name of the Python data source behind this table. */
-  String dataSourceName() {
-    return catalog.dataSourceName();
   }
 
   // ---------------------------------------------------------------- partitions
