@@ -2,8 +2,8 @@
 one frozen class per kind of change, applied in order by ``ops.alter.apply_changes``.
 
 Columns are named by their path (``field_names``: one name for a top-level column, more for a
-nested field), as Paimon names them; nested paths are part of the values, ``apply_changes`` refuses
-them (top-level columns only). ``Move`` places an added column (FIRST, AFTER / BEFORE a column, LAST).
+nested field), as Paimon names them; a nested path steps into ROW fields, ``element``
+into an ARRAY's elements and ``value`` into a MAP's values. ``Move`` places an added column (FIRST, AFTER / BEFORE a column, LAST).
 """
 
 from __future__ import annotations

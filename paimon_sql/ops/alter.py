@@ -237,13 +237,6 @@ class _Draft:
             self._has_snapshots = self.store.snapshots.latest_id() is not None
         return self._has_snapshots
 
-    def column(self, path: FieldPath) -> str:
-        if len(path) != 1:
-            raise UnsupportedError(
-                f"Changing nested field {'.'.join(path)} of table {self.table} is not supported (top-level columns only)"
-            )
-        return path[0]
-
     def apply(self, change: SchemaChange) -> None:
         handler = _HANDLERS.get(type(change))
         if handler is None:
@@ -284,85 +277,157 @@ class _Draft:
         self.comment = ch.comment
 
     # -- columns -----------------------------------------------------------------------------------
+    def _edit(self, path: FieldPath, op: Callable[[list[DataField], str], list[DataField]], what: str) -> None:
+        """Applies ``op`` to the fields of the ROW that holds the last name of ``path`` (the table's
+        columns for a top-level path); ``element`` / ``value`` step into an ARRAY's elements or a
+        MAP's values, as Paimon's nested field paths do."""
+        dotted = ".".join(path)
+
+        def missing(name: str) -> ValidationError:
+            return ValidationError(f"{what} {dotted!r} of table {self.table}: column {name!r} does not exist")
+
+        def in_type(t: DataType, rest: FieldPath) -> DataType:
+            if isinstance(t, pt.RowType):
+                return dataclasses.replace(t, fields=tuple(in_fields(list(t.fields), rest)))
+            if isinstance(t, pt.ArrayType) and rest[0] == "element" and len(rest) > 1:
+                return dataclasses.replace(t, element=in_type(t.element, rest[1:]))
+            if isinstance(t, pt.MapType) and rest[0] == "value" and len(rest) > 1:
+                return dataclasses.replace(t, value=in_type(t.value, rest[1:]))
+            raise ValidationError(f"{what} {dotted!r} of table {self.table}: {rest[0]!r} is not a field of a ROW type")
+
+        def in_fields(fields: list[DataField], rest: FieldPath) -> list[DataField]:
+            if len(rest) == 1:
+                return op(fields, rest[0])
+            for i, f in enumerate(fields):
+                if f.name == rest[0]:
+                    out = list(fields)
+                    out[i] = dataclasses.replace(f, type=in_type(f.type, rest[1:]))
+                    return out
+            raise missing(rest[0])
+
+        self.fields = in_fields(self.fields, path)
+
     def add_column(self, ch: AddColumn) -> None:
-        name = check_column_name(self.column(ch.field_names), self.table)
-        names = self.names
-        if name in names:
-            raise ValidationError(f"Cannot add column {name!r} to table {self.table}: it exists")
+        path = ch.field_names
+        name = check_column_name(path[-1], self.table)
+        dotted = ".".join(path)
         if not ch.data_type.nullable:
-            raise ValidationError(f"Cannot add NOT NULL column {name!r} to table {self.table}: existing rows have no value")
-        (field,), self.highest = assign_field_ids([(name, ch.data_type, ch.comment)], self.highest + 1)
-        at = len(self.fields)
-        move = ch.move
-        if move is not None and move.type != MoveType.LAST:
-            if move.field_name != name:
-                raise ValidationError(
-                    f"Cannot add column {name!r} to table {self.table}: its position names column {move.field_name!r}"
-                )
-            if move.type == MoveType.FIRST:
-                at = 0
-            else:
-                if move.reference not in names:
+            raise ValidationError(f"Cannot add NOT NULL column {dotted!r} to table {self.table}: existing rows have no value")
+
+        def op(fields: list[DataField], _: str) -> list[DataField]:
+            names = [f.name for f in fields]
+            if name in names:
+                raise ValidationError(f"Cannot add column {dotted!r} to table {self.table}: it exists")
+            (field,), self.highest = assign_field_ids([(name, ch.data_type, ch.comment)], self.highest + 1)
+            at = len(fields)
+            move = ch.move
+            if move is not None and move.type != MoveType.LAST:
+                if move.field_name not in (name, dotted):
                     raise ValidationError(
-                        f"Cannot add column {name!r} {move.type.value} {move.reference!r} to table {self.table}: "
-                        f"column {move.reference!r} does not exist"
+                        f"Cannot add column {dotted!r} to table {self.table}: its position names column {move.field_name!r}"
                     )
-                at = names.index(move.reference) + (1 if move.type == MoveType.AFTER else 0)
-        self.fields.insert(at, field)
+                if move.type == MoveType.FIRST:
+                    at = 0
+                else:
+                    ref = move.reference
+                    if ref is not None and ref not in names and "." in ref:
+                        ref = ref.rsplit(".", 1)[1]
+                    if ref not in names:
+                        raise ValidationError(
+                            f"Cannot add column {dotted!r} {move.type.value} {move.reference!r} to table {self.table}: "
+                            f"column {move.reference!r} does not exist"
+                        )
+                    at = names.index(ref) + (1 if move.type == MoveType.AFTER else 0)
+            out = list(fields)
+            out.insert(at, field)
+            return out
+
+        self._edit(path, op, "Cannot add column")
 
     def drop_column(self, ch: DropColumn) -> None:
-        name = self.column(ch.field_names)
-        if name not in self.names:
-            raise ValidationError(f"Cannot drop column {name!r} of table {self.table}: it does not exist")
-        if name in self.protected:
+        path = ch.field_names
+        dotted = ".".join(path)
+        if len(path) == 1 and path[0] in self.protected:
             raise ValidationError(
-                f"Cannot drop column {name!r} of table {self.table}: it is a primary key or partition column"
+                f"Cannot drop column {dotted!r} of table {self.table}: it is a primary key or partition column"
             )
-        self.fields = [f for f in self.fields if f.name != name]
-        if not self.fields:
-            raise ValidationError(f"Cannot drop all columns of table {self.table}")
+
+        def op(fields: list[DataField], name: str) -> list[DataField]:
+            if name not in [f.name for f in fields]:
+                raise ValidationError(f"Cannot drop column {dotted!r} of table {self.table}: it does not exist")
+            out = [f for f in fields if f.name != name]
+            if not out:
+                what = "all columns" if len(path) == 1 else f"all fields of {'.'.join(path[:-1])!r}"
+                raise ValidationError(f"Cannot drop {what} of table {self.table}")
+            return out
+
+        self._edit(path, op, "Cannot drop column")
 
     def rename_column(self, ch: RenameColumn) -> None:
-        old = self.column(ch.field_names)
+        path = ch.field_names
+        dotted = ".".join(path)
         new = check_column_name(ch.new_name, self.table)
-        names = self.names
-        if old not in names:
-            raise ValidationError(f"Cannot rename column {old!r} of table {self.table}: it does not exist")
-        if new in names:
-            raise ValidationError(f"Cannot rename column {old!r} of table {self.table} to {new!r}: that name exists")
-        if old in self.protected:
-            raise UnsupportedError(f"Renaming primary key or partition column {old!r} of table {self.table} is not supported")
-        self.fields = [dataclasses.replace(f, name=new) if f.name == old else f for f in self.fields]
-        self.options = rename_in_options(self.options, {old: new})
+        if len(path) == 1 and path[0] in self.protected:
+            raise UnsupportedError(f"Renaming primary key or partition column {dotted!r} of table {self.table} is not supported")
+
+        def op(fields: list[DataField], old: str) -> list[DataField]:
+            names = [f.name for f in fields]
+            if old not in names:
+                raise ValidationError(f"Cannot rename column {dotted!r} of table {self.table}: it does not exist")
+            if new in names:
+                raise ValidationError(f"Cannot rename column {dotted!r} of table {self.table} to {new!r}: that name exists")
+            return [dataclasses.replace(f, name=new) if f.name == old else f for f in fields]
+
+        self._edit(path, op, "Cannot rename column")
+        if len(path) == 1:
+            self.options = rename_in_options(self.options, {path[0]: new})
 
     def update_column_type(self, ch: UpdateColumnType) -> None:
-        name = self.column(ch.field_names)
-        names = self.names
-        if name not in names:
-            raise ValidationError(f"Cannot change the type of column {name!r} of table {self.table}: it does not exist")
-        i = names.index(name)
-        old_t = self.fields[i].type
-        new_t = ch.new_type.copy(old_t.nullable) if ch.keep_nullability else ch.new_type
-        if new_t.nullable != old_t.nullable:
-            raise UnsupportedError(f"Changing the nullability of column {name!r} of table {self.table} is not supported")
-        if not is_safe_widening(old_t, new_t):
-            raise ValidationError(
-                f"Cannot change column {name!r} of table {self.table} from {old_t.to_string()} to "
-                f"{new_t.to_string()}: only widening changes are supported"
-            )
-        if name in self.protected and old_t != new_t:
-            raise UnsupportedError(
-                f"Changing the type of key/partition column {name!r} of table {self.table} is not supported"
-            )
-        self.fields[i] = dataclasses.replace(self.fields[i], type=new_t)
+        path = ch.field_names
+        dotted = ".".join(path)
+
+        def op(fields: list[DataField], name: str) -> list[DataField]:
+            names = [f.name for f in fields]
+            if name not in names:
+                raise ValidationError(
+                    f"Cannot change the type of column {dotted!r} of table {self.table}: it does not exist"
+                )
+            i = names.index(name)
+            old_t = fields[i].type
+            new_t = ch.new_type.copy(old_t.nullable) if ch.keep_nullability else ch.new_type
+            if new_t.nullable != old_t.nullable:
+                raise UnsupportedError(
+                    f"Changing the nullability of column {dotted!r} of table {self.table} is not supported"
+                )
+            if not is_safe_widening(old_t, new_t):
+                raise ValidationError(
+                    f"Cannot change column {dotted!r} of table {self.table} from {old_t.to_string()} to "
+                    f"{new_t.to_string()}: only widening changes are supported"
+                )
+            if len(path) == 1 and name in self.protected and old_t != new_t:
+                raise UnsupportedError(
+                    f"Changing the type of key/partition column {dotted!r} of table {self.table} is not supported"
+                )
+            out = list(fields)
+            out[i] = dataclasses.replace(fields[i], type=new_t)
+            return out
+
+        self._edit(path, op, "Cannot change the type of column")
 
     def update_column_comment(self, ch: UpdateColumnComment) -> None:
-        name = self.column(ch.field_names)
-        names = self.names
-        if name not in names:
-            raise ValidationError(f"Cannot comment on column {name!r} of table {self.table}: it does not exist")
-        i = names.index(name)
-        self.fields[i] = dataclasses.replace(self.fields[i], description=ch.comment or None)
+        path = ch.field_names
+        dotted = ".".join(path)
+
+        def op(fields: list[DataField], name: str) -> list[DataField]:
+            names = [f.name for f in fields]
+            if name not in names:
+                raise ValidationError(f"Cannot comment on column {dotted!r} of table {self.table}: it does not exist")
+            out = list(fields)
+            i = names.index(name)
+            out[i] = dataclasses.replace(fields[i], description=ch.comment or None)
+            return out
+
+        self._edit(path, op, "Cannot comment on column")
 
     # -- the result ----------------------------------------------------------------------------------
     def result(self) -> TableSchema:

@@ -26,7 +26,7 @@ from paimon_sql.meta.schema import TableSchema
 from paimon_sql.predicate import Predicate, to_arrow_expression
 from paimon_sql.scan.default_values import fill_defaults
 from paimon_sql.scan.split import DataSplit, DeletionFile
-from paimon_sql.types import DataField, DataType, to_arrow_field, to_arrow_type
+from paimon_sql.types import ArrayType, DataField, DataType, MapType, RowType, to_arrow_field, to_arrow_type
 
 _LOG = logging.getLogger(__name__)
 
@@ -45,9 +45,55 @@ def _cast(arr: pa.ChunkedArray | pa.Array, source: DataType, field: DataField) -
     target = to_arrow_type(field.type)
     if arr.type.equals(target) and source.copy(True) == field.type.copy(True):
         return arr
+    if _has_row(source) and _has_row(field.type):
+        chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+        return pa.chunked_array([_evolve(c, source, field.type) for c in chunks], type=target)
     if isinstance(arr, pa.ChunkedArray):
         return pa.chunked_array([cast_array(c, source, field.type) for c in arr.chunks], type=target)
     return cast_array(arr, source, field.type)
+
+
+def _has_row(t: DataType) -> bool:
+    if isinstance(t, RowType):
+        return True
+    if isinstance(t, ArrayType):
+        return _has_row(t.element)
+    if isinstance(t, MapType):
+        return _has_row(t.key) or _has_row(t.value)
+    return False
+
+
+def _evolve(arr: pa.Array, source: DataType, target: DataType) -> pa.Array:
+    """``arr`` (a file's values of type ``source``) as ``target`` after nested schema changes: ROW
+    fields matched by field id (Paimon's nested ids), added ones null, dropped ones gone, renamed
+    ones keep their values, widened ones cast; ARRAY elements and MAP values recursively."""
+    out_type = to_arrow_type(target)
+    if isinstance(source, RowType) and isinstance(target, RowType):
+        if isinstance(arr, pa.ChunkedArray):
+            arr = arr.combine_chunks()
+        by_id = {f.id: (i, f) for i, f in enumerate(source.fields)}
+        children = []
+        for f in target.fields:
+            hit = by_id.get(f.id)
+            if hit is None:
+                children.append(pa.nulls(len(arr), to_arrow_type(f.type)))
+            else:
+                children.append(_evolve(arr.field(hit[0]), hit[1].type, f.type))
+        mask = arr.is_null() if arr.null_count else None
+        return pa.StructArray.from_arrays(children, fields=list(out_type), mask=mask)
+    if isinstance(source, ArrayType) and isinstance(target, ArrayType) and _has_row(target.element):
+        lst = arr.cast(pa.large_list(arr.type.value_type)) if pa.types.is_large_list(out_type) else arr
+        values = _evolve(lst.values, source.element, target.element)
+        offsets = lst.offsets
+        mask = lst.is_null() if lst.null_count else None
+        cls = pa.LargeListArray if pa.types.is_large_list(out_type) else pa.ListArray
+        return cls.from_arrays(offsets, values, type=out_type, mask=mask)
+    if isinstance(source, MapType) and isinstance(target, MapType) and _has_row(target.value):
+        keys = _evolve(arr.keys, source.key, target.key)
+        items = _evolve(arr.items, source.value, target.value)
+        mask = arr.is_null() if arr.null_count else None
+        return pa.MapArray.from_arrays(arr.offsets, keys, items, type=out_type, mask=mask)
+    return cast_array(arr, source, target)
 
 
 def read_data_file(

@@ -1,6 +1,6 @@
 """Schema changes as values (Paimon's SchemaChange, applied in order by one function): the order of
 the list is the order of application, positions of added columns (SchemaManagerTest's moves),
-nested paths refused, and the keyword form of ``Table.alter`` builds the same list."""
+and the keyword form of ``Table.alter`` builds the same list."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from paimon_sql import Catalog
 from paimon_sql import types as pt
-from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.errors import ValidationError
 from paimon_sql.meta.schema_change import (
     AddColumn,
     DropColumn,
@@ -62,15 +62,6 @@ def test_added_column_positions(catalog: Catalog) -> None:
         (None, None, 1, 2, None, "x", None), (9, "p", 2, 3, "m", "y", "z")]
     with pytest.raises(ValidationError, match="column 'nope' does not exist"):
         t.alter(AddColumn.of("q", pt.IntType(), move=Move.after("q", "nope")))
-
-
-def test_nested_paths_are_refused(catalog: Catalog) -> None:
-    t = catalog.create_table("db.t", pa.schema([("k", pa.int64()), ("s", pa.struct([("x", pa.int32())]))]))
-    for change in (AddColumn.of(["s", "y"], pt.IntType()), DropColumn.of(["s", "x"]), RenameColumn.of(["s", "x"], "y"),
-                   UpdateColumnType.of(["s", "x"], pt.BigIntType()), UpdateColumnComment.of(["s", "x"], "c")):
-        with pytest.raises(UnsupportedError, match=r"nested field s\.\w of table db\.t is not supported"):
-            t.alter(change)
-    assert t.refresh().schema.id == 0
 
 
 def test_a_failed_change_writes_nothing(catalog: Catalog) -> None:

@@ -188,7 +188,7 @@ def test_alter_table_bad_changes_leave_the_table_unchanged(wh: str) -> None:
     assert e["kind"] == "IllegalArgument" and "'bucket'" in e["message"] and "-7" in e["message"]
     e = err("alter_table", warehouse=wh, namespace="default", table="b",
             changes=[{"op": "add_column", "name": ["x", "y"], "type": '"long"', "nullable": True, "position": "first"}])
-    assert e["kind"] == "Unsupported" and "nested field x.y" in e["message"]
+    assert e["kind"] == "IllegalArgument" and "'x.y'" in e["message"] and "'x' does not exist" in e["message"]
     e = err("alter_table", warehouse=wh, namespace="default", table="b",
             changes=[{"op": "update_column_type", "name": ["id"], "type": '"string"'}])
     assert e["kind"] == "IllegalArgument"
