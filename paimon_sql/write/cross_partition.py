@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
-from paimon_sql.errors import ValidationError
+from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.format.binary_row import decode_row, encode_rows
 from paimon_sql.format.murmur import hash_columns
 from paimon_sql.format.system_fields import ROW_KINDS
@@ -76,9 +76,11 @@ def num_assigners(store: FileStore) -> int:
 class CrossPartitionAssigner:
     """The global key index of one write and the assignment of its rows to partitions and buckets."""
 
-    def __init__(self, store: FileStore, base: Snapshot | None) -> None:
+    def __init__(self, store: FileStore, base: Snapshot | None, overwrite: bool = False) -> None:
         self.store = store
         self.base = base
+        # an overwriting write: a key may not leave (or be redirected into) a partition it does not write
+        self.overwrite = overwrite
         schema = store.schema
         self.key_fields = schema.fields_of(list(schema.primary_keys))
         self.key_names = [f.name for f in self.key_fields]
@@ -91,6 +93,7 @@ class CrossPartitionAssigner:
         self.assigners = num_assigners(store)
         # partitions by dense id: BinaryRow, values (a one-row-per-id Arrow table) and bucket key counts
         self.part_ids: dict[bytes, int] = {}
+        self._part_rows: list[bytes] = []
         self._part_values: list[list[object]] = []
         self._part_table: pa.Table | None = None
         self.counts: dict[int, dict[int, int]] = defaultdict(dict)
@@ -174,6 +177,7 @@ class CrossPartitionAssigner:
         if pid is None:
             pid = len(self._part_values)
             self.part_ids[partition] = pid
+            self._part_rows.append(partition)
             self._part_values.append(values)
             self._part_table = None
         return pid
@@ -330,6 +334,7 @@ class CrossPartitionAssigner:
         r = np.flatnonzero(retract)
         if not len(r) or self.store.options.ignore_delete:  # ignore-delete drops the retractions too
             return table, buckets, loc_part, loc_bucket, changed
+        self._check_overwrite(prev_part[r], gpid)
         rows = seg_row[r]
         minus = table.take(pa.array(rows))
         for name, col in zip(self.part_names, self._partition_columns(prev_part[r])):
@@ -366,12 +371,30 @@ class CrossPartitionAssigner:
         if self.engine == "first-row":
             keep = ~moved
             return table.filter(pa.array(keep)), buckets[keep], loc_part, loc_bucket, changed
+        self._check_overwrite(row_part, gpid)
         cols = self._partition_columns(row_part)
         out = table
         for name, col in zip(self.part_names, cols):
             i = out.schema.get_field_index(name)
             out = out.set_column(i, out.schema.field(i), col.cast(out.schema.field(i).type))
         return out, buckets, loc_part, loc_bucket, changed
+
+    def _check_overwrite(self, touched: np.ndarray, written: np.ndarray) -> None:
+        """An overwrite replaces the partitions it writes (or the table); a key it moves out of (or
+        into) a partition it does not write would make that partition part of the overwrite
+        (dynamic) or fall outside it (static): refused, before anything is written."""
+        if not self.overwrite:
+            return
+        outside = np.setdiff1d(np.unique(touched), np.unique(written))
+        if len(outside):
+            from paimon_sql.write.conflicts import describe_partition
+
+            where = ", ".join(describe_partition(self.store, self._part_rows[int(p)]) for p in outside[:3])
+            raise UnsupportedError(
+                f"Overwriting table {self.store.name} would move primary keys of {where}, which the "
+                "overwrite does not write (a cross-partition upsert table keeps each key in one "
+                "partition): overwrite those partitions too, or upsert with INSERT INTO"
+            )
 
     def _update_index(self, keys: pa.Table, changed: np.ndarray, loc_part: np.ndarray, loc_bucket: np.ndarray) -> None:
         assert self.index is not None

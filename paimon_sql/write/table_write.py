@@ -158,7 +158,7 @@ class TableWrite:
         self._dyn: dict[bytes, PartitionBuckets] = {}
         self._dyn_loaded = False
         # cross-partition upsert (bucket -1, a key without every partition column): the global key index
-        self.cross_partition = CrossPartitionAssigner(store, base) if is_cross_partition(store) else None
+        self.cross_partition = CrossPartitionAssigner(store, base, ignore_previous_files) if is_cross_partition(store) else None
         self._buffer: list[pa.Table] = []
         self._buffer_bytes = 0
         # rows of one key in a write buffer are merged with the table's merge function before they

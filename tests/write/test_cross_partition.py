@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paimon_sql import Catalog
-from paimon_sql.errors import ValidationError
+from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.format.system_fields import ROW_KINDS
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_HASH
 from paimon_sql.scan.changes import changelog_splits
@@ -284,3 +284,22 @@ def test_model(tmp_path_factory: Any, engine: str, commits: list[list[list[tuple
     assert sorted(index.column("pk").to_pylist()) == sorted(model)
     assert sum(sum(c.values()) for c in a.counts.values()) == len(model)
     assert all(np.asarray(list(c.values())).max(initial=0) <= max(target, 1) for c in a.counts.values())
+
+
+def test_overwrite_moving_keys_out_of_other_partitions_is_refused(catalog: Catalog) -> None:
+    """An overwrite replaces what it writes; retracting a key from a partition it does not write
+    would either fall outside a static overwrite or, dynamic, overwrite that whole partition (and
+    lose its other keys): refused, nothing written. Overwrites that keep keys in place work."""
+    t = make(catalog)
+    t.write(rows([1, 1, 2], [1, 2, 3], [1, 2, 3]))
+    before = t.latest_snapshot()
+    for overwrite in ({"pt": 2}, "dynamic", True):
+        with pytest.raises(UnsupportedError, match="would move primary keys of partition pt=1"):
+            t.write(rows([2], [1], [10]), overwrite=overwrite)  # type: ignore[arg-type]
+    assert t.latest_snapshot() == before
+    t.write(rows([2, 2], [3, 4], [30, 40]), overwrite={"pt": 2})
+    assert content(t) == [(1, 1, 1), (1, 2, 2), (2, 3, 30), (2, 4, 40)]
+    t.write(rows([1, 2], [2, 3], [20, 31]), overwrite="dynamic")  # key 2 from pt 1 into pt 2: both written
+    assert content(t) == [(1, 2, 20), (2, 3, 31)]
+    t.write(rows([5], [1], [1]), overwrite=True)
+    assert content(t) == [(5, 1, 1)]
