@@ -270,7 +270,8 @@ class CrossPartitionAssigner:
         old_bucket = np.full(nk, -1, dtype=np.int64)
         if not empty_index:
             probe = keys.append_column(_ROW, pa.array(np.arange(nk, dtype=np.int64)))
-            found = probe.join(index, keys=self.key_names, join_type="inner")
+            # Arrow builds the hash table of the right side: the batch's keys, not the whole index
+            found = index.join(probe, keys=self.key_names, join_type="inner")
             at = found.column(_ROW).to_numpy()
             old_part[at] = found.column(_PART).to_numpy()
             old_bucket[at] = found.column(_BUCKET).to_numpy()
