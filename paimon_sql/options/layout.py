@@ -113,7 +113,8 @@ DYNAMIC_BUCKET_ASSIGNER_PARALLELISM: Option[int | None] = Option(
     "Dynamic bucket mode: number of bucket assigners of a write (each owns the buckets b with "
     "b % assigners = its id, so a partition's new keys spread over that many buckets). Default: "
     "dynamic-bucket.max-buckets when set, else one; dynamic-bucket.initial-buckets, when set, is "
-    "capped by it (Paimon's Spark writer rule, with the parallelism unknown).",
+    "capped by it (Paimon's Spark writer rule, with the parallelism unknown). Cross-partition upsert "
+    "tables: the larger of this and dynamic-bucket.initial-buckets, else one.",
     check=at_least(1),
 )
 

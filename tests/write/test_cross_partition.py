@@ -236,13 +236,13 @@ commit = st.lists(st.lists(op, min_size=1, max_size=12), min_size=1, max_size=3)
 @pytest.mark.parametrize("engine", ENGINES)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(commits=st.lists(commit, min_size=1, max_size=5), reopen=st.lists(st.booleans(), min_size=5, max_size=5),
-       target=st.integers(1, 4), assigners=st.integers(1, 3))
+       target=st.integers(1, 4), assigners=st.integers(1, 3), small_buffer=st.booleans())
 def test_model(tmp_path_factory: Any, engine: str, commits: list[list[list[tuple[str, int, int, int]]]],
-               reopen: list[bool], target: int, assigners: int) -> None:
+               reopen: list[bool], target: int, assigners: int, small_buffer: bool) -> None:
     """Random upserts / deletes (deduplicate only) moving keys between partitions, each commit a
     few write() calls of one kind; sometimes a new catalog (restart) between commits. After each
-    commit the table equals the dict model, no key is in two partitions, and every partition's
-    buckets hold at most ``target`` keys per assigner overflow."""
+    commit the table equals the dict model and no key is in two partitions; at the end a fresh
+    bootstrap indexes exactly the model's keys and no bucket holds more than ``target`` keys."""
     warehouse = str(tmp_path_factory.mktemp("xpart") / "w")
     cat = Catalog(warehouse)
     cat.create_database("db")
@@ -250,6 +250,8 @@ def test_model(tmp_path_factory: Any, engine: str, commits: list[list[list[tuple
             "dynamic-bucket.assigner-parallelism": str(assigners)}
     if engine == "aggregation":
         opts["fields.v.aggregate-function"] = "sum"
+    if small_buffer:  # every write() call flushes: later flushes see the index the earlier ones updated
+        opts["write-buffer-size"] = "1 b"
     t = make(cat, **opts)
     model: dict[int, tuple[int, int]] = {}  # pk -> (pt, v)
     for i, batches in enumerate(commits):
@@ -345,3 +347,19 @@ def test_concurrent_writers(catalog: Catalog) -> None:
     with pytest.raises(ValidationError, match="db.t holds 1 primary keys in more than one bucket or partition"):
         t.write(rows([4], [9], [9]))
     assert t.latest_snapshot() == before
+
+
+def test_two_tasks_of_one_write(catalog: Catalog) -> None:
+    """A distributed write: two TableWrites (tasks) of disjoint keys, one commit. Each bootstraps
+    the whole index but only looks up its own keys, which the other task never writes, so each
+    retracts its moved keys exactly once."""
+    t = make(catalog, **{"dynamic-bucket.target-row-num": "4"})
+    t.write(rows([1] * 6 + [2] * 6, list(range(12)), list(range(12))))
+    w1, w2 = t.new_write(), t.new_write()
+    w1.write(rows([2, 3, 1], [0, 2, 4], [100, 102, 104]))  # even keys: 0 and 2 move
+    w2.write(rows([1, 3, 2], [7, 9, 11], [107, 109, 111]))  # odd keys: 7 and 9 move
+    t.commit_changes([w1.prepare_commit(), w2.prepare_commit()], False)
+    got = {r[1]: (r[0], r[2]) for r in content(t)}
+    assert len(content(t)) == 12
+    assert got[0] == (2, 100) and got[2] == (3, 102) and got[4] == (1, 104)
+    assert got[7] == (1, 107) and got[9] == (3, 109) and got[11] == (2, 111)
