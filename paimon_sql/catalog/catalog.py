@@ -380,10 +380,10 @@ def build_schema(
             raise ValidationError(f"The {kind} columns {missing} of table {name} are not columns of its schema {names}")
     if pks and not [k for k in pks if k not in parts]:
         raise ValidationError(f"Primary key {pks} of table {name} must not consist of partition columns only")
-    if pks and parts and not set(parts) <= set(pks):
-        raise UnsupportedError(
-            f"Primary key {pks} of table {name} does not include all partition columns {parts}: "
-            "cross-partition upsert tables are not supported yet"
+    if pks and parts and not set(parts) <= set(pks) and opts.get("sequence.field"):
+        raise ValidationError(  # Paimon's SchemaValidation message, then the table
+            "You can not use sequence.field in cross partition update case (Primary key constraint "
+            f"'[{', '.join(pks)}]' not include all partition fields '[{', '.join(parts)}]'). (table {name})"
         )
     validate_options(opts, name, primary_keys=pks, columns=names)
     check_implemented(opts, name)

@@ -8,6 +8,7 @@ from typing import Any
 from paimon_sql.options.option import Option, at_least, kept, minus_one_or_positive
 from paimon_sql.options.parsing import (
     BOOL,
+    DURATION,
     INT,
     LIST,
     LONG,
@@ -112,7 +113,26 @@ DYNAMIC_BUCKET_ASSIGNER_PARALLELISM: Option[int | None] = Option(
     "Dynamic bucket mode: number of bucket assigners of a write (each owns the buckets b with "
     "b % assigners = its id, so a partition's new keys spread over that many buckets). Default: "
     "dynamic-bucket.max-buckets when set, else one; dynamic-bucket.initial-buckets, when set, is "
-    "capped by it (Paimon's Spark writer rule, with the parallelism unknown).",
+    "capped by it (Paimon's Spark writer rule, with the parallelism unknown). Cross-partition upsert "
+    "tables: the larger of this and dynamic-bucket.initial-buckets, else one.",
+    check=at_least(1),
+)
+
+CROSS_PARTITION_UPSERT_INDEX_TTL: Option[int | None] = Option(
+    "cross-partition-upsert.index-ttl",
+    DURATION,
+    None,
+    "Cross-partition upsert (bucket -1, a primary key without every partition column): the global "
+    "key index a write bootstraps skips the buckets whose data files are all older than this, so "
+    "their keys are treated as new (may leave duplicates, as in Paimon); unset: every key is indexed.",
+)
+
+CROSS_PARTITION_UPSERT_BOOTSTRAP_PARALLELISM: Option[int] = Option(
+    "cross-partition-upsert.bootstrap-parallelism",
+    INT,
+    "10",
+    "Cross-partition upsert: number of threads reading the table's keys when a write bootstraps "
+    "its global key index (capped by the machine's CPU count).",
     check=at_least(1),
 )
 

@@ -252,8 +252,6 @@ _KEPT: tuple[Option[Any], ...] = (
     kept("write.batch-memory", MEMORY, "128 mb"),
     kept("commit.callbacks", STRING, ""),
     kept("local-merge-buffer-size", MEMORY),
-    kept("cross-partition-upsert.index-ttl", DURATION),
-    kept("cross-partition-upsert.bootstrap-parallelism", INT, "10"),
     kept("commit.force-create-snapshot", BOOL, "false"),
     kept("sort-compaction.range-strategy", STRING, "SIZE"),
     kept("sort-compaction.local-sample.magnification", INT, "1000"),

@@ -43,6 +43,7 @@ from paimon_sql.write.bucket_writer import BucketWriter
 from paimon_sql.write.column_defaults import fill_column_defaults
 from paimon_sql.write.commit import WriteBase
 from paimon_sql.write.conflicts import describe_partition
+from paimon_sql.write.cross_partition import CrossPartitionAssigner, is_cross_partition
 from paimon_sql.write.dynamic_bucket import PartitionBuckets, read_hashes, write_hash_index
 from paimon_sql.write.file_writer import (
     KIND,
@@ -159,6 +160,8 @@ class TableWrite:
         self.input_changelog = self.has_pk and opts.changelog_producer == "input" and not ignore_previous_files
         self._dyn: dict[bytes, PartitionBuckets] = {}
         self._dyn_loaded = False
+        # cross-partition upsert (bucket -1, a key without every partition column): the global key index
+        self.cross_partition = CrossPartitionAssigner(store, base, ignore_previous_files) if is_cross_partition(store) else None
         self._buffer: list[pa.Table] = []
         self._buffer_bytes = 0
         # rows of one key in a write buffer are merged with the table's merge function before they
@@ -336,6 +339,10 @@ class TableWrite:
         self._buffer, self._buffer_bytes = [], 0
         if table.num_rows == 0:
             return
+        if self.cross_partition is not None:  # rows placed (or retracted) by the global key index
+            table, key_buckets = self.cross_partition.process(table)
+            if table.num_rows == 0:
+                return
         store = self.store
         part_names = [f.name for f in store.partition_fields]
         pids, num_parts = group_ids(table, part_names)
@@ -346,7 +353,10 @@ class TableWrite:
         pvalues = [[c[i].as_py() for c in pcols] for i in range(num_parts)]
         if self.num_buckets > 0 and not self.ignore_previous_files:
             self._check_bucket_count(partitions)
-        buckets = self._assign_buckets(table, pids, partitions)
+        if self.cross_partition is not None:
+            buckets = key_buckets
+        else:
+            buckets = self._assign_buckets(table, pids, partitions)
         width = int(buckets.max()) + 1 if len(buckets) else 1
         group = pids * width + buckets
         # sequence numbers continue per bucket, in input order (so a later row of a key wins)

@@ -103,10 +103,15 @@ def test_bad_create_table(catalog: Catalog, kwargs, match) -> None:  # type: ign
     assert not catalog.table_exists("db.bad")
 
 
-def test_cross_partition_upsert_is_unsupported(catalog: Catalog) -> None:
-    with pytest.raises(UnsupportedError, match="cross-partition"):
-        catalog.create_table("db.x", SCHEMA, primary_keys=["id"], partition_keys=["v"])
-    assert not catalog.table_exists("db.x")
+def test_cross_partition_upsert_table(catalog: Catalog) -> None:
+    """A primary key without every partition column: a cross-partition upsert table (see
+    tests/write/test_cross_partition.py); with sequence.field refused as Paimon refuses it."""
+    t = catalog.create_table("db.x", SCHEMA, primary_keys=["id"], partition_keys=["v"])
+    assert t.store.options.bucket == -1
+    with pytest.raises(ValidationError, match="You can not use sequence.field in cross partition update case"):
+        catalog.create_table("db.y", SCHEMA, primary_keys=["id"], partition_keys=["v"],
+                             options={"sequence.field": "id"})
+    assert not catalog.table_exists("db.y")
 
 
 def test_column_comments_and_exact_types_from_arrow_metadata(tmp_path: Path) -> None:
