@@ -102,7 +102,8 @@ class CrossPartitionAssigner:
         self.bootstrap_seconds = 0.0
 
     # -- bootstrap -------------------------------------------------------------------------------
-    def _ensure_index(self) -> pa.Table:
+    def ensure_index(self) -> pa.Table:
+        """The global key index (bootstrapped from the base snapshot on first use)."""
         if self.index is None:
             start = time.perf_counter()
             self.index = self._bootstrap()
@@ -256,7 +257,7 @@ class CrossPartitionAssigner:
         they are to be written, with each row's bucket: rows redirected or dropped by the merge
         engine's rule, and (deduplicate) a -D for each key leaving a partition, placed right
         before the row that moves it."""
-        index = self._ensure_index()
+        index = self.ensure_index()
         n = table.num_rows
         if n == 0:
             return table, np.empty(0, dtype=np.int64)

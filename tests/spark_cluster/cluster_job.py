@@ -48,6 +48,28 @@ def main() -> None:
     out["pk_files_after"] = spark.sql("SELECT count(*) FROM db.`pk$files`").collect()[0][0]
     out["pk_count_after"] = spark.sql("SELECT count(*) FROM db.pk").collect()[0][0]
     out["pk_new_after"] = spark.sql("SELECT count(*) FROM db.pk WHERE v = 'new'").collect()[0][0]
+    # cross-partition upsert: keys move partitions across the executors' tasks (one task per key)
+    spark.sql("CREATE TABLE db.xp (id BIGINT, v STRING, dt STRING) PARTITIONED BY (dt) "
+              "TBLPROPERTIES ('primary-key' = 'id')")
+    spark.range(0, 6000, numPartitions=4).selectExpr(
+        "id", "'old' AS v", "CAST(id % 3 AS STRING) AS dt").writeTo("db.xp").append()
+    spark.sql("INSERT INTO db.xp SELECT id, 'moved' AS v, CAST((id + 1) % 3 AS STRING) AS dt FROM range(0, 6000, 2)")
+    out["xp"] = [tuple(r) for r in spark.sql(
+        "SELECT v, count(*), sum(IF(CAST(dt AS BIGINT) = (id + 1) % 3, 1, 0)) FROM db.xp GROUP BY v ORDER BY v"
+    ).collect()]
+    # row-level DML in the executors: a MERGE into the primary-key table (delta rows keyed by the
+    # key), an UPDATE and a DELETE of the append table (copy-on-write of the touched files)
+    spark.sql("MERGE INTO db.pk t USING (SELECT id, 'merged' AS v, CAST(id % 3 AS STRING) AS dt "
+              "FROM range(19000, 21000)) s ON t.id = s.id AND t.dt = s.dt "
+              "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    spark.sql("UPDATE db.ap SET v = 'upd' WHERE id % 100 = 0")
+    spark.sql("DELETE FROM db.ap WHERE id >= 9000")
+    out["dml"] = [
+        [tuple(r) for r in spark.sql("SELECT v, count(*) FROM db.pk WHERE v IN ('merged', 'new') "
+                                     "GROUP BY v ORDER BY v").collect()],
+        [tuple(r) for r in spark.sql("SELECT count(*), sum(IF(v = 'upd', 1, 0)), max(id) FROM db.ap").collect()],
+        [r[0] for r in spark.sql("SELECT commit_kind FROM db.`ap$snapshots` ORDER BY snapshot_id").collect()],
+    ]
     # where did the Python work run? one row per task, from the Python workers
     pids = spark.range(0, 8, numPartitions=8).rdd.map(lambda _: os.getpid()).collect()
     out["worker_pids"] = sorted(set(pids))

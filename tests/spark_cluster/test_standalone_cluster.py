@@ -95,6 +95,12 @@ def test_reads_and_writes_on_a_standalone_cluster(cluster, installed_wheel, tmp_
     assert out["compact_kind"] == "COMPACT"
     assert out["pk_files_after"] == 12
     assert (out["pk_count_after"], out["pk_new_after"]) == (20000, 10000)
+    # cross-partition upsert: every moved key left its old partition (6000 keys, one copy each)
+    assert out["xp"] == [["moved", 3000, 3000], ["old", 3000, 0]]
+    # row-level DML ran in the executors: 2000 merged keys (1000 updated, 1000 inserted), 90 updated
+    # and 1000 deleted rows of the append table, each statement one snapshot
+    assert out["dml"] == [[["merged", 2000], ["new", 9500]], [[9000, 90, 8999]],
+                          ["APPEND", "OVERWRITE", "OVERWRITE"]]
     # the Python work ran in the workers' processes, not in the driver
     assert out["driver_pid"] not in out["worker_pids"]
     worker_jvms = {p.pid for p in procs[1:]}

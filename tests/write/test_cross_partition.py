@@ -155,7 +155,7 @@ def test_bootstrap_from_disk(catalog: Catalog, tmp_path: Any) -> None:
     again.write(rows([3, 3], [1, 3], [100, 300]))
     assert content(again) == [(1, 2, 2), (3, 1, 100), (3, 3, 300)]
     a = CrossPartitionAssigner(again.store, again.latest_snapshot())
-    index = a._ensure_index()
+    index = a.ensure_index()
     assert sorted(index.column("pk").to_pylist()) == [1, 2, 3]
 
 
@@ -282,7 +282,7 @@ def test_model(tmp_path_factory: Any, engine: str, commits: list[list[list[tuple
         assert len(keys) == len(set(keys))
     # every key is in exactly one bucket, and a fresh bootstrap agrees with the table
     a = CrossPartitionAssigner(t.store, t.latest_snapshot())
-    index = a._ensure_index()
+    index = a.ensure_index()
     assert sorted(index.column("pk").to_pylist()) == sorted(model)
     assert sum(sum(c.values()) for c in a.counts.values()) == len(model)
     assert all(np.asarray(list(c.values())).max(initial=0) <= max(target, 1) for c in a.counts.values())
