@@ -41,3 +41,19 @@ def test_other_catalogs_keep_sparks_policy(spark: Any, sql: Any, db: str, tmp_pa
             spark.sql(f"INSERT INTO {name} VALUES ('1')")
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_insert_by_name_casts_too(spark: Any, sql: Any, db: str) -> None:
+    """``INSERT INTO t BY NAME`` casts each query column to the type of the table column of its
+    name."""
+    t = f"{db}.t"
+    sql(f"CREATE TABLE {t} (a INT, b STRING, n BIGINT) TBLPROPERTIES ('primary-key' = 'a', 'bucket' = '1')")
+    sql(f"INSERT INTO {t} BY NAME SELECT 'x1' AS b, '5' AS n, '1' AS a")
+    sql(f"INSERT INTO {t} BY NAME SELECT '9' AS n, '3' AS a, 'x3' AS b")
+    assert sql(f"SELECT * FROM {t} ORDER BY a") == [(1, "x1", 5), (3, "x3", 9)]
+    # an invalid value fails the ANSI cast and writes nothing; a missing nullable column is null
+    with pytest.raises(Exception, match="CAST_INVALID_INPUT"):
+        sql(f"INSERT INTO {t} BY NAME SELECT 'x4' AS b, 'q' AS n, '4' AS a")
+    assert sql(f"SELECT count(*) FROM {t}") == [(2,)]
+    sql(f"INSERT INTO {t} BY NAME SELECT 'x5' AS b, '5' AS a")
+    assert sql(f"SELECT * FROM {t} WHERE a = 5") == [(5, "x5", None)]
