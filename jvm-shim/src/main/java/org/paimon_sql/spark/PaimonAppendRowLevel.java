@@ -17,6 +17,7 @@ import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
+import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
 import org.apache.spark.sql.connector.read.SupportsRuntimeV2Filtering;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
@@ -244,11 +245,19 @@ final class PaimonAppendRowLevel {
     }
   }
 
-  /** The scan of a row-level operation: column pruning only (Spark evaluates every filter). */
-  static final class GroupScanBuilder implements ScanBuilder, SupportsPushDownRequiredColumns {
+  /**
+   * The scan of a row-level operation: column pruning; and, for deletion vectors (a delta keyed by
+   * file path and row index, counted before any row is filtered), Spark's filters pushed to the
+   * Python scan to skip partitions, files and rows. A copy-on-write scan pushes none: it reads
+   * whole files (the unchanged rows of a rewritten file are written back). Spark evaluates every
+   * filter after the scan either way.
+   */
+  static final class GroupScanBuilder
+      implements ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownFilters {
     private final Operation op;
     private final CaseInsensitiveStringMap options;
     private StructType required;
+    private Filter[] filters = new Filter[0];
 
     GroupScanBuilder(Operation op, CaseInsensitiveStringMap options) {
       this.op = op;
@@ -259,13 +268,26 @@ final class PaimonAppendRowLevel {
     }
 
     @Override
+    public Filter[] pushFilters(Filter[] fs) {
+      if (op instanceof Delta) {
+        this.filters = fs;
+      }
+      return fs;
+    }
+
+    @Override
+    public Filter[] pushedFilters() {
+      return filters;
+    }
+
+    @Override
     public void pruneColumns(StructType requiredSchema) {
       this.required = requiredSchema;
     }
 
     @Override
     public Scan build() {
-      return new GroupScan(op, options, required);
+      return new GroupScan(op, options, required, filters);
     }
   }
 
@@ -278,11 +300,13 @@ final class PaimonAppendRowLevel {
     private final Operation op;
     private final CaseInsensitiveStringMap options;
     private final StructType required;
+    private final Filter[] filters; // pushed to the Python scan (deletion vectors only)
 
-    GroupScan(Operation op, CaseInsensitiveStringMap options, StructType required) {
+    GroupScan(Operation op, CaseInsensitiveStringMap options, StructType required, Filter[] filters) {
       this.op = op;
       this.options = options;
       this.required = required;
+      this.filters = filters;
     }
 
     @Override
@@ -294,11 +318,16 @@ final class PaimonAppendRowLevel {
     public String description() {
       Set<String> files = op.files();
       return op.description() + " (snapshot " + op.snapshot() + ", "
-          + (files == null ? "every file" : files.size() + " files") + ")";
+          + (files == null ? "every file" : files.size() + " files") + ")"
+          + (filters.length == 0 ? "" : " PushedFilters: " + java.util.Arrays.toString(filters));
     }
 
     @Override
     public NamedReference[] filterAttributes() {
+      if (op instanceof Delta) {
+        // the pushed filters already prune what a runtime filter would (with one more scan)
+        return new NamedReference[0];
+      }
       return new NamedReference[] {PaimonWrite.column(PaimonMetadataColumns.FILE_PATH).references()[0]};
     }
 
@@ -348,8 +377,13 @@ final class PaimonAppendRowLevel {
       String name = op.table.dataSourceName();
       ds.setShortName(name);
       StructType schema = PaimonScanBuilder.withInputFile(required);
-      Scan python = new PythonScanBuilder(ds, name, schema, op.scanOptions(options)).build();
-      return new PaimonScan(python, new Filter[0], op.table.partitionKeys(), -1).toBatch();
+      PythonScanBuilder python = new PythonScanBuilder(ds, name, schema, op.scanOptions(options));
+      Filter[] accepted = new Filter[0];
+      if (filters.length > 0) {
+        python.pushFilters(filters);
+        accepted = python.pushedFilters();
+      }
+      return new PaimonScan(python.build(), accepted, op.table.partitionKeys(), -1).toBatch();
     }
   }
 
