@@ -172,6 +172,23 @@ def _not_nested(path: FieldPath) -> str | None:
     return path[0] if len(path) == 1 else None
 
 
+def _descend(t: DataType, steps: FieldPath) -> DataType:
+    """The type reached from ``t`` through ``element`` / ``value`` steps (Paimon's getRootType)."""
+    for step in steps:
+        t = t.element if step == "element" else t.value  # type: ignore[attr-defined]
+    return t
+
+
+def _replace(t: DataType, steps: FieldPath, new: DataType) -> DataType:
+    """``t`` with the type at ``steps`` replaced (Paimon's getArrayMapTypeWithTargetTypeRoot)."""
+    if not steps:
+        return new
+    if isinstance(t, pt.ArrayType):
+        return dataclasses.replace(t, element=_replace(t.element, steps[1:], new))
+    assert isinstance(t, pt.MapType)
+    return dataclasses.replace(t, value=_replace(t.value, steps[1:], new))
+
+
 class _Draft:
     """The schema being built: each change is applied to it in order."""
 
@@ -351,6 +368,28 @@ class _Draft:
             if path[0] in self.protected:
                 self.protected = (self.protected - {path[0]}) | {new}
 
+    def _type_path(self, path: FieldPath) -> tuple[FieldPath, FieldPath]:
+        """``path`` split into the column / ROW field it names and the ``element`` / ``value`` steps
+        into that field's ARRAY / MAP type after it (``v.element`` is the element type of array
+        ``v``, as Paimon's nested type changes name it); no steps for a path that ends at a field."""
+        fields: Sequence[DataField] | None = self.fields
+        t: DataType | None = None
+        end = 0
+        for i, name in enumerate(path):
+            if fields is not None:
+                f = next((f for f in fields if f.name == name), None)
+                if f is None:
+                    return path, ()
+                t, end = f.type, i + 1
+            elif isinstance(t, pt.ArrayType) and name == "element":
+                t = t.element
+            elif isinstance(t, pt.MapType) and name == "value":
+                t = t.value
+            else:
+                return path, ()
+            fields = t.fields if isinstance(t, pt.RowType) else None
+        return path[:end], path[end:]
+
     def _check_nullability(self, old_nullable: bool, new_nullable: bool, dotted: str) -> None:
         """Paimon's assertNullabilityChange: NULL -> NOT NULL only with
         'alter-column-null-to-not-null.disabled' = 'false'."""
@@ -373,6 +412,8 @@ class _Draft:
         if top in self.primary_keys:
             raise UnsupportedError(f"Cannot update primary key (column {dotted!r} of table {self.table})")
 
+        field_path, steps = self._type_path(path)
+
         def op(fields: list[DataField], name: str) -> list[DataField]:
             names = [f.name for f in fields]
             if name not in names:
@@ -380,7 +421,7 @@ class _Draft:
                     f"Cannot change the type of column {dotted!r} of table {self.table}: it does not exist"
                 )
             i = names.index(name)
-            old_t = fields[i].type
+            old_t = _descend(fields[i].type, steps)
             if ch.keep_nullability:
                 new_t = ch.new_type.copy(old_t.nullable)
             else:
@@ -389,16 +430,18 @@ class _Draft:
             if not (supports_cast(old_t, new_t, self.explicit_casts) and alter_cast_exists(old_t, new_t)):
                 raise ValidationError(explain(old_t, new_t, name) + f" (table {self.table})")
             out = list(fields)
-            out[i] = dataclasses.replace(fields[i], type=new_t)
+            out[i] = dataclasses.replace(fields[i], type=_replace(fields[i].type, steps, new_t))
             return out
 
-        self._edit(path, op, "Cannot change the type of column")
+        self._edit(field_path, op, "Cannot change the type of column")
 
     def update_column_nullability(self, ch: UpdateColumnNullability) -> None:
         path = ch.field_names
         dotted = ".".join(path)
         if ch.nullable and _not_nested(path) in self.primary_keys:  # Paimon's message
             raise UnsupportedError(f"Cannot change nullability of primary key (column {dotted!r} of table {self.table})")
+
+        field_path, steps = self._type_path(path)
 
         def op(fields: list[DataField], name: str) -> list[DataField]:
             names = [f.name for f in fields]
@@ -407,13 +450,13 @@ class _Draft:
                     f"Cannot change the nullability of column {dotted!r} of table {self.table}: it does not exist"
                 )
             i = names.index(name)
-            old_t = fields[i].type
+            old_t = _descend(fields[i].type, steps)
             self._check_nullability(old_t.nullable, ch.nullable, dotted)
             out = list(fields)
-            out[i] = dataclasses.replace(fields[i], type=old_t.copy(ch.nullable))
+            out[i] = dataclasses.replace(fields[i], type=_replace(fields[i].type, steps, old_t.copy(ch.nullable)))
             return out
 
-        self._edit(path, op, "Cannot change the nullability of column")
+        self._edit(field_path, op, "Cannot change the nullability of column")
 
     def update_column_position(self, ch: UpdateColumnPosition) -> None:
         """Paimon's applyMove: FIRST / LAST / AFTER / BEFORE a column of the same ROW; moving a

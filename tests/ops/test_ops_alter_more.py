@@ -202,3 +202,19 @@ def test_add_not_null_column_is_refused_with_paimons_message(catalog: Catalog) -
     t = catalog.create_table("db.t", ABCD)
     with pytest.raises(ValidationError, match="Column e cannot specify NOT NULL in the db.t table."):
         t.alter(AddColumn.of("e", pt.IntType(nullable=False)))
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "orc", "avro"])
+def test_element_and_value_types(catalog: Catalog, fmt: str) -> None:
+    """``v.element`` / ``m.value`` name an array's element type / a map's value type (Paimon's
+    getRootType): ARRAY<INT> -> ARRAY<BIGINT>, MAP<STRING, INT> -> MAP<STRING, STRING>, old files cast."""
+    schema = pa.schema([("k", pa.int32()), ("v", pa.list_(pa.int32())), ("m", pa.map_(pa.string(), pa.int32()))])
+    t = catalog.create_table("db.t", schema, options={"file.format": fmt})
+    t.write(pa.table({"k": [1], "v": [[1, None, 3]], "m": [[("a", 5)]]}, schema=schema))
+    t = t.alter(UpdateColumnType.of(["v", "element"], pt.BigIntType()),
+                UpdateColumnType.of(["m", "value"], STRING), UpdateColumnNullability.of(["v", "element"], True))
+    assert [f.type.to_string() for f in t.schema.fields] == ["INT", "ARRAY<BIGINT>", "MAP<STRING NOT NULL, STRING>"]
+    row = t.read().to_pylist()[0]
+    assert row["v"] == [1, None, 3] and dict(row["m"]) == {"a": "5"}
+    with pytest.raises(ValidationError, match=r"Column type v\[BIGINT\] cannot be converted to DATE"):
+        t.alter(UpdateColumnType.of(["v", "element"], pt.DateType()))

@@ -168,3 +168,15 @@ def test_update_nested_column_type(spark: Any, sql: Any, db: str) -> None:
     spark.sql(f"INSERT INTO {t} VALUES (1, STRUCT(11, STRUCT('APPLE', 101))), "
               "(3, STRUCT(31, STRUCT('CHERRY', 3000000000000)))")
     assert sorted(sql(f"SELECT v.f2.f2, k FROM {t}")) == [(101, 1), (200, 2), (3000000000000, 3)]
+
+
+def test_update_array_element_type(spark: Any, sql: Any, db: str) -> None:
+    """``ALTER COLUMN v.element TYPE BIGINT`` retypes an array's elements (Paimon's [v, element] path)."""
+    t = f"{db}.element_type"
+    spark.sql(f"CREATE TABLE {t} (k INT, v ARRAY<INT>, m MAP<STRING, INT>)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, ARRAY(1, 2), MAP('a', 3))")
+    spark.sql(f"ALTER TABLE {t} ALTER COLUMN v.element TYPE BIGINT")
+    spark.sql(f"ALTER TABLE {t} ALTER COLUMN m.value TYPE BIGINT")
+    assert [c[1] for c in _columns(spark, t)] == ["int", "array<bigint>", "map<string,bigint>"]
+    spark.sql(f"INSERT INTO {t} VALUES (2, ARRAY(3000000000000), MAP('b', 3000000000000))")
+    assert sql(f"SELECT * FROM {t} ORDER BY k") == [(1, [1, 2], {"a": 3}), (2, [3000000000000], {"b": 3000000000000})]
