@@ -1,7 +1,7 @@
 """The rest of schema evolution through Spark SQL, ported from Paimon's SparkSchemaEvolutionITCase
 (testUpdateColumnPosition, testAlterTableColumnNullability, testAlterPrimaryKeyNullability,
 testRenamePrimaryKey, testRenameBucketKey, testRenamePartitionKey, testDropPartitionKey,
-testDropPrimaryKey, testAddNotNullColumn, testAlterColumnType, testSchemaEvolution,
+testDropPrimaryKey, testAddNotNullColumn, testReplaceColumnsUnsupported, testAlterColumnType, testSchemaEvolution,
 testUpdateNestedColumnType): the same statements, rows and refusals."""
 
 from __future__ import annotations
@@ -114,6 +114,11 @@ def test_partition_and_key_refusals(spark: Any, db: str) -> None:
     t = f"{db}.pk_type"
     spark.sql(f"CREATE TABLE {t} (a INT, b STRING) TBLPROPERTIES ('primary-key' = 'a')")
     _fails(spark, f"ALTER TABLE {t} ALTER COLUMN a TYPE BIGINT", "Cannot update primary key")
+    t = f"{db}.testReplaceColumnsUnsupported"
+    spark.sql(f"CREATE TABLE {t} (a INT NOT NULL, b BIGINT, c STRING)")
+    _fails(spark, f"ALTER TABLE {t} REPLACE COLUMNS (a BIGINT, bb STRING, c STRING)",
+           r"ALTER TABLE \.\.\. REPLACE COLUMNS is not supported for Paimon tables\. Please use RENAME COLUMN, "
+           r"ALTER COLUMN TYPE, DROP COLUMN, and ADD COLUMN instead\.")
     t = f"{db}.testAddNotNullColumn"
     spark.sql(f"CREATE TABLE {t} (a INT NOT NULL, b BIGINT, c STRING)")
     _fails(spark, f"ALTER TABLE {t} ADD COLUMNS (d INT NOT NULL)",

@@ -291,6 +291,14 @@ def _schema_changes(
     SparkCatalog.toSchemaChange), in the same order; ``legacy``: Spark TIMESTAMP is Paimon TIMESTAMP."""
     name = table.name
     columns = set(table.schema.field_names)
+    dropped = {tuple(ch.get("name") or ()) for ch in changes if ch.get("op") == "drop_column"}
+    if {(c,) for c in columns} <= dropped and any(ch.get("op") == "add_column" for ch in changes):
+        # Spark turns REPLACE COLUMNS into dropping every column and adding the new ones: new field
+        # ids would make the data files' columns unreadable (Paimon's PaimonAnalysis refuses it)
+        raise UnsupportedError(
+            "ALTER TABLE ... REPLACE COLUMNS is not supported for Paimon tables. Please use RENAME COLUMN, "
+            f"ALTER COLUMN TYPE, DROP COLUMN, and ADD COLUMN instead. (table {name})"
+        )
     out: list[SchemaChange] = []
     for ch in changes:
         op = ch.get("op")
