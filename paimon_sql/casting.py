@@ -50,7 +50,7 @@ from paimon_sql.types import (
     to_arrow_type,
 )
 
-__all__ = ["cast_array", "can_cast", "normalize_array"]
+__all__ = ["cast_array", "can_cast", "normalize_array", "resolves"]
 
 RuleFn = Callable[[pa.Array, DataType, DataType], pa.Array]
 
@@ -124,6 +124,16 @@ def can_cast(source: DataType, target: DataType) -> bool:
     except UnsupportedError:
         return False
     return True
+
+
+def resolves(source: DataType, target: DataType, nested: bool = True) -> bool:
+    """Whether a cast rule exists for the pair (``CastExecutors.resolve`` is not null); with
+    ``nested`` False the ROW / ARRAY / MAP -> same-kind rules of the schema-evolution reader do not
+    count (Paimon's CastExecutors has none). Types equal but for nullability always resolve."""
+    if source.copy(True) == target.copy(True):
+        return True
+    fn = _resolve(source, target)
+    return fn is not None and (nested or fn not in (_row_to_row, _array_to_array, _map_to_map))
 
 
 def _unsupported(source: DataType, target: DataType, why: str = "Paimon has no cast rule for it") -> UnsupportedError:

@@ -3,7 +3,8 @@ one frozen class per kind of change, applied in order by ``ops.alter.apply_chang
 
 Columns are named by their path (``field_names``: one name for a top-level column, more for a
 nested field), as Paimon names them; a nested path steps into ROW fields, ``element``
-into an ARRAY's elements and ``value`` into a MAP's values. ``Move`` places an added column (FIRST, AFTER / BEFORE a column, LAST).
+into an ARRAY's elements and ``value`` into a MAP's values. ``Move`` places an added or moved
+column (FIRST, AFTER / BEFORE a column, LAST).
 """
 
 from __future__ import annotations
@@ -148,3 +149,29 @@ class UpdateColumnComment(SchemaChange):
     @staticmethod
     def of(name: str | Sequence[str], comment: str | None) -> UpdateColumnComment:
         return UpdateColumnComment(field_path(name), comment)
+
+
+@dataclass(frozen=True)
+class UpdateColumnNullability(SchemaChange):
+    """A column's nullability (Paimon's ``UpdateColumnNullability``): ``nullable`` False is NOT NULL."""
+
+    field_names: FieldPath
+    nullable: bool
+
+    @staticmethod
+    def of(name: str | Sequence[str], nullable: bool) -> UpdateColumnNullability:
+        return UpdateColumnNullability(field_path(name), bool(nullable))
+
+
+@dataclass(frozen=True)
+class UpdateColumnPosition(SchemaChange):
+    """Moves an existing column (Paimon's ``UpdateColumnPosition``): ``move.field_name`` goes first,
+    last, or after / before ``move.reference``. ``parent`` names the ROW column (path) whose fields
+    are reordered; empty for the table's top-level columns."""
+
+    move: Move
+    parent: FieldPath = ()
+
+    @staticmethod
+    def of(move: Move, parent: str | Sequence[str] = ()) -> UpdateColumnPosition:
+        return UpdateColumnPosition(move, () if not parent else field_path(parent))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import pyarrow as pa
 
@@ -26,6 +26,8 @@ from paimon_sql.meta.schema_change import (
     SchemaChange,
     SetOption,
     UpdateColumnComment,
+    UpdateColumnNullability,
+    UpdateColumnPosition,
     UpdateColumnType,
     UpdateComment,
 )
@@ -33,61 +35,8 @@ from paimon_sql.options import CoreOptions, check_implemented, validate_options
 from paimon_sql.options.support import option_change_error, option_reset_error
 from paimon_sql.options.validation import check_full_compaction_delta_commits
 from paimon_sql.scan.default_values import check_default_values
-from paimon_sql.types import DataField, DataType, DefaultTypeVisitor, assign_field_ids
-
-_INT_RANK = {"TINYINT": 0, "SMALLINT": 1, "INT": 2, "BIGINT": 3}
-# decimal digits of the largest value of each integer type (127, 32767, 2147483647, 9.2e18)
-_INT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
-
-
-def is_safe_widening(old: DataType, new: DataType) -> bool:
-    """Type changes every old value survives unchanged (Paimon allows more with explicit casts)."""
-    if old.copy(True) == new.copy(True):
-        return True
-    return new.accept(_WidensFrom(old))
-
-
-class _WidensFrom(DefaultTypeVisitor[bool]):
-    """Whether the visited (new) type holds every value of ``old`` unchanged."""
-
-    def __init__(self, old: DataType) -> None:
-        self.old = old
-
-    def default(self, t: DataType) -> bool:
-        return False
-
-    def integer(self, t: DataType) -> bool:
-        return self.old.root in _INT_RANK and _INT_RANK[self.old.root] <= _INT_RANK[t.root]
-
-    def visit_tinyint(self, t: pt.TinyIntType) -> bool:
-        return self.integer(t)
-
-    def visit_smallint(self, t: pt.SmallIntType) -> bool:
-        return self.integer(t)
-
-    def visit_int(self, t: pt.IntType) -> bool:
-        return self.integer(t)
-
-    def visit_bigint(self, t: pt.BigIntType) -> bool:
-        return self.integer(t)
-
-    def visit_float(self, t: pt.FloatType) -> bool:
-        return self.old.root in ("TINYINT", "SMALLINT")
-
-    def visit_double(self, t: pt.DoubleType) -> bool:
-        return self.old.root in _INT_RANK or self.old.root == "FLOAT"
-
-    def visit_decimal(self, t: pt.DecimalType) -> bool:
-        old = self.old
-        if old.root in _INT_RANK:  # every value of the integer type fits the integer digits
-            return t.precision - t.scale >= _INT_DIGITS[old.root]
-        if old.root == "DECIMAL":
-            d = cast(pt.DecimalType, old)
-            return t.scale >= d.scale and t.precision - t.scale >= d.precision - d.scale
-        return False
-
-    def visit_varchar(self, t: pt.VarCharType) -> bool:
-        return self.old.root == "VARCHAR" and t.length >= cast(pt.VarCharType, self.old).length
+from paimon_sql.type_casts import alter_cast_exists, explain, supports_cast
+from paimon_sql.types import DataField, DataType, assign_field_ids
 
 
 def check_column_name(name: object, table: str) -> str:
@@ -212,6 +161,34 @@ def unchanged_option(key: str, old: str | None, new: str, schema: TableSchema) -
     return False
 
 
+def _flag(options: Mapping[str, str], key: str, default: bool) -> bool:
+    """A boolean option of the schema before the ALTER (as Paimon reads it: Boolean.parseBoolean)."""
+    value = options.get(key)
+    return default if value is None else value.strip().lower() == "true"
+
+
+def _not_nested(path: FieldPath) -> str | None:
+    """The column of a top-level path (keys and partition columns are never nested)."""
+    return path[0] if len(path) == 1 else None
+
+
+def _descend(t: DataType, steps: FieldPath) -> DataType:
+    """The type reached from ``t`` through ``element`` / ``value`` steps (Paimon's getRootType)."""
+    for step in steps:
+        t = t.element if step == "element" else t.value  # type: ignore[attr-defined]
+    return t
+
+
+def _replace(t: DataType, steps: FieldPath, new: DataType) -> DataType:
+    """``t`` with the type at ``steps`` replaced (Paimon's getArrayMapTypeWithTargetTypeRoot)."""
+    if not steps:
+        return new
+    if isinstance(t, pt.ArrayType):
+        return dataclasses.replace(t, element=_replace(t.element, steps[1:], new))
+    assert isinstance(t, pt.MapType)
+    return dataclasses.replace(t, value=_replace(t.value, steps[1:], new))
+
+
 class _Draft:
     """The schema being built: each change is applied to it in order."""
 
@@ -223,7 +200,11 @@ class _Draft:
         self.options = dict(self.schema.options)
         self.comment = self.schema.comment
         self.highest = self.schema.highest_field_id
+        self.primary_keys = list(self.schema.primary_keys)
         self.protected = set(self.schema.primary_keys) | set(self.schema.partition_keys)
+        self.null_to_not_null_disabled = _flag(self.schema.options, "alter-column-null-to-not-null.disabled", True)
+        self.explicit_casts = not _flag(self.schema.options, "disable-explicit-type-casting", False)
+        self.add_before_partition = _flag(self.schema.options, "add-column-before-partition", False)
         self.set_keys: set[str] = set()
         self.touched_keys: set[str] = set()
         self._has_snapshots: bool | None = None
@@ -311,8 +292,8 @@ class _Draft:
         path = ch.field_names
         name = check_column_name(path[-1], self.table)
         dotted = ".".join(path)
-        if not ch.data_type.nullable:
-            raise ValidationError(f"Cannot add NOT NULL column {dotted!r} to table {self.table}: existing rows have no value")
+        if not ch.data_type.nullable:  # Paimon's message
+            raise ValidationError(f"Column {dotted} cannot specify NOT NULL in the {self.table} table.")
 
         def op(fields: list[DataField], _: str) -> list[DataField]:
             names = [f.name for f in fields]
@@ -320,6 +301,8 @@ class _Draft:
                 raise ValidationError(f"Cannot add column {dotted!r} to table {self.table}: it exists")
             (field,), self.highest = assign_field_ids([(name, ch.data_type, ch.comment)], self.highest + 1)
             at = len(fields)
+            if ch.move is None and self.add_before_partition and len(path) == 1 and self.schema.partition_keys:
+                at = next((i for i, n in enumerate(names) if n in self.schema.partition_keys), at)
             move = ch.move
             if move is not None and move.type != MoveType.LAST:
                 if move.field_name not in (name, dotted):
@@ -347,9 +330,9 @@ class _Draft:
     def drop_column(self, ch: DropColumn) -> None:
         path = ch.field_names
         dotted = ".".join(path)
-        if len(path) == 1 and path[0] in self.protected:
-            raise ValidationError(
-                f"Cannot drop column {dotted!r} of table {self.table}: it is a primary key or partition column"
+        if len(path) == 1 and path[0] in self.protected:  # Paimon's message
+            raise UnsupportedError(
+                f"Cannot drop partition key or primary key: [{dotted}] (cannot drop column {dotted!r} of table {self.table})"
             )
 
         def op(fields: list[DataField], name: str) -> list[DataField]:
@@ -367,8 +350,8 @@ class _Draft:
         path = ch.field_names
         dotted = ".".join(path)
         new = check_column_name(ch.new_name, self.table)
-        if len(path) == 1 and path[0] in self.protected:
-            raise UnsupportedError(f"Renaming primary key or partition column {dotted!r} of table {self.table} is not supported")
+        if _not_nested(path) in self.schema.partition_keys:  # Paimon's message; primary keys may be renamed
+            raise UnsupportedError(f"Cannot rename partition column: [{dotted}] (table {self.table})")
 
         def op(fields: list[DataField], old: str) -> list[DataField]:
             names = [f.name for f in fields]
@@ -381,10 +364,55 @@ class _Draft:
         self._edit(path, op, "Cannot rename column")
         if len(path) == 1:
             self.options = rename_in_options(self.options, {path[0]: new})
+            self.primary_keys = [new if k == path[0] else k for k in self.primary_keys]
+            if path[0] in self.protected:
+                self.protected = (self.protected - {path[0]}) | {new}
+
+    def _type_path(self, path: FieldPath) -> tuple[FieldPath, FieldPath]:
+        """``path`` split into the column / ROW field it names and the ``element`` / ``value`` steps
+        into that field's ARRAY / MAP type after it (``v.element`` is the element type of array
+        ``v``, as Paimon's nested type changes name it); no steps for a path that ends at a field."""
+        fields: Sequence[DataField] | None = self.fields
+        t: DataType | None = None
+        end = 0
+        for i, name in enumerate(path):
+            if fields is not None:
+                f = next((f for f in fields if f.name == name), None)
+                if f is None:
+                    return path, ()
+                t, end = f.type, i + 1
+            elif isinstance(t, pt.ArrayType) and name == "element":
+                t = t.element
+            elif isinstance(t, pt.MapType) and name == "value":
+                t = t.value
+            else:
+                return path, ()
+            fields = t.fields if isinstance(t, pt.RowType) else None
+        return path[:end], path[end:]
+
+    def _check_nullability(self, old_nullable: bool, new_nullable: bool, dotted: str) -> None:
+        """Paimon's assertNullabilityChange: NULL -> NOT NULL only with
+        'alter-column-null-to-not-null.disabled' = 'false'."""
+        if self.null_to_not_null_disabled and old_nullable and not new_nullable:
+            raise UnsupportedError(
+                f"Cannot update column type from nullable to non nullable for {dotted}. You can set table "
+                "configuration option 'alter-column-null-to-not-null.disabled' = 'false' to allow converting "
+                f"null columns to not null (table {self.table})"
+            )
 
     def update_column_type(self, ch: UpdateColumnType) -> None:
+        """Paimon's rules: never a partition or primary-key column; the new type must be castable
+        from the old (DataTypeCasts.supportsCast, explicit casts unless 'disable-explicit-type-casting')
+        with a cast rule Paimon's readers apply to old files (casting.py)."""
         path = ch.field_names
         dotted = ".".join(path)
+        top = _not_nested(path)
+        if top in self.schema.partition_keys:
+            raise UnsupportedError(f"Cannot update partition column: [{dotted}] (table {self.table})")
+        if top in self.primary_keys:
+            raise UnsupportedError(f"Cannot update primary key (column {dotted!r} of table {self.table})")
+
+        field_path, steps = self._type_path(path)
 
         def op(fields: list[DataField], name: str) -> list[DataField]:
             names = [f.name for f in fields]
@@ -393,26 +421,78 @@ class _Draft:
                     f"Cannot change the type of column {dotted!r} of table {self.table}: it does not exist"
                 )
             i = names.index(name)
-            old_t = fields[i].type
-            new_t = ch.new_type.copy(old_t.nullable) if ch.keep_nullability else ch.new_type
-            if new_t.nullable != old_t.nullable:
-                raise UnsupportedError(
-                    f"Changing the nullability of column {dotted!r} of table {self.table} is not supported"
-                )
-            if not is_safe_widening(old_t, new_t):
-                raise ValidationError(
-                    f"Cannot change column {dotted!r} of table {self.table} from {old_t.to_string()} to "
-                    f"{new_t.to_string()}: only widening changes are supported"
-                )
-            if len(path) == 1 and name in self.protected and old_t != new_t:
-                raise UnsupportedError(
-                    f"Changing the type of key/partition column {dotted!r} of table {self.table} is not supported"
-                )
+            old_t = _descend(fields[i].type, steps)
+            if ch.keep_nullability:
+                new_t = ch.new_type.copy(old_t.nullable)
+            else:
+                new_t = ch.new_type
+                self._check_nullability(old_t.nullable, new_t.nullable, dotted)
+            if not (supports_cast(old_t, new_t, self.explicit_casts) and alter_cast_exists(old_t, new_t)):
+                raise ValidationError(explain(old_t, new_t, name) + f" (table {self.table})")
             out = list(fields)
-            out[i] = dataclasses.replace(fields[i], type=new_t)
+            out[i] = dataclasses.replace(fields[i], type=_replace(fields[i].type, steps, new_t))
             return out
 
-        self._edit(path, op, "Cannot change the type of column")
+        self._edit(field_path, op, "Cannot change the type of column")
+
+    def update_column_nullability(self, ch: UpdateColumnNullability) -> None:
+        path = ch.field_names
+        dotted = ".".join(path)
+        if ch.nullable and _not_nested(path) in self.primary_keys:  # Paimon's message
+            raise UnsupportedError(f"Cannot change nullability of primary key (column {dotted!r} of table {self.table})")
+
+        field_path, steps = self._type_path(path)
+
+        def op(fields: list[DataField], name: str) -> list[DataField]:
+            names = [f.name for f in fields]
+            if name not in names:
+                raise ValidationError(
+                    f"Cannot change the nullability of column {dotted!r} of table {self.table}: it does not exist"
+                )
+            i = names.index(name)
+            old_t = _descend(fields[i].type, steps)
+            self._check_nullability(old_t.nullable, ch.nullable, dotted)
+            out = list(fields)
+            out[i] = dataclasses.replace(fields[i], type=_replace(fields[i].type, steps, old_t.copy(ch.nullable)))
+            return out
+
+        self._edit(field_path, op, "Cannot change the nullability of column")
+
+    def update_column_position(self, ch: UpdateColumnPosition) -> None:
+        """Paimon's applyMove: FIRST / LAST / AFTER / BEFORE a column of the same ROW; moving a
+        column next to itself (or first when it is first, last when last) is refused."""
+        move = ch.move
+        what = "Cannot move column"
+
+        def op(fields: list[DataField], _: str) -> list[DataField]:
+            names = [f.name for f in fields]
+            if move.field_name not in names:
+                raise ValidationError(f"Field name not found: {move.field_name} (table {self.table})")
+            at = names.index(move.field_name)
+
+            def itself(other: int) -> None:
+                if other == at:
+                    raise UnsupportedError(f"Cannot move itself for column {move.field_name} (table {self.table})")
+
+            if move.type in (MoveType.FIRST, MoveType.LAST):
+                target = 0 if move.type == MoveType.FIRST else len(fields) - 1
+                itself(target)
+            else:
+                if move.reference not in names:
+                    raise ValidationError(f"Reference field name not found: {move.reference} (table {self.table})")
+                ref = names.index(move.reference)
+                itself(ref)
+                target = ref
+                if move.type == MoveType.AFTER and at > ref:
+                    target += 1
+                if move.type == MoveType.BEFORE and at < ref:
+                    target -= 1
+                target = min(target, len(fields) - 1)
+            out = list(fields)
+            out.insert(target, out.pop(at))
+            return out
+
+        self._edit((*ch.parent, move.field_name), op, what)
 
     def update_column_comment(self, ch: UpdateColumnComment) -> None:
         path = ch.field_names
@@ -435,11 +515,11 @@ class _Draft:
         validate_options(options, table, columns=names)
         original = self.schema.options
         check_implemented({k: options[k] for k in sorted(self.set_keys) if original.get(k) != options.get(k)}, table)
-        check_default_values(self.fields, self.schema.primary_keys, self.schema.partition_keys, options, table)
+        pks = list(self.primary_keys)
+        check_default_values(self.fields, pks, self.schema.partition_keys, options, table)
         if self.touched_keys & {"full-compaction.delta-commits", "write-only"}:
-            check_full_compaction_delta_commits(CoreOptions(options, table), bool(self.schema.primary_keys), table)
-        if self.schema.primary_keys:  # the merge engine's options against the new columns, as CREATE TABLE checks them
-            pks = list(self.schema.primary_keys)
+            check_full_compaction_delta_commits(CoreOptions(options, table), bool(pks), table)
+        if pks:  # the merge engine's options against the new columns, as CREATE TABLE checks them
             core = CoreOptions(options, table)
             engine_of(core).spec(core, pks, self.fields, pks, table)
         return TableSchema(
@@ -447,7 +527,7 @@ class _Draft:
             fields=tuple(self.fields),
             highest_field_id=self.highest,
             partition_keys=self.schema.partition_keys,
-            primary_keys=self.schema.primary_keys,
+            primary_keys=tuple(pks),
             options=options,
             comment=self.comment,
             time_millis=TableSchema.now_ms(),
@@ -462,6 +542,8 @@ _HANDLERS: dict[type, Callable[[_Draft, Any], None]] = {
     DropColumn: _Draft.drop_column,
     RenameColumn: _Draft.rename_column,
     UpdateColumnType: _Draft.update_column_type,
+    UpdateColumnNullability: _Draft.update_column_nullability,
+    UpdateColumnPosition: _Draft.update_column_position,
     UpdateColumnComment: _Draft.update_column_comment,
 }
 

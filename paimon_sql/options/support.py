@@ -39,7 +39,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "pk-bitmap.index.columns", "pk-btree.index.columns", "pk-full-text.index.columns",
         "pk-multivalue.index.columns", "pk-vector.index.columns", "data-file.thin-mode",
         "file.format.per.level", "file.compression.per.level", "metadata.stats-mode.per.level",
-        "file.suffix.include.compression", "index-file-in-data-file-dir", "add-column-before-partition",
+        "file.suffix.include.compression", "index-file-in-data-file-dir",
         "commit.callbacks", "commit.discard-duplicate-files", "commit.force-create-snapshot",
         "commit.strict-mode.last-safe-snapshot", "snapshot.ignore-empty-commit",
         "metastore.partitioned-table", "metastore.tag-to-partition", "sequence.snapshot-ordering",

@@ -135,7 +135,8 @@ TIME_TRAVEL_KEYS = (*travel.TRAVEL_OPTIONS, "log.scan.timestamp-millis")
 CONNECTOR_NOT_IMPLEMENTED: dict[str, tuple[str, str]] = {
     **dict.fromkeys(
         ["write.merge-schema", "write.merge-schema.type-widening", "write.merge-schema.explicit-cast"],
-        ("false", "schema evolution on write (merging the written data's schema) is not implemented"),
+        ("false", "schema evolution on write through Spark is not implemented yet (the Python API has it: "
+                  "Table.write_merge_schema)"),
     ),
     "read.changelog": ("false", "batch reads with row kinds are not implemented (streaming reads take it: "
                        "spark.readStream.format('paimon').option('read.changelog', 'true').load(path))"),

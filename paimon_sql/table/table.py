@@ -35,6 +35,7 @@ from paimon_sql.ops import consumers as consumer_ops
 from paimon_sql.ops import copy as copy_ops
 from paimon_sql.ops import delete as delete_ops
 from paimon_sql.ops import expire as expire_ops
+from paimon_sql.ops import merge_schema as merge_schema_ops
 from paimon_sql.ops import orphans as orphan_ops
 from paimon_sql.ops import partitions as partition_ops
 from paimon_sql.ops import repair as repair_ops
@@ -317,6 +318,21 @@ class Table:
 
         return redo_on_conflict(lambda: current[0].store, attempt, consumed)
 
+    def write_merge_schema(
+        self, data: pa.Table, overwrite: Overwrite = False, type_widening: bool = False,
+        explicit_cast: bool = False, case_sensitive: bool = False,
+    ) -> int:
+        """Writes ``data`` after merging its schema into the table's (Paimon's ``write.merge-schema``,
+        ``write.merge-schema.type-widening``, ``write.merge-schema.explicit-cast``; see
+        ``ops/merge_schema.py``): new columns and ROW fields are added (one schema version), missing
+        ones are written as null. Returns the new snapshot id; ``refresh()`` shows the new schema."""
+        if not isinstance(data, pa.Table):
+            raise ValidationError(f"write_merge_schema of table {self.identifier}: data must be a pyarrow.Table")
+        changes = merge_schema_ops.merge_schema_changes(self.schema, data.schema, type_widening, explicit_cast,
+                                                        case_sensitive)
+        table = self.alter(*changes) if changes else self
+        return table.write(merge_schema_ops.align_to_schema(table.schema, data, case_sensitive), overwrite)
+
     # -- committing: every commit of this table goes through a TableCommit ----------------------
     def new_commit(self, batch_write: bool = False) -> TableCommit:
         """The committer of this table (Paimon's ``TableCommitImpl``): this handle's commit user,
@@ -501,7 +517,8 @@ class Table:
     def alter(self, *changes: SchemaChange, **arguments: Any) -> Table:
         """Schema/option changes; writes a new schema version and returns the refreshed table.
         Either schema changes as values (``paimon_sql.meta.schema_change``: SetOption, RemoveOption,
-        AddColumn, RenameColumn, DropColumn, UpdateColumnType, UpdateColumnComment, UpdateComment),
+        AddColumn, RenameColumn, DropColumn, UpdateColumnType, UpdateColumnNullability,
+        UpdateColumnPosition, UpdateColumnComment, UpdateComment),
         applied in order, or the keyword arguments add_columns, drop_columns, rename_columns,
         change_types, set_options, remove_options, comment, column_comments (a convenience that
         builds that list). Once the table has a snapshot, Paimon's immutable options

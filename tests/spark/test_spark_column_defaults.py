@@ -25,12 +25,15 @@ def test_write_with_default_values(spark: Any, sql: Any, db: str) -> None:
     assert sql(f"SELECT * FROM {t} ORDER BY a") == [(1, 2, "my_value"), (2, 2, "my_value"), (3, 2, "my_value")]
     with pytest.raises(Exception, match=r"Unsupported table change: Cannot add column \[d\] with default value"):
         spark.sql(f"ALTER TABLE {t} ADD COLUMN d INT DEFAULT 5")
+    sql(f"ALTER TABLE {t} ALTER COLUMN b TYPE STRING")  # the default is kept, read as the new type
+    sql(f"INSERT INTO {t} (a) VALUES (4)")
+    assert sql(f"SELECT * FROM {t} ORDER BY a") == [(a, "2", "my_value") for a in (1, 2, 3, 4)]
     sql(f"ALTER TABLE {t} ALTER COLUMN b SET DEFAULT '3'")
     sql(f"INSERT INTO {t} (a) VALUES (5)")
-    assert sql(f"SELECT * FROM {t} WHERE a = 5") == [(5, 3, "my_value")]
+    assert sql(f"SELECT * FROM {t} WHERE a = 5") == [(5, "3", "my_value")]
     # Paimon's writers write a column's default for a null (DefaultValueRow)
     sql(f"INSERT INTO {t} VALUES (6, NULL, NULL)")
-    assert sql(f"SELECT * FROM {t} WHERE a = 6") == [(6, 3, "my_value")]
+    assert sql(f"SELECT * FROM {t} WHERE a = 6") == [(6, "3", "my_value")]
     sql(f"ALTER TABLE {t} ALTER COLUMN b DROP DEFAULT")
     sql(f"INSERT INTO {t} (a) VALUES (7)")
     assert sql(f"SELECT * FROM {t} WHERE a = 7") == [(7, None, "my_value")]

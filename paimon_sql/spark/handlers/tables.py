@@ -26,6 +26,8 @@ from paimon_sql.meta.schema_change import (
     SchemaChange,
     SetOption,
     UpdateColumnComment,
+    UpdateColumnNullability,
+    UpdateColumnPosition,
     UpdateColumnType,
     UpdateComment,
 )
@@ -289,6 +291,14 @@ def _schema_changes(
     SparkCatalog.toSchemaChange), in the same order; ``legacy``: Spark TIMESTAMP is Paimon TIMESTAMP."""
     name = table.name
     columns = set(table.schema.field_names)
+    dropped = {tuple(ch.get("name") or ()) for ch in changes if ch.get("op") == "drop_column"}
+    if {(c,) for c in columns} <= dropped and any(ch.get("op") == "add_column" for ch in changes):
+        # Spark turns REPLACE COLUMNS into dropping every column and adding the new ones: new field
+        # ids would make the data files' columns unreadable (Paimon's PaimonAnalysis refuses it)
+        raise UnsupportedError(
+            "ALTER TABLE ... REPLACE COLUMNS is not supported for Paimon tables. Please use RENAME COLUMN, "
+            f"ALTER COLUMN TYPE, DROP COLUMN, and ADD COLUMN instead. (table {name})"
+        )
     out: list[SchemaChange] = []
     for ch in changes:
         op = ch.get("op")
@@ -334,19 +344,17 @@ def _schema_changes(
             )
             out.append(UpdateColumnType.of_arrow(path, arrow_type))
         elif op == "update_column_nullability":
-            path = _path(ch)
-            col = path[0] if len(path) == 1 else None
-            if col in columns and table.schema.field(col).type.nullable == bool(ch.get("nullable")):
-                continue
-            raise UnsupportedError(
-                f"Changing the nullability of column {'.'.join(path)!r} of table {name} is not supported"
-            )
+            out.append(UpdateColumnNullability.of(_path(ch), bool(ch.get("nullable"))))
         elif op == "update_column_comment":
             out.append(UpdateColumnComment(_path(ch), ch.get("comment") or None))
         elif op == "update_column_default":
             pass  # column_default_changes
         elif op == "update_column_position":
-            raise UnsupportedError(f"Moving column {'.'.join(_path(ch))!r} of table {name} is not supported")
+            path = _path(ch)
+            move = _move(ch.get("position"), path, name)
+            if move is None:
+                raise UnsupportedError(f"ALTER TABLE {name}: column {'.'.join(path)!r} moved to no position")
+            out.append(UpdateColumnPosition(move, path[:-1]))
         else:
             raise UnsupportedError(f"ALTER TABLE {name}: change {ch.get('description', ch)} is not supported")
     return out
