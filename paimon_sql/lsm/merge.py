@@ -182,13 +182,12 @@ def _merge_groups(table: pa.Table, spec: MergeSpec, merge_multi: GroupMerge,
     merged = merge_multi(mt, m_starts, m_ends)
     if multi.all():
         return merged
-    singles = table.take(pa.array(v.order[~row_multi]))
-    # back into key order: single-record groups first in the concatenation, merged ones after
+    # in key order, gathered once: a single-record key's row from the input, a merged key's from
+    # ``merged`` (after the input's rows in the concatenation)
     pos = np.empty(len(sizes), dtype=np.int64)
-    n_single = int((~multi).sum())
-    pos[~multi] = np.arange(n_single)
-    pos[multi] = n_single + np.arange(len(m_sizes))
-    both = pa.concat_tables([singles, merged.cast(singles.schema)])
+    pos[~multi] = v.order[starts[~multi]]
+    pos[multi] = table.num_rows + np.arange(len(m_sizes))
+    both = pa.concat_tables([table, merged.cast(table.schema)])
     return both.take(pa.array(pos))
 
 
