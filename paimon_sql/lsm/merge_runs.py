@@ -172,7 +172,13 @@ def sorted_view(table: pa.Table, spec: MergeSpec) -> SortedView:
     pos = np.flatnonzero(shared)
     g = view.group
     if not spec.sequence_columns:
-        sub_order = np.lexsort((seq[pos], g[pos]))  # stable: ties keep input order
+        gp, sp = g[pos], seq[pos]
+        lo = int(sp.min())
+        span = int(sp.max()) - lo + 1
+        if (int(gp[-1]) + 1) * span < 2**_MAX_BITS:  # (group, sequence) as one int64, nearly sorted
+            sub_order = np.argsort(gp * np.int64(span) + (sp - np.int64(lo)), kind="stable")
+        else:
+            sub_order = np.lexsort((sp, gp))  # stable: ties keep input order
     else:
         rows = pa.array(order[pos])
         direction = "ascending" if spec.sequence_ascending else "descending"
