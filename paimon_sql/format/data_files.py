@@ -43,7 +43,7 @@ def read_file(
                 _check_size(path, f.size(), expected_size)
                 pf = pq.ParquetFile(f, page_checksum_verification=True)
                 _check_rows(path, pf.metadata.num_rows, expected_rows)
-                table = pf.read(columns=list(columns) if columns is not None else None, use_threads=False)
+                table = pf.read(columns=list(columns) if columns is not None else None, use_threads=True)
         elif fmt == "orc":
             with file_io.open_input_file(path) as f:
                 from paimon_sql.format.orc_timestamps import correct_timestamps

@@ -2,7 +2,10 @@
 
 The input of every engine is one Arrow table holding the rows of several sorted runs of a bucket,
 with the key columns, ``_SEQUENCE_NUMBER``, ``_VALUE_KIND`` and the value columns. Engines are
-vectorised: one stable sort by (key, sequence), then group boundaries found with array compares.
+vectorised: the rows in (key, sequence) order come from ``merge_runs.sorted_view`` (the sorted runs
+merged, not re-sorted), group boundaries from its key groups; rows are gathered once. The stable sort
+by (key, sequence) of the whole input (``sort_indices``, ``reference_view``) is the reference the
+tests compare the view with.
 """
 
 from __future__ import annotations
@@ -25,9 +28,12 @@ from paimon_sql.lsm.merge_arrays import (
     KIND_UPDATE_AFTER,
     KIND_UPDATE_BEFORE,
     PER_KEY_NULL_PLACEMENT,
+    group_last_mask,
+    java_key_order,
     last_non_null,
     partial_update_seq_and_insert,
 )
+from paimon_sql.lsm.merge_runs import SortedView, sorted_view
 from paimon_sql.lsm.partial_update_groups import SequenceGroup, merge_with_groups
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import DataField
@@ -51,26 +57,6 @@ class MergeSpec:
     # partial-update: 'partial-update.remove-record-on-sequence-group' (sequence fields): a -D record
     # that updates the group of one of them removes the row (it becomes the row's new initial values)
     remove_record_on_sequence_group: tuple[str, ...] = ()
-
-
-_SIGN_MASK = np.int64(0x7FFFFFFFFFFFFFFF)
-_CANONICAL_NAN = np.int64(0x7FF8000000000000)
-
-
-def java_key_order(col: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
-    """A key column as Paimon's key comparator compares it. FLOAT and DOUBLE keys compare like Java's
-    ``Double.compare``: every NaN is one key (above +infinity) and -0.0 is a key below 0.0, which
-    Arrow's comparisons do not do (NaN != NaN, -0.0 == 0.0). They become int64s that sort and compare
-    that way (the bits of the double with the sign folded); other columns are returned as they are."""
-    if not pa.types.is_floating(col.type):
-        return col
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-    values = np.asarray(arr.cast(pa.float64()).fill_null(0.0).to_numpy(zero_copy_only=False), dtype=np.float64)
-    bits = values.view(np.int64).copy()
-    bits[np.isnan(values)] = _CANONICAL_NAN
-    bits = np.where(bits < 0, bits ^ _SIGN_MASK, bits)
-    return pa.array(bits, pa.int64(), mask=np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool)
-                    if arr.null_count else None)
 
 
 def _key_table(table: pa.Table, key_columns: Sequence[str], others: Sequence[str] = ()) -> pa.Table:
@@ -120,25 +106,24 @@ def sort_by_key_and_sequence(table: pa.Table, spec: MergeSpec) -> pa.Table:
     return table.take(sort_indices(table, spec))
 
 
-def group_last_mask(table: pa.Table, key_columns: Sequence[str]) -> np.ndarray:
-    """For a table sorted by key: True at the last row of every key group."""
-    n = table.num_rows
-    if n == 0:
-        return np.zeros(0, dtype=bool)
-    diff = np.zeros(n - 1, dtype=bool)
-    for k in key_columns:
-        col = java_key_order(table.column(k))
-        a, b = col.slice(0, n - 1), col.slice(1)
-        ne = pc.fill_null(pc.not_equal(a, b), True)
-        # two nulls are the same key
-        both_null = pc.and_(pc.is_null(a), pc.is_null(b))
-        ne = pc.and_(ne, pc.invert(both_null))
-        diff |= np.asarray(ne.to_numpy(zero_copy_only=False), dtype=bool)
-    return np.append(diff, True)
+def reference_view(table: pa.Table, spec: MergeSpec) -> SortedView:
+    """The merge order by the stable sort of every row by (key, sequence): what ``sorted_view`` must
+    equal (the property tests compare the engines' results over both)."""
+    idx = sort_indices(table, spec)
+    last = group_last_mask(table.select(list(spec.key_columns)).take(idx), spec.key_columns)
+    return SortedView(np.asarray(idx.to_numpy(), dtype=np.int64), np.concatenate([[True], last[:-1]]) if len(last) else last)
 
 
 def _is_add(kinds: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
     return pc.or_(pc.equal(kinds, KIND_INSERT), pc.equal(kinds, KIND_UPDATE_AFTER))
+
+
+def _retract_free(table: pa.Table, view: SortedView) -> SortedView:
+    """``view`` without the table's retractions (-U, -D)."""
+    kinds = table.column(KIND)
+    if table.num_rows == 0 or pc.max(kinds).as_py() == KIND_INSERT:
+        return view
+    return view.keep_rows(np.asarray(_is_add(kinds).to_numpy(zero_copy_only=False), dtype=bool))
 
 
 def _drop_retracts(table: pa.Table) -> pa.Table:
@@ -153,71 +138,61 @@ def _finish(table: pa.Table, keep_deletes: bool) -> pa.Table:
     return table if keep_deletes else _drop_retracts(table)
 
 
-def deduplicate(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False) -> pa.Table:
+def deduplicate(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
+                view: SortedView | None = None) -> pa.Table:
     """The newest record of each key wins; a key whose newest record is a retraction disappears
-    (``keep_deletes``: stays as that retraction, to shadow older files)."""
+    (``keep_deletes``: stays as that retraction, to shadow older files). ``view``: the rows' merge
+    order (default ``sorted_view``)."""
+    v = view if view is not None else sorted_view(table, spec)
     if spec.ignore_delete:
-        table = _drop_retracts(table)
-    idx = sort_indices(table, spec)
-    sorted_keys = table.select(list(spec.key_columns)).take(idx)
-    winners = idx.filter(pa.array(group_last_mask(sorted_keys, spec.key_columns)))
-    return _finish(table.take(winners), keep_deletes)
+        v = _retract_free(table, v)
+    winners = v.order[v.last_mask()]
+    return _finish(table.take(pa.array(winners)), keep_deletes)
 
 
-def first_row(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False) -> pa.Table:
+def first_row(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
+              view: SortedView | None = None) -> pa.Table:
     """The oldest inserted record of each key wins; retractions are ignored."""
-    t = sort_by_key_and_sequence(_drop_retracts(table), spec)
-    n = t.num_rows
-    if n == 0:
-        return t
-    last = group_last_mask(t, spec.key_columns)
-    first = np.concatenate([[True], last[:-1]])
-    return t.filter(pa.array(first))
-
-
-def _group_bounds(table: pa.Table, key_columns: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end (inclusive) row of every key group of a key-sorted table."""
-    last = group_last_mask(table, key_columns)
-    ends = np.flatnonzero(last)
-    starts = np.concatenate([[0], ends[:-1] + 1]) if len(ends) else ends
-    return starts, ends
+    v = _retract_free(table, view if view is not None else sorted_view(table, spec))
+    return table.take(pa.array(v.order[v.first_mask()]))
 
 
 GroupMerge = Callable[[pa.Table, np.ndarray, np.ndarray], pa.Table]
 
 
-def _merge_groups(table: pa.Table, spec: MergeSpec, merge_multi: GroupMerge) -> pa.Table:
-    """Sorts by key and sequence; a key with one record keeps it unchanged (Paimon's
-    ReducerMergeFunctionWrapper never calls the merge function for it), the records of every other
-    key go to ``merge_multi(rows, starts, ends)``, which returns one row per key group (same columns).
-    The result is in key order."""
-    t = sort_by_key_and_sequence(table, spec)
-    if t.num_rows == 0:
-        return t
-    starts, ends = _group_bounds(t, spec.key_columns)
+def _merge_groups(table: pa.Table, spec: MergeSpec, merge_multi: GroupMerge,
+                  view: SortedView | None = None) -> pa.Table:
+    """Takes the rows by key and sequence (``view``, default ``sorted_view``); a key with one record
+    keeps it unchanged (Paimon's ReducerMergeFunctionWrapper never calls the merge function for it),
+    the records of every other key go to ``merge_multi(rows, starts, ends)``, which returns one row
+    per key group (same columns). The result is in key order."""
+    v = view if view is not None else sorted_view(table, spec)
+    if v.num_rows == 0:
+        return table.slice(0, 0)
+    starts, ends = v.bounds()
     sizes = ends - starts + 1
     multi = sizes > 1
     if not multi.any():
-        return t
+        return table.take(pa.array(v.order))
     row_multi = np.repeat(multi, sizes)
-    mt = t.filter(pa.array(row_multi))
+    mt = table.take(pa.array(v.order[row_multi]))
     m_sizes = sizes[multi]
     m_ends = np.cumsum(m_sizes) - 1
     m_starts = m_ends - m_sizes + 1
     merged = merge_multi(mt, m_starts, m_ends)
     if multi.all():
         return merged
-    singles = t.filter(pa.array(~row_multi))
-    # back into key order: single-record groups first in the concatenation, merged ones after
+    # in key order, gathered once: a single-record key's row from the input, a merged key's from
+    # ``merged`` (after the input's rows in the concatenation)
     pos = np.empty(len(sizes), dtype=np.int64)
-    n_single = int((~multi).sum())
-    pos[~multi] = np.arange(n_single)
-    pos[multi] = n_single + np.arange(len(m_sizes))
-    both = pa.concat_tables([singles, merged.cast(singles.schema)])
+    pos[~multi] = v.order[starts[~multi]]
+    pos[multi] = table.num_rows + np.arange(len(m_sizes))
+    both = pa.concat_tables([table, merged.cast(table.schema)])
     return both.take(pa.array(pos))
 
 
-def partial_update(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False) -> pa.Table:
+def partial_update(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
+                   view: SortedView | None = None) -> pa.Table:
     """Paimon's partial-update engine: each field takes the newest non-null value of its key.
 
     Retractions in a key with several records fail unless ``ignore-delete`` (they are skipped) or
@@ -233,7 +208,7 @@ def partial_update(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False)
 
     if spec.sequence_groups:
         return _finish(
-            _merge_groups(table, spec, lambda t, s, e: merge_with_groups(t, s, e, spec)), keep_deletes
+            _merge_groups(table, spec, lambda t, s, e: merge_with_groups(t, s, e, spec), view), keep_deletes
         )
 
     def merge_multi(t: pa.Table, starts: np.ndarray, ends: np.ndarray) -> pa.Table:
@@ -274,10 +249,11 @@ def partial_update(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False)
                 cols.append(last_non_null(col, starts, ends, rows))
         return pa.Table.from_arrays(cols, names=t.column_names)
 
-    return _finish(_merge_groups(table, spec, merge_multi), keep_deletes)
+    return _finish(_merge_groups(table, spec, merge_multi, view), keep_deletes)
 
 
-def aggregation(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False) -> pa.Table:
+def aggregation(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
+                view: SortedView | None = None) -> pa.Table:
     """Paimon's aggregation engine: the records of a key folded column by column with each column's
     aggregate function (``spec.field_aggs``; see ``paimon_sql.lsm.aggregate``). The merged row is a
     +I, or a -D when ``aggregation.remove-record-on-delete`` and the key's last record is a -D.
@@ -301,11 +277,12 @@ def aggregation(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False) ->
                 cols.append(col.take(ends_arr))
         return pa.Table.from_arrays(cols, names=t.column_names)
 
-    return _finish(_merge_groups(table, spec, merge_multi), keep_deletes)
+    return _finish(_merge_groups(table, spec, merge_multi, view), keep_deletes)
 
 
 class MergeFunction(Protocol):
-    def __call__(self, table: pa.Table, spec: MergeSpec, keep_deletes: bool = False) -> pa.Table: ...
+    def __call__(self, table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
+                 view: SortedView | None = None) -> pa.Table: ...
 
 
 def aggregation_spec(

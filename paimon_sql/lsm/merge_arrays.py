@@ -4,6 +4,8 @@ non-null value, and the row kinds as plain ints."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -59,3 +61,40 @@ def partial_update_seq_and_insert(
     seq_out = np.where(last_counted >= starts, seq[np.maximum(last_counted, 0)], 0)
     meet_insert = np.add.reduceat((~retract).astype(np.int64), starts) > 0
     return seq_out, meet_insert
+
+
+_SIGN_MASK = np.int64(0x7FFFFFFFFFFFFFFF)
+_CANONICAL_NAN = np.int64(0x7FF8000000000000)
+
+
+def java_key_order(col: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
+    """A key column as Paimon's key comparator compares it. FLOAT and DOUBLE keys compare like Java's
+    ``Double.compare``: every NaN is one key (above +infinity) and -0.0 is a key below 0.0, which
+    Arrow's comparisons do not do (NaN != NaN, -0.0 == 0.0). They become int64s that sort and compare
+    that way (the bits of the double with the sign folded); other columns are returned as they are."""
+    if not pa.types.is_floating(col.type):
+        return col
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    values = np.asarray(arr.cast(pa.float64()).fill_null(0.0).to_numpy(zero_copy_only=False), dtype=np.float64)
+    bits = values.view(np.int64).copy()
+    bits[np.isnan(values)] = _CANONICAL_NAN
+    bits = np.where(bits < 0, bits ^ _SIGN_MASK, bits)
+    return pa.array(bits, pa.int64(), mask=np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+                    if arr.null_count else None)
+
+
+def group_last_mask(table: pa.Table, key_columns: Sequence[str]) -> np.ndarray:
+    """For a table sorted by key: True at the last row of every key group."""
+    n = table.num_rows
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    diff = np.zeros(n - 1, dtype=bool)
+    for k in key_columns:
+        col = java_key_order(table.column(k))
+        a, b = col.slice(0, n - 1), col.slice(1)
+        ne = pc.fill_null(pc.not_equal(a, b), True)
+        # two nulls are the same key
+        both_null = pc.and_(pc.is_null(a), pc.is_null(b))
+        ne = pc.and_(ne, pc.invert(both_null))
+        diff |= np.asarray(ne.to_numpy(zero_copy_only=False), dtype=bool)
+    return np.append(diff, True)

@@ -20,6 +20,7 @@ from paimon_sql.lsm.changelog import LEVEL, lookup_merge_filter, lookup_merges_l
 from paimon_sql.lsm.engines import engine_of
 from paimon_sql.lsm.levels import KeyComparator, interval_partition
 from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec
+from paimon_sql.lsm.merge_runs import sorted_view
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
@@ -225,9 +226,14 @@ def read_split(
                 runs = [r.append_column(LEVEL, pa.array(np.full(r.num_rows, f.level, dtype=np.int32)))
                         for r, f in zip(runs, files)]
                 table = lookup_merge_filter(pa.concat_tables(runs), spec.key_columns).drop_columns([LEVEL])
+                merged = engine_of(store.options).merge(table, spec, keep_row_kind)
             else:
+                # the runs merged by their key order (lsm/merge_runs.py); the key columns are not
+                # gathered into the result
                 table = pa.concat_tables(runs)
-            merged = engine_of(store.options).merge(table, spec, keep_row_kind)
+                view = sorted_view(table, spec)
+                merged = engine_of(store.options).merge(table.drop_columns(list(spec.key_columns)), spec,
+                                                        keep_row_kind, view=view)
             if sequence_number and SEQ not in merged.column_names:
                 raise UnsupportedError(f"Table {store.name}: the merge engine does not keep sequence numbers")
             parts.append(merged.select(names))

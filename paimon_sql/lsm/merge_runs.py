@@ -1,0 +1,198 @@
+"""The order of a merge without re-sorting every row by (key, sequence).
+
+A merge's input is the concatenation of a bucket's sorted runs: each run is already in key order.
+``sorted_view`` finds the order the merge engines consume (by key as Paimon compares keys, then the
+user sequence fields, then ``_SEQUENCE_NUMBER``, ties in input order: exactly the stable sort
+``merge.sort_indices`` gives) in three vectorised steps:
+
+1. The key columns become one int64 per row that orders like the key (``encode_keys``: integers,
+   dates, times, timestamps, booleans and floats by Java's ``Double.compare``, nullable or not, several
+   columns packed by their value ranges when they fit in 63 bits). Other keys (strings, decimals,
+   binary, wide composites) are sorted by Arrow over the key columns alone.
+2. A stable argsort of the codes: numpy's timsort finds the already-sorted runs and merges them
+   (O(n log k) for k runs, a k-way merge), instead of comparing (key, sequence) tuples of the union.
+3. Only the rows of keys that several records share are put in sequence order (a sort of those rows
+   by (key group, sequence fields, ``_SEQUENCE_NUMBER``)), and not even that when they already are.
+
+The result is a ``SortedView``: the permutation and each sorted row's key group number. Engines take
+rows through it (``merge.deduplicate`` etc.), so rows are gathered once, into the output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from paimon_sql.format.system_fields import SEQ
+from paimon_sql.lsm.merge_arrays import PER_KEY_NULL_PLACEMENT, group_last_mask, java_key_order
+
+if TYPE_CHECKING:
+    from paimon_sql.lsm.merge import MergeSpec
+
+_MAX_BITS = 63
+_GROUP = "\x00key group"  # a column name no table has
+
+
+@dataclass(frozen=True)
+class SortedView:
+    """A table's rows in merge order without moving them: ``order`` (row indices, by key then
+    sequence) and ``starts`` (per position of ``order``: True where a key group begins)."""
+
+    order: np.ndarray
+    starts: np.ndarray
+
+    @property
+    def num_rows(self) -> int:
+        return len(self.order)
+
+    @property
+    def group(self) -> np.ndarray:
+        """Per position: the key group number (0, 1, ... non-decreasing)."""
+        return np.cumsum(self.starts, dtype=np.int64) - 1
+
+    def last_mask(self) -> np.ndarray:
+        """True at the last (newest) position of every key group."""
+        return np.append(self.starts[1:], True) if len(self.starts) else np.zeros(0, dtype=bool)
+
+    def first_mask(self) -> np.ndarray:
+        """True at the first (oldest) position of every key group."""
+        return self.starts
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Start and end (inclusive) position of every key group."""
+        ends = np.flatnonzero(self.last_mask())
+        starts = np.concatenate([[0], ends[:-1] + 1]) if len(ends) else ends
+        return starts, ends
+
+    def keep_rows(self, keep: np.ndarray) -> SortedView:
+        """The view of the rows where ``keep`` (a mask over the table's rows) holds; the table is
+        not filtered (``order`` still indexes it)."""
+        at = keep[self.order]
+        g = self.group[at]
+        return SortedView(self.order[at], np.concatenate([[True], g[1:] != g[:-1]]) if len(g) else g.astype(bool))
+
+
+def _int_codes(col: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """A key column as int64 values ordering like Paimon's key comparator (and its validity mask
+    when it has nulls), or None when it has no such form."""
+    arr = java_key_order(col)  # floats: int64s ordering like Double.compare
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    t = arr.type
+    if pa.types.is_boolean(t):
+        arr = arr.cast(pa.int8())
+    elif pa.types.is_date(t) or pa.types.is_time(t) or pa.types.is_timestamp(t) or pa.types.is_duration(t):
+        arr = arr.view(pa.int32() if t.bit_width == 32 else pa.int64())
+    elif not pa.types.is_integer(t) or t == pa.uint64():
+        return None
+    valid = None
+    if arr.null_count:
+        valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        arr = arr.fill_null(0)
+    return np.asarray(arr.to_numpy(), dtype=np.int64), valid
+
+
+def encode_keys(table: pa.Table, key_columns: Sequence[str]) -> np.ndarray | None:
+    """One int64 per row that orders (and is equal) like the row's key under Paimon's key comparator
+    (nulls first); None when the key columns have no such encoding (use an Arrow sort)."""
+    cols = []
+    for name in key_columns:
+        codes = _int_codes(table.column(name))
+        if codes is None:
+            return None
+        cols.append(codes)
+    if len(cols) == 1 and cols[0][1] is None:
+        return cols[0][0]
+    if table.num_rows == 0:
+        return np.zeros(0, dtype=np.int64)
+    # pack: each column as (value - min + 1), 0 for null, in a mixed radix of the columns' ranges
+    packed: list[tuple[np.ndarray, int]] = []
+    bits = 0
+    for values, valid in cols:
+        present = values if valid is None else values[valid]
+        if len(present) == 0:
+            lo = hi = 0
+        else:
+            lo, hi = int(present.min()), int(present.max())
+        radix = hi - lo + 2  # null, then lo..hi
+        bits += max(1, (radix - 1).bit_length())
+        if bits > _MAX_BITS:
+            return None
+        code = values - np.int64(lo) + 1  # fits: hi - lo + 1 < 2**63 was just checked
+        if valid is not None:
+            code = np.where(valid, code, 0)
+        packed.append((code, radix))
+    out = np.zeros(table.num_rows, dtype=np.int64)
+    for code, radix in packed:
+        out = out * np.int64(radix) + code
+    return out
+
+
+def key_order(table: pa.Table, key_columns: Sequence[str]) -> SortedView:
+    """The rows by key alone (stable: records of one key stay in input order), with key groups."""
+    codes = encode_keys(table, key_columns)
+    if codes is not None:
+        order = np.argsort(codes, kind="stable")
+        ordered = codes[order]
+        new_group = ordered[1:] != ordered[:-1]
+    else:
+        sub = pa.Table.from_arrays([java_key_order(table.column(k)) for k in key_columns], names=list(key_columns))
+        if PER_KEY_NULL_PLACEMENT:
+            idx = pc.sort_indices(sub, sort_keys=[(k, "ascending", "at_start") for k in key_columns])
+        else:
+            idx = pc.sort_indices(sub, sort_keys=[(k, "ascending") for k in key_columns], null_placement="at_start")
+        order = np.asarray(idx.to_numpy(), dtype=np.int64)
+        new_group = group_last_mask(sub.take(idx), key_columns)[:-1]
+    return SortedView(order, np.concatenate([[True], new_group]) if len(order) else np.zeros(0, dtype=bool))
+
+
+def sorted_view(table: pa.Table, spec: MergeSpec) -> SortedView:
+    """``table``'s rows by key, then sequence fields (nulls first), then ``_SEQUENCE_NUMBER``, ties in
+    input order: the order of ``merge.sort_indices(table, spec)``, found by merging the sorted runs."""
+    view = key_order(table, spec.key_columns)
+    n = view.num_rows
+    if n < 2:
+        return view
+    same = ~view.starts[1:]  # adjacent positions of one key
+    if not same.any():
+        return view
+    order = view.order
+    seq = np.asarray(table.column(SEQ).to_numpy(), dtype=np.int64)[order]
+    if not spec.sequence_columns and not bool((same & (seq[1:] < seq[:-1])).any()):
+        return view  # every key's records already oldest first
+    # re-sort the records of keys with several records only
+    shared = np.zeros(n, dtype=bool)
+    shared[1:] |= same
+    shared[:-1] |= same
+    pos = np.flatnonzero(shared)
+    g = view.group
+    if not spec.sequence_columns:
+        gp, sp = g[pos], seq[pos]
+        lo = int(sp.min())
+        span = int(sp.max()) - lo + 1
+        if (int(gp[-1]) + 1) * span < 2**_MAX_BITS:  # (group, sequence) as one int64, nearly sorted
+            sub_order = np.argsort(gp * np.int64(span) + (sp - np.int64(lo)), kind="stable")
+        else:
+            sub_order = np.lexsort((sp, gp))  # stable: ties keep input order
+    else:
+        rows = pa.array(order[pos])
+        direction = "ascending" if spec.sequence_ascending else "descending"
+        names = [_GROUP, *spec.sequence_columns, SEQ]
+        sub = pa.Table.from_arrays(
+            [pa.array(g[pos]), *(table.column(c).take(rows) for c in spec.sequence_columns), pa.array(seq[pos])],
+            names=names,
+        )
+        keys = [(_GROUP, "ascending"), *((c, direction) for c in spec.sequence_columns), (SEQ, "ascending")]
+        if PER_KEY_NULL_PLACEMENT:
+            idx = pc.sort_indices(sub, sort_keys=[(k, o, "at_start") for k, o in keys])
+        else:
+            idx = pc.sort_indices(sub, sort_keys=keys, null_placement="at_start")
+        sub_order = np.asarray(idx.to_numpy(), dtype=np.int64)
+    order = order.copy()
+    order[pos] = order[pos][sub_order]
+    return SortedView(order, view.starts)
