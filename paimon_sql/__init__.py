@@ -2,11 +2,35 @@
 
 from __future__ import annotations
 
-from paimon_sql.catalog.catalog import Catalog
-from paimon_sql.catalog.factory import load_catalog
-from paimon_sql.catalog.identifier import Identifier
+from typing import TYPE_CHECKING, Any
+
 from paimon_sql.errors import PaimonError
-from paimon_sql.table.table import Table
+
+if TYPE_CHECKING:
+    from paimon_sql.catalog.catalog import Catalog
+    from paimon_sql.catalog.factory import load_catalog
+    from paimon_sql.catalog.identifier import Identifier
+    from paimon_sql.table.table import Table
 
 __all__ = ["Catalog", "Identifier", "PaimonError", "Table", "load_catalog"]
 __version__ = "0.1.0"
+
+# imported on first use: ``import paimon_sql.spark.bridge`` (or a Spark worker's entry module)
+# does not pay for the whole engine
+_LAZY = {
+    "Catalog": "paimon_sql.catalog.catalog",
+    "load_catalog": "paimon_sql.catalog.factory",
+    "Identifier": "paimon_sql.catalog.identifier",
+    "Table": "paimon_sql.table.table",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'paimon_sql' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -26,6 +26,9 @@ LOCAL TIME ZONE columns), ``datetime.time``, or ``None`` (SQL NULL).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from paimon_sql.predicate.arrow import to_arrow_expression
 from paimon_sql.predicate.builders import (
     and_,
@@ -47,7 +50,6 @@ from paimon_sql.predicate.builders import (
     or_,
     starts_with,
 )
-from paimon_sql.predicate.sql import MAX_PREDICATE_DEPTH, parse_predicate
 from paimon_sql.predicate.stats import ColumnStats, might_match
 from paimon_sql.predicate.tree import (
     BETWEEN,
@@ -62,6 +64,7 @@ from paimon_sql.predicate.tree import (
     LE,
     LIKE,
     LT,
+    MAX_PREDICATE_DEPTH,
     NE,
     NOT_IN,
     OPS,
@@ -76,6 +79,18 @@ from paimon_sql.predicate.tree import (
     rename_columns,
     split_and,
 )
+
+if TYPE_CHECKING:
+    from paimon_sql.types import DataField
+
+
+def parse_predicate(sql: str, fields: Sequence[DataField]) -> Predicate:
+    """A SQL boolean expression (Spark dialect) over ``fields`` as a predicate (see
+    ``paimon_sql.predicate.sql.parse_predicate``); sqlglot is imported on the first call."""
+    from paimon_sql.predicate import sql as sql_parser
+
+    return sql_parser.parse_predicate(sql, fields)
+
 
 __all__ = [
     "BETWEEN",

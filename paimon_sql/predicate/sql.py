@@ -27,7 +27,20 @@ from paimon_sql.predicate.builders import (
     not_,
     or_,
 )
-from paimon_sql.predicate.tree import EQ, GE, GT, IN, LE, LIKE, LT, NE, NOT_IN, Leaf, Predicate
+from paimon_sql.predicate.tree import (
+    EQ,
+    GE,
+    GT,
+    IN,
+    LE,
+    LIKE,
+    LT,
+    MAX_PREDICATE_DEPTH,
+    NE,
+    NOT_IN,
+    Leaf,
+    Predicate,
+)
 from paimon_sql.types import DataField, DataType, DefaultTypeVisitor
 
 
@@ -57,9 +70,6 @@ def parse_predicate(sql: str, fields: Sequence[DataField]) -> Predicate:
         raise ValidationError(f"Cannot parse predicate {sql!r}: {detail}") from None
     except RecursionError:
         raise ValidationError(f"Predicate {sql[:60]!r}... is nested too deeply") from None
-
-
-MAX_PREDICATE_DEPTH = 200
 
 
 def _nesting_depth(sql: str) -> int:

@@ -14,6 +14,9 @@ from typing import Any
 from paimon_sql.errors import ValidationError
 from paimon_sql.predicate.like_pattern import escape_like
 
+# the deepest parenthesis nesting ``parse_predicate`` accepts (deeper text is refused before parsing)
+MAX_PREDICATE_DEPTH = 200
+
 EQ = "eq"
 NE = "ne"
 LT = "lt"

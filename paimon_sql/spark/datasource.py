@@ -50,74 +50,153 @@ See docs/spark-datasource.md.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from pyspark.sql import types as st
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader
 
-from paimon_sql.errors import NotFoundError, ValidationError
-from paimon_sql.spark.jobs import JOB_SCHEMA, JobReader, is_job
-from paimon_sql.spark.reader import (
-    DEFAULT_BATCH_ROWS,
-    INPUT_FILE_COLUMN,
-    PaimonReader,
-    PushdownReader,
-    SplitPartition,
-    SystemTableReader,
-    split_input_file,
-    with_input_file,
-)
-from paimon_sql.spark.row_level import is_row_level, row_level_writer
-from paimon_sql.spark.source_options import (  # noqa: F401 (re-exported: the source's options)
-    NAME,
-    OPT_BATCH_ROWS,
-    OPT_FILTER_PUSHDOWN,
-    OPT_INPUT_FILE,
-    OPT_OVERWRITE,
-    OPT_OVERWRITE_PARTITION,
-    OPT_PARALLELISM,
-    OPT_PATH,
-    OPT_ROW_LEVEL,
-    OPT_ROW_LEVEL_COMMAND,
-    OPT_SCAN_LOG,
-    OPT_SNAPSHOT_ID,
-    OPT_SPLIT_OPEN_FILE_COST,
-    OPT_SPLIT_TARGET_SIZE,
-    OPT_TABLE,
-    OPT_TAG_NAME,
-    OPT_TIME_ZONE,
-    OPT_TIMESTAMP_MILLIS,
-    OPT_VERSION,
-    OPT_WAREHOUSE,
-    TableRef,
-    _bool_option,
-    _int_option,
-    _lower,
-    _resolved_store,
-    read_snapshot,
-    skip_buckets,
-    time_travel,
-)
-from paimon_sql.spark.source_schema import (
-    arrow_target,
-    conform_to,
-    spark_schema,
-    spark_schema_of_arrow,
-    spark_type,
-)
-from paimon_sql.spark.spark_types import LEGACY_TIMESTAMP_MAPPING, legacy_timestamp_mapping
-from paimon_sql.spark.store_ref import StoreRef
-from paimon_sql.spark.stream_reader import PaimonStreamReader, changelog_schema, read_changelog
-from paimon_sql.spark.stream_writer import PaimonStreamWriter, stream_writer
-from paimon_sql.spark.writer import (
-    ABORT_SETTLE_SECONDS,
-    FINISHED,
-    STAGING_DIR,
-    WRITE_CHUNK_ROWS,
-    OverwriteMode,
-    PaimonCommitMessage,
-    PaimonWriter,
-    _check_write_schema,
-    _overwrite_mode,
-)
+if TYPE_CHECKING:
+    from paimon_sql.spark.reader import (
+        DEFAULT_BATCH_ROWS,
+        INPUT_FILE_COLUMN,
+        PaimonReader,
+        PushdownReader,
+        SplitPartition,
+        SystemTableReader,
+        split_input_file,
+        with_input_file,
+    )
+    from paimon_sql.spark.source_options import (  # noqa: F401 (re-exported: the source's options)
+        NAME,
+        OPT_BATCH_ROWS,
+        OPT_FILTER_PUSHDOWN,
+        OPT_INPUT_FILE,
+        OPT_OVERWRITE,
+        OPT_OVERWRITE_PARTITION,
+        OPT_PARALLELISM,
+        OPT_PATH,
+        OPT_ROW_LEVEL,
+        OPT_ROW_LEVEL_COMMAND,
+        OPT_SCAN_LOG,
+        OPT_SNAPSHOT_ID,
+        OPT_SPLIT_OPEN_FILE_COST,
+        OPT_SPLIT_TARGET_SIZE,
+        OPT_TABLE,
+        OPT_TAG_NAME,
+        OPT_TIME_ZONE,
+        OPT_TIMESTAMP_MILLIS,
+        OPT_VERSION,
+        OPT_WAREHOUSE,
+        TableRef,
+        _bool_option,
+        _int_option,
+        _lower,
+        _resolved_store,
+        read_snapshot,
+        skip_buckets,
+        time_travel,
+    )
+    from paimon_sql.spark.source_schema import (
+        arrow_target,
+        conform_to,
+        spark_schema,
+        spark_schema_of_arrow,
+        spark_type,
+    )
+    from paimon_sql.spark.store_ref import StoreRef
+    from paimon_sql.spark.stream_writer import PaimonStreamWriter
+    from paimon_sql.spark.writer import (
+        ABORT_SETTLE_SECONDS,
+        FINISHED,
+        STAGING_DIR,
+        WRITE_CHUNK_ROWS,
+        OverwriteMode,
+        PaimonCommitMessage,
+        PaimonWriter,
+    )
+
+# Spark imports this module in a fresh Python process for each step of a statement (the data source
+# lookup, the schema, the write or read planning, the commit): it imports only pyspark; each method
+# imports the engine parts it runs, and the names below (this module's public surface) load on first use.
+_REEXPORTS = {
+    "NotFoundError": "paimon_sql.errors",
+    "ValidationError": "paimon_sql.errors",
+    "JOB_SCHEMA": "paimon_sql.spark.jobs",
+    "JobReader": "paimon_sql.spark.jobs",
+    "is_job": "paimon_sql.spark.jobs",
+    "DEFAULT_BATCH_ROWS": "paimon_sql.spark.reader",
+    "INPUT_FILE_COLUMN": "paimon_sql.spark.reader",
+    "PaimonReader": "paimon_sql.spark.reader",
+    "PushdownReader": "paimon_sql.spark.reader",
+    "SplitPartition": "paimon_sql.spark.reader",
+    "SystemTableReader": "paimon_sql.spark.reader",
+    "split_input_file": "paimon_sql.spark.reader",
+    "with_input_file": "paimon_sql.spark.reader",
+    "is_row_level": "paimon_sql.spark.row_level",
+    "row_level_writer": "paimon_sql.spark.row_level",
+    "NAME": "paimon_sql.spark.source_options",
+    "OPT_BATCH_ROWS": "paimon_sql.spark.source_options",
+    "OPT_FILTER_PUSHDOWN": "paimon_sql.spark.source_options",
+    "OPT_INPUT_FILE": "paimon_sql.spark.source_options",
+    "OPT_OVERWRITE": "paimon_sql.spark.source_options",
+    "OPT_OVERWRITE_PARTITION": "paimon_sql.spark.source_options",
+    "OPT_PARALLELISM": "paimon_sql.spark.source_options",
+    "OPT_PATH": "paimon_sql.spark.source_options",
+    "OPT_ROW_LEVEL": "paimon_sql.spark.source_options",
+    "OPT_ROW_LEVEL_COMMAND": "paimon_sql.spark.source_options",
+    "OPT_SCAN_LOG": "paimon_sql.spark.source_options",
+    "OPT_SNAPSHOT_ID": "paimon_sql.spark.source_options",
+    "OPT_SPLIT_OPEN_FILE_COST": "paimon_sql.spark.source_options",
+    "OPT_SPLIT_TARGET_SIZE": "paimon_sql.spark.source_options",
+    "OPT_TABLE": "paimon_sql.spark.source_options",
+    "OPT_TAG_NAME": "paimon_sql.spark.source_options",
+    "OPT_TIME_ZONE": "paimon_sql.spark.source_options",
+    "OPT_TIMESTAMP_MILLIS": "paimon_sql.spark.source_options",
+    "OPT_VERSION": "paimon_sql.spark.source_options",
+    "OPT_WAREHOUSE": "paimon_sql.spark.source_options",
+    "TableRef": "paimon_sql.spark.source_options",
+    "_bool_option": "paimon_sql.spark.source_options",
+    "_int_option": "paimon_sql.spark.source_options",
+    "_lower": "paimon_sql.spark.source_options",
+    "_resolved_store": "paimon_sql.spark.source_options",
+    "read_snapshot": "paimon_sql.spark.source_options",
+    "skip_buckets": "paimon_sql.spark.source_options",
+    "time_travel": "paimon_sql.spark.source_options",
+    "arrow_target": "paimon_sql.spark.source_schema",
+    "conform_to": "paimon_sql.spark.source_schema",
+    "spark_schema": "paimon_sql.spark.source_schema",
+    "spark_schema_of_arrow": "paimon_sql.spark.source_schema",
+    "spark_type": "paimon_sql.spark.source_schema",
+    "LEGACY_TIMESTAMP_MAPPING": "paimon_sql.spark.spark_types",
+    "legacy_timestamp_mapping": "paimon_sql.spark.spark_types",
+    "StoreRef": "paimon_sql.spark.store_ref",
+    "PaimonStreamReader": "paimon_sql.spark.stream_reader",
+    "changelog_schema": "paimon_sql.spark.stream_reader",
+    "read_changelog": "paimon_sql.spark.stream_reader",
+    "PaimonStreamWriter": "paimon_sql.spark.stream_writer",
+    "stream_writer": "paimon_sql.spark.stream_writer",
+    "ABORT_SETTLE_SECONDS": "paimon_sql.spark.writer",
+    "FINISHED": "paimon_sql.spark.writer",
+    "STAGING_DIR": "paimon_sql.spark.writer",
+    "WRITE_CHUNK_ROWS": "paimon_sql.spark.writer",
+    "OverwriteMode": "paimon_sql.spark.writer",
+    "PaimonCommitMessage": "paimon_sql.spark.writer",
+    "PaimonWriter": "paimon_sql.spark.writer",
+    "_check_write_schema": "paimon_sql.spark.writer",
+    "_overwrite_mode": "paimon_sql.spark.writer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _REEXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 # ----------------------------------------------------------------------------------------------
 # The data source
@@ -129,9 +208,18 @@ class PaimonDataSource(DataSource):
 
     @classmethod
     def name(cls) -> str:
+        from paimon_sql.spark.source_options import NAME
+
         return NAME
 
     def schema(self) -> st.StructType:
+        from paimon_sql.errors import NotFoundError
+        from paimon_sql.spark.jobs import JOB_SCHEMA, is_job
+        from paimon_sql.spark.source_options import TableRef, _lower, _resolved_store, time_travel
+        from paimon_sql.spark.source_schema import spark_schema, spark_schema_of_arrow
+        from paimon_sql.spark.spark_types import LEGACY_TIMESTAMP_MAPPING, legacy_timestamp_mapping
+        from paimon_sql.spark.stream_reader import changelog_schema, read_changelog
+
         if is_job(_lower(self.options)):
             return JOB_SCHEMA
         ref = TableRef.of(self.options)
@@ -152,6 +240,10 @@ class PaimonDataSource(DataSource):
         return changelog_schema(schema) if read_changelog(self.options) else schema
 
     def reader(self, schema: st.StructType) -> DataSourceReader:
+        from paimon_sql.spark.jobs import JobReader, is_job
+        from paimon_sql.spark.reader import PaimonReader, PushdownReader, SystemTableReader
+        from paimon_sql.spark.source_options import OPT_FILTER_PUSHDOWN, TableRef, _bool_option, _lower
+
         opts = _lower(self.options)
         if is_job(opts):
             return JobReader(opts)
@@ -163,9 +255,25 @@ class PaimonDataSource(DataSource):
         return PaimonReader(ref, opts, schema)
 
     def streamReader(self, schema: st.StructType) -> DataSourceStreamReader:  # noqa: N802 (Spark's name)
+        from paimon_sql.spark.source_options import TableRef, _lower
+        from paimon_sql.spark.stream_reader import PaimonStreamReader
+
         return PaimonStreamReader(TableRef.of(self.options), _lower(self.options), schema)
 
     def writer(self, schema: st.StructType, overwrite: bool) -> PaimonWriter:
+        from paimon_sql.errors import ValidationError
+        from paimon_sql.spark.row_level import is_row_level, row_level_writer
+        from paimon_sql.spark.source_options import (
+            OPT_ROW_LEVEL,
+            OPT_ROW_LEVEL_COMMAND,
+            OPT_TIME_ZONE,
+            TableRef,
+            _lower,
+        )
+        from paimon_sql.spark.spark_types import LEGACY_TIMESTAMP_MAPPING, legacy_timestamp_mapping
+        from paimon_sql.spark.store_ref import StoreRef
+        from paimon_sql.spark.writer import PaimonWriter, _check_write_schema, _overwrite_mode
+
         ref = TableRef.of(self.options)
         if ref.is_system:
             raise ValidationError(f"Cannot write into system table {ref.table}: system tables are read-only")
@@ -190,6 +298,8 @@ class PaimonDataSource(DataSource):
 
     def streamWriter(self, schema: st.StructType, overwrite: bool) -> PaimonStreamWriter:  # noqa: N802 - Spark's name
         """One micro-batch of a streaming write (see ``paimon_sql.spark.stream_writer``)."""
+        from paimon_sql.spark.stream_writer import stream_writer
+
         return stream_writer(self, schema, overwrite)
 
 

@@ -7,7 +7,7 @@ import datetime as _dt
 import logging
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import pyarrow as pa
 
@@ -20,6 +20,7 @@ from paimon_sql.errors import (
     WriteConflictError,
 )
 from paimon_sql.fs.file_io import FileIO, join
+from paimon_sql.lazy import lazy_module
 from paimon_sql.meta.file_store import MAIN_BRANCH, FileStore, branch_identifier
 from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
@@ -28,23 +29,6 @@ from paimon_sql.meta.schema_change import SchemaChange
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.meta.travel import TimeTravel
 from paimon_sql.names import check_name
-from paimon_sql.ops import alter as alter_ops
-from paimon_sql.ops import branches as branch_ops
-from paimon_sql.ops import compact as compact_ops
-from paimon_sql.ops import consumers as consumer_ops
-from paimon_sql.ops import copy as copy_ops
-from paimon_sql.ops import delete as delete_ops
-from paimon_sql.ops import expire as expire_ops
-from paimon_sql.ops import merge_schema as merge_schema_ops
-from paimon_sql.ops import orphans as orphan_ops
-from paimon_sql.ops import partitions as partition_ops
-from paimon_sql.ops import repair as repair_ops
-from paimon_sql.ops import rescale as rescale_ops
-from paimon_sql.ops import rollback as rollback_ops
-from paimon_sql.ops import tag_auto as tag_auto_ops
-from paimon_sql.ops import tag_changes as tag_change_ops
-from paimon_sql.ops import tag_expire as tag_expire_ops
-from paimon_sql.ops import tags as tag_ops
 from paimon_sql.ops.maintenance import maintenance_of
 from paimon_sql.options import check_implemented, validate_options
 from paimon_sql.options.lifecycle import TAG_DEFAULT_TIME_RETAINED, TAG_TIME_EXPIRE_ENABLED
@@ -64,6 +48,44 @@ from paimon_sql.write.conflicts import (
 )
 from paimon_sql.write.resequence import can_resequence, resequence
 from paimon_sql.write.table_write import CommitChanges, TableWrite, merge_index_entries
+
+# the operation modules load when an operation first runs (a write or read does not import them all)
+if TYPE_CHECKING:
+    from paimon_sql.ops import alter as alter_ops
+    from paimon_sql.ops import branches as branch_ops
+    from paimon_sql.ops import compact as compact_ops
+    from paimon_sql.ops import consumers as consumer_ops
+    from paimon_sql.ops import copy as copy_ops
+    from paimon_sql.ops import delete as delete_ops
+    from paimon_sql.ops import expire as expire_ops
+    from paimon_sql.ops import merge_schema as merge_schema_ops
+    from paimon_sql.ops import orphans as orphan_ops
+    from paimon_sql.ops import partitions as partition_ops
+    from paimon_sql.ops import repair as repair_ops
+    from paimon_sql.ops import rescale as rescale_ops
+    from paimon_sql.ops import rollback as rollback_ops
+    from paimon_sql.ops import tag_auto as tag_auto_ops
+    from paimon_sql.ops import tag_changes as tag_change_ops
+    from paimon_sql.ops import tag_expire as tag_expire_ops
+    from paimon_sql.ops import tags as tag_ops
+else:
+    alter_ops = lazy_module("paimon_sql.ops.alter")
+    branch_ops = lazy_module("paimon_sql.ops.branches")
+    compact_ops = lazy_module("paimon_sql.ops.compact")
+    consumer_ops = lazy_module("paimon_sql.ops.consumers")
+    copy_ops = lazy_module("paimon_sql.ops.copy")
+    delete_ops = lazy_module("paimon_sql.ops.delete")
+    expire_ops = lazy_module("paimon_sql.ops.expire")
+    merge_schema_ops = lazy_module("paimon_sql.ops.merge_schema")
+    orphan_ops = lazy_module("paimon_sql.ops.orphans")
+    partition_ops = lazy_module("paimon_sql.ops.partitions")
+    repair_ops = lazy_module("paimon_sql.ops.repair")
+    rescale_ops = lazy_module("paimon_sql.ops.rescale")
+    rollback_ops = lazy_module("paimon_sql.ops.rollback")
+    tag_auto_ops = lazy_module("paimon_sql.ops.tag_auto")
+    tag_change_ops = lazy_module("paimon_sql.ops.tag_changes")
+    tag_expire_ops = lazy_module("paimon_sql.ops.tag_expire")
+    tag_ops = lazy_module("paimon_sql.ops.tags")
 
 _LOG = logging.getLogger(__name__)
 

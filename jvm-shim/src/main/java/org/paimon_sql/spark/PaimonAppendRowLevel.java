@@ -106,7 +106,7 @@ final class PaimonAppendRowLevel {
     /** The latest snapshot of the table, asked once. */
     synchronized Long snapshot() {
       if (!pinned) {
-        Map<String, Object> r = PaimonCatalog.call("row_level_snapshot", table.bridgeRequest());
+        Map<String, Object> r = table.catalog().request("row_level_snapshot", table.bridgeRequest());
         snapshot = r.get("snapshot") instanceof Number n ? n.longValue() : null;
         pinned = true;
       }

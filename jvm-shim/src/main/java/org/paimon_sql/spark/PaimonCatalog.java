@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
@@ -58,6 +57,8 @@ public class PaimonCatalog
   private String dataSourceName = DATA_SOURCE;
   /** The catalog's options as configured (Paimon's catalog options: sys.catalog_options shows them). */
   private Map<String, String> catalogOptions = new LinkedHashMap<>();
+  /** The bridge of this catalog's Python (option {@code python}, else Spark's); set on first use. */
+  private PythonBridge bridge;
 
   @Override
   public void initialize(String name, CaseInsensitiveStringMap options) {
@@ -67,18 +68,10 @@ public class PaimonCatalog
     this.defaultDatabase = options.getOrDefault("default-database", DEFAULT_DATABASE);
     this.dataSourceName = options.getOrDefault("data-source", DATA_SOURCE);
     this.catalogOptions = new LinkedHashMap<>(options.asCaseSensitiveMap());
-    if (options.containsKey("python")) {
-      PythonBridge.setPython(options.get("python"));
-    }
-    // The Python reader prunes by pushed filters; Spark offers them only when this is on.
-    try {
-      SparkSession.active().conf().set("spark.sql.python.filterPushdown.enabled", "true");
-    } catch (RuntimeException e) {
-      LOG.warn("could not enable spark.sql.python.filterPushdown.enabled: " + e);
-    }
+    this.bridge = PythonBridge.of(options.get("python"));
     Map<String, Object> p = ctx();
     p.put("default_database", defaultDatabase);
-    call("initialize", p);
+    bridge().call("initialize", p, null);
     LOG.info("paimon catalog '" + name + "' on warehouse " + warehouse);
   }
 
@@ -138,12 +131,25 @@ public class PaimonCatalog
     return m;
   }
 
-  static Map<String, Object> call(String method, Map<String, Object> params) {
-    try {
-      return PythonBridge.call(method, params);
-    } catch (BridgeException e) {
-      throw e.raise();
+  /** The Python bridge of this catalog (its option {@code python}, else Spark's Python). */
+  PythonBridge bridge() {
+    if (bridge == null) {
+      bridge = PythonBridge.forSession();
     }
+    return bridge;
+  }
+
+  /** Calls {@code method} on this catalog's bridge; Python errors become Spark's exceptions. */
+  Map<String, Object> request(String method, Map<String, Object> params) {
+    return bridge().call(method, params, null);
+  }
+
+  /**
+   * A call that needs no catalog (the parser's rewrite, a path's table, scan planning): on the
+   * bridge of Spark's Python.
+   */
+  static Map<String, Object> call(String method, Map<String, Object> params) {
+    return PythonBridge.forSession().call(method, params, null);
   }
 
   /**
@@ -185,7 +191,7 @@ public class PaimonCatalog
   @Override
   @SuppressWarnings("unchecked")
   public String[][] listNamespaces() {
-    List<String> l = (List<String>) call("list_namespaces", ctx()).get("namespaces");
+    List<String> l = (List<String>) request("list_namespaces", ctx()).get("namespaces");
     String[][] out = new String[l.size()][];
     for (int i = 0; i < l.size(); i++) {
       out[i] = new String[] {l.get(i)};
@@ -211,7 +217,7 @@ public class PaimonCatalog
     }
     Map<String, Object> p = ctx();
     p.put("namespace", namespace[0]);
-    return Boolean.TRUE.equals(call("namespace_exists", p).get("exists"));
+    return Boolean.TRUE.equals(request("namespace_exists", p).get("exists"));
   }
 
   @Override
@@ -222,14 +228,8 @@ public class PaimonCatalog
     }
     Map<String, Object> p = ctx();
     p.put("namespace", namespace[0]);
-    try {
-      return new HashMap<>((Map<String, String>) PythonBridge.call("load_namespace_metadata", p).get("metadata"));
-    } catch (BridgeException e) {
-      if (e.is(ErrorKind.NO_SUCH_NAMESPACE)) {
-        throw new NoSuchNamespaceException(namespace);
-      }
-      throw e.raise();
-    }
+    return new HashMap<>((Map<String, String>) bridge().call("load_namespace_metadata", p,
+        e -> e.is(ErrorKind.NO_SUCH_NAMESPACE) ? new NoSuchNamespaceException(namespace) : null).get("metadata"));
   }
 
   @Override
@@ -238,14 +238,8 @@ public class PaimonCatalog
     Map<String, Object> p = ctx();
     p.put("namespace", database(namespace));
     p.put("metadata", metadata);
-    try {
-      PythonBridge.call("create_namespace", p);
-    } catch (BridgeException e) {
-      if (e.is(ErrorKind.ALREADY_EXISTS)) {
-        throw new NamespaceAlreadyExistsException(namespace);
-      }
-      throw e.raise();
-    }
+    bridge().call("create_namespace", p,
+        e -> e.is(ErrorKind.ALREADY_EXISTS) ? new NamespaceAlreadyExistsException(namespace) : null);
   }
 
   @Override
@@ -260,17 +254,11 @@ public class PaimonCatalog
     Map<String, Object> p = ctx();
     p.put("namespace", database(namespace));
     p.put("cascade", cascade);
-    try {
-      return Boolean.TRUE.equals(PythonBridge.call("drop_namespace", p).get("dropped"));
-    } catch (BridgeException e) {
-      if (e.is(ErrorKind.NON_EMPTY_NAMESPACE)) {
-        throw new NonEmptyNamespaceException(namespace, e.getMessage(), scala.Option.apply(null));
-      }
-      if (e.is(ErrorKind.NO_SUCH_NAMESPACE)) {
-        throw new NoSuchNamespaceException(namespace);
-      }
-      throw e.raise();
-    }
+    return Boolean.TRUE.equals(bridge().call("drop_namespace", p, e -> switch (e.kind) {
+      case NON_EMPTY_NAMESPACE -> new NonEmptyNamespaceException(namespace, e.getMessage(), scala.Option.apply(null));
+      case NO_SUCH_NAMESPACE -> new NoSuchNamespaceException(namespace);
+      default -> null;
+    }).get("dropped"));
   }
 
   // ---------------------------------------------------------------------------------- tables
@@ -280,15 +268,8 @@ public class PaimonCatalog
   public Identifier[] listTables(String[] namespace) throws NoSuchNamespaceException {
     Map<String, Object> p = ctx();
     p.put("namespace", database(namespace));
-    List<String> l;
-    try {
-      l = (List<String>) PythonBridge.call("list_tables", p).get("tables");
-    } catch (BridgeException e) {
-      if (e.is(ErrorKind.NO_SUCH_NAMESPACE)) {
-        throw new NoSuchNamespaceException(namespace);
-      }
-      throw e.raise();
-    }
+    List<String> l = (List<String>) bridge().call("list_tables", p,
+        e -> e.is(ErrorKind.NO_SUCH_NAMESPACE) ? new NoSuchNamespaceException(namespace) : null).get("tables");
     return l.stream().map(t -> Identifier.of(namespace, t)).toArray(Identifier[]::new);
   }
 
@@ -322,13 +303,7 @@ public class PaimonCatalog
       p.put("timestamp_micros", timestampMicros);
     }
     p.put("dynamic_options", DynamicOptions.of(name(), ident));
-    Map<String, Object> r;
-    try {
-      r = PythonBridge.call("load_table", p);
-    } catch (BridgeException e) {
-      throw notFound(ident, e);
-    }
-    return PaimonTable.fromDescription(this, ident, r);
+    return PaimonTable.fromDescription(this, ident, bridge().call("load_table", p, e -> notFound(ident, e)));
   }
 
   /**
@@ -336,11 +311,8 @@ public class PaimonCatalog
    * as not found, and IF EXISTS works); other errors (a missing snapshot, tag, branch or system
    * table of an existing table) keep the engine's message.
    */
-  private static NoSuchTableException notFound(Identifier ident, BridgeException e) {
-    if (e.is(ErrorKind.NO_SUCH_TABLE) || e.is(ErrorKind.NO_SUCH_NAMESPACE)) {
-      return new NoSuchTableException(ident);
-    }
-    throw e.raise();
+  static NoSuchTableException notFound(Identifier ident, BridgeException e) {
+    return e.is(ErrorKind.NO_SUCH_TABLE) || e.is(ErrorKind.NO_SUCH_NAMESPACE) ? new NoSuchTableException(ident) : null;
   }
 
   static String quoted(Identifier ident) {
@@ -377,18 +349,11 @@ public class PaimonCatalog
     }
     p.put("partition_keys", partitionKeys);
     p.put("properties", properties);
-    Map<String, Object> r;
-    try {
-      r = PythonBridge.call("create_table", p);
-    } catch (BridgeException e) {
-      if (e.is(ErrorKind.ALREADY_EXISTS)) {
-        throw new TableAlreadyExistsException(ident);
-      }
-      if (e.is(ErrorKind.NO_SUCH_NAMESPACE)) {
-        throw new NoSuchNamespaceException(ident.namespace());
-      }
-      throw e.raise();
-    }
+    Map<String, Object> r = bridge().call("create_table", p, e -> switch (e.kind) {
+      case ALREADY_EXISTS -> new TableAlreadyExistsException(ident);
+      case NO_SUCH_NAMESPACE -> new NoSuchNamespaceException(ident.namespace());
+      default -> null;
+    });
     return PaimonTable.fromDescription(this, ident, r);
   }
 
@@ -398,13 +363,7 @@ public class PaimonCatalog
     p.put("namespace", database(ident.namespace()));
     p.put("table", ident.name());
     p.put("changes", TableChanges.toJson(changes));
-    Map<String, Object> r;
-    try {
-      r = PythonBridge.call("alter_table", p);
-    } catch (BridgeException e) {
-      throw notFound(ident, e);
-    }
-    return PaimonTable.fromDescription(this, ident, r);
+    return PaimonTable.fromDescription(this, ident, bridge().call("alter_table", p, e -> notFound(ident, e)));
   }
 
   /** CTAS: the table is created when staged and dropped again if the query fails. */
@@ -465,7 +424,7 @@ public class PaimonCatalog
     Map<String, Object> p = ctx();
     p.put("namespace", ident.namespace()[0]);
     p.put("table", ident.name());
-    return Boolean.TRUE.equals(call("drop_table", p).get("dropped"));
+    return Boolean.TRUE.equals(request("drop_table", p).get("dropped"));
   }
 
   @Override
@@ -479,17 +438,11 @@ public class PaimonCatalog
     p.put("new_namespace",
         target.namespace().length == 0 ? oldIdent.namespace()[0] : database(target.namespace()));
     p.put("new_table", target.name());
-    try {
-      PythonBridge.call("rename_table", p);
-    } catch (BridgeException e) {
-      if (e.is(ErrorKind.ALREADY_EXISTS)) {
-        throw new TableAlreadyExistsException(newIdent);
-      }
-      if (e.is(ErrorKind.NO_SUCH_TABLE)) {
-        throw new NoSuchTableException(oldIdent);
-      }
-      throw e.raise();
-    }
+    bridge().call("rename_table", p, e -> switch (e.kind) {
+      case ALREADY_EXISTS -> new TableAlreadyExistsException(newIdent);
+      case NO_SUCH_TABLE -> new NoSuchTableException(oldIdent);
+      default -> null;
+    });
   }
 
   // ------------------------------------------------------------------------------ procedures
@@ -504,7 +457,7 @@ public class PaimonCatalog
     }
     Map<String, Object> p = ctx();
     p.put("name", ident.name());
-    return new PaimonProcedure(this, call("describe_procedure", p));
+    return new PaimonProcedure(this, request("describe_procedure", p));
   }
 
   @Override
@@ -512,7 +465,7 @@ public class PaimonCatalog
   public Identifier[] listProcedures(String[] namespace) {
     // every namespace shows the procedures, which live in 'sys' (SHOW PROCEDURES lists the
     // current namespace)
-    List<String> l = (List<String>) call("list_procedures", ctx()).get("procedures");
+    List<String> l = (List<String>) request("list_procedures", ctx()).get("procedures");
     return l.stream()
         .map(n -> Identifier.of(new String[] {SYSTEM_NAMESPACE}, n))
         .toArray(Identifier[]::new);

@@ -104,7 +104,7 @@ public class PaimonProcedure implements SimpleProcedure {
     req.put("args", args);
     req.put("current_database", currentDatabase());
     req.put("jobs", true);
-    Map<String, Object> res = PaimonCatalog.call("call_procedure", req);
+    Map<String, Object> res = catalog.request("call_procedure", req);
     if (res.get("job") instanceof Map<?, ?> job) {
       res = runJob((Map<String, Object>) job);
     }
@@ -162,6 +162,6 @@ public class PaimonProcedure implements SimpleProcedure {
     req.put("name", name);
     req.put("state", state);
     req.put("messages", messages);
-    return PaimonCatalog.call("finish_procedure", req);
+    return catalog.request("finish_procedure", req);
   }
 }

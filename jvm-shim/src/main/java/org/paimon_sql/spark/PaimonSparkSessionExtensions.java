@@ -19,10 +19,22 @@ import scala.runtime.BoxedUnit;
  * and Paimon's table-valued functions ({@link PaimonTableValuedFunctions}: {@code paimon_incremental_query},
  * {@code paimon_incremental_between_timestamp}, {@code paimon_incremental_to_auto_tag}),
  * and {@link PaimonRowLevelStrategy} (UPDATE / MERGE INTO / DELETE of append tables).
+ *
+ * <p>It also sets, once per session and only when the user has not, {@value #FILTER_PUSHDOWN} =
+ * true (the Python reader then takes Spark's filters and prunes files by them), and starts the
+ * Python bridge of Spark's Python in the background ({@link PythonBridge#startAsync}): the
+ * engine's imports overlap Spark's start-up instead of delaying the first statement.
  */
 public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
+  static final String FILTER_PUSHDOWN = "spark.sql.python.filterPushdown.enabled";
+
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
+    try {
+      PythonBridge.forSession().startAsync();
+    } catch (Exception e) {
+      // the first call starts it (and reports what is wrong)
+    }
     extensions.injectParser(PaimonSqlParser::new);
     extensions.injectPlannerStrategy(new AbstractFunction1<SparkSession, SparkStrategy>() {
       @Override
@@ -54,7 +66,14 @@ public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSession
         return new PaimonRowLevelStrategy(session);
       }
     });
-    extensions.injectResolutionRule(session -> new HiveStyleDynamicPartition());
+    extensions.injectResolutionRule(session -> {
+      // the analyzer of a session is built once, before its first query is analysed
+      org.apache.spark.sql.internal.SQLConf conf = session.sessionState().conf();
+      if (!conf.contains(FILTER_PUSHDOWN)) {
+        conf.setConfString(FILTER_PUSHDOWN, "true");
+      }
+      return new HiveStyleDynamicPartition();
+    });
     extensions.injectResolutionRule(session -> new StoreAssignmentCasts());
     extensions.injectPostHocResolutionRule(session -> new NotNullColumnCheck());
     extensions.injectPostHocResolutionRule(session -> new ReplaceTableSelfReference());

@@ -130,7 +130,7 @@ public class PaimonSqlParser implements ParserInterface {
       p.put("session", catalogs);
     }
     try {
-      Object out = PythonBridge.call("rewrite_statement", p).get("sql");
+      Object out = PythonBridge.forSession().call("rewrite_statement", p).get("sql");
       if (out instanceof String rewritten && !sql.equals(rewritten)) {
         LOG.debug("rewrote statement: " + sql + "  ==>  " + rewritten);
         return rewritten;

@@ -269,7 +269,7 @@ public class PaimonTable
     Map<String, Object> p = catalog.ctx();
     p.put("table", dataSourceOptions.get("table"));
     p.put("where", where);
-    PaimonCatalog.call("delete_where", p);
+    catalog.request("delete_where", p);
   }
 
   /** One OVERWRITE commit that keeps no file. */
@@ -277,7 +277,7 @@ public class PaimonTable
   public boolean truncateTable() {
     Map<String, Object> p = catalog.ctx();
     p.put("table", dataSourceOptions.get("table"));
-    PaimonCatalog.call("truncate_table", p);
+    catalog.request("truncate_table", p);
     return true;
   }
 
@@ -319,7 +319,7 @@ public class PaimonTable
   /** Every partition of the latest snapshot with its statistics, from the Python bridge. */
   @SuppressWarnings("unchecked")
   private List<Map<String, Object>> partitionEntries() {
-    Object parts = PaimonCatalog.call("list_partitions", partitionRequest()).get("partitions");
+    Object parts = catalog.request("list_partitions", partitionRequest()).get("partitions");
     return parts instanceof List<?> l ? (List<Map<String, Object>>) l : Collections.emptyList();
   }
 
@@ -406,7 +406,7 @@ public class PaimonTable
     }
     Map<String, Object> p = partitionRequest();
     p.put("partitions", partitionValues(idents));
-    PaimonCatalog.call("drop_partitions", p);
+    catalog.request("drop_partitions", p);
     return true;
   }
 
@@ -445,20 +445,24 @@ public class PaimonTable
     return new CaseInsensitiveStringMap(m);
   }
 
+  /** The catalog this table was loaded from (its bridge answers the table's calls). */
+  PaimonCatalog catalog() {
+    return catalog;
+  }
+
   /**
    * Every scan gets a Python data source object of its own (see {@link PaimonScanBuilder}), so the
-   * Python reader may take Spark's filters ({@code paimon.filter-pushdown}); it also learns the
-   * cluster's parallelism, to plan at least that many input partitions.
+   * Python reader may take Spark's filters ({@code paimon.filter-pushdown}) when the session lets
+   * Python sources take them ({@code spark.sql.python.filterPushdown.enabled}, which the session
+   * extension turns on unless the user set it: Spark refuses a Python reader that takes filters
+   * while it is off); it also learns the cluster's parallelism, to plan at least that many input
+   * partitions.
    */
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-    if (!org.apache.spark.sql.internal.SQLConf.get().pythonFilterPushDown()) {
-      // Spark plans a Python source that takes filters only with this on (it may have been unset
-      // after the catalog set it, or the session is another one than the catalog's first)
-      SparkSession.active().conf().set("spark.sql.python.filterPushdown.enabled", "true");
-    }
     Map<String, String> extra = new HashMap<>();
-    extra.put("paimon.filter-pushdown", "true");
+    extra.put("paimon.filter-pushdown",
+        String.valueOf(org.apache.spark.sql.internal.SQLConf.get().pythonFilterPushDown()));
     // system tables show instants (commit times) as the wall clock of the JVM's default zone, as
     // Paimon does; the Python workers learn it here
     extra.put("paimon.read.time-zone", java.time.ZoneId.systemDefault().getId());

@@ -135,7 +135,7 @@ final class PaimonTableValuedFunctions {
       p.put("namespace", db);
       p.put("table", parts.get(parts.size() - 1));
       p.put("options", options);
-      r = PaimonCatalog.call("incremental_diff_fallback", p);
+      r = paimon.request("incremental_diff_fallback", p);
     } catch (Exception e) {
       // (the bridge's errors reach here as AnalysisExceptions): the read reports it with its context
       return null;

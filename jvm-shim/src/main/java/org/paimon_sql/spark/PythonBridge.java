@@ -12,13 +12,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * JVM to Python calls for metadata and procedures: one long-lived {@code python -m
- * paimon_sql.spark.bridge} child process per JVM, speaking JSON lines over its stdin/stdout.
+ * paimon_sql.spark.bridge} child process per Python executable ({@link #of}), speaking JSON lines
+ * over its stdin/stdout. A catalog owns the bridge of its Python (the catalog option {@code
+ * python}, else Spark's Python: {@link #forSession}); two catalogs with different Pythons have two
+ * bridges. The session extension starts the session's bridge in the background ({@link
+ * #startAsync}), so its imports overlap Spark's start-up instead of the first statement.
  *
  * <p>Request: {@code {"id": n, "method": "...", "params": {...}}}; response: {@code {"id": n,
  * "result": {...}, "warnings": [...]}} or {@code {"id": n, "error": {"kind", "message",
@@ -26,6 +31,8 @@ import org.slf4j.LoggerFactory;
  * starts a new one; a call that was in flight when it died fails, and calls that only read are
  * retried once on the new process. Which calls only read is the Python side's to say: a new
  * process is first asked {@code bridge_info}, which lists the calls registered as read-only.
+ * {@link #call(String, Map, ErrorMapper)} turns the Python side's errors into the exceptions Spark
+ * expects (the one place that does).
  */
 public final class PythonBridge {
   private static final Logger LOG = LoggerFactory.getLogger(PythonBridge.class);
@@ -37,39 +44,51 @@ public final class PythonBridge {
 
   static final String INFO_METHOD = "bridge_info";
 
-  private static Process proc;
-  private static BufferedWriter toPy;
-  private static BufferedReader fromPy;
-  private static long nextId = 1;
-  /** What the running process said about itself; null until it answered {@code bridge_info}. */
-  private static BridgeInfo info;
-  private static volatile String python = null;
+  /** The bridges of this JVM, by Python executable. */
+  private static final Map<String, PythonBridge> BRIDGES = new ConcurrentHashMap<>();
   private static boolean hookInstalled = false;
 
-  private PythonBridge() {}
+  private final String python;
+  private Process proc;
+  private BufferedWriter toPy;
+  private BufferedReader fromPy;
+  private long nextId = 1;
+  /** What the running process said about itself; null until it answered {@code bridge_info}. */
+  private BridgeInfo info;
 
-  /** Sets the Python executable used for the next start (the catalog option {@code python}). */
-  public static synchronized void setPython(String executable) {
-    if (executable != null && !executable.isEmpty()) {
-      python = executable;
-    }
+  private PythonBridge(String python) {
+    this.python = python;
   }
 
-  /** The Python executable: catalog option, else Spark's Python settings, else python3. */
-  static String pythonExecutable() {
-    if (python != null) {
-      return python;
-    }
+  /** The bridge of the Python executable {@code python} (started on its first call). */
+  public static PythonBridge of(String python) {
+    String py = python == null || python.isEmpty() ? sessionPython() : python;
+    return BRIDGES.computeIfAbsent(py, PythonBridge::new);
+  }
+
+  /** The bridge of Spark's Python ({@link #sessionPython}): catalogs without option 'python'. */
+  public static PythonBridge forSession() {
+    return of(null);
+  }
+
+  /** Spark's Python settings, else the environment's, else python3. */
+  static String sessionPython() {
+    org.apache.spark.SparkConf c = null;
     try {
-      org.apache.spark.SparkConf c =
-          org.apache.spark.sql.SparkSession.active().sparkContext().conf();
+      c = org.apache.spark.sql.SparkSession.active().sparkContext().conf();
+    } catch (Exception e) { // Spark's SparkException (checked, thrown from Scala)
+      // no active session (yet: the session extension runs while the session is built)
+      scala.Option<org.apache.spark.SparkContext> sc = org.apache.spark.SparkContext$.MODULE$.getActive();
+      if (sc.isDefined()) {
+        c = sc.get().conf();
+      }
+    }
+    if (c != null) {
       for (String k : new String[] {"spark.pyspark.python", "spark.pyspark.driver.python"}) {
         if (c.contains(k) && !c.get(k).isEmpty()) {
           return c.get(k);
         }
       }
-    } catch (RuntimeException e) {
-      // no active session: fall through to the environment
     }
     for (String k : new String[] {"PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"}) {
       String v = System.getenv(k);
@@ -80,29 +99,88 @@ public final class PythonBridge {
     return "python3";
   }
 
-  /** The process id of the running bridge process, or -1 when none runs (used by tests). */
-  public static synchronized long pid() {
+  /** The Python executable this bridge runs. */
+  public String python() {
+    return python;
+  }
+
+  /** The process id of the session's bridge process, or -1 when none runs (used by tests). */
+  public static long pid() {
+    return forSession().processId();
+  }
+
+  /** The process id of this bridge's process, or -1 when none runs. */
+  public synchronized long processId() {
     return proc != null && proc.isAlive() ? proc.pid() : -1;
   }
 
   /**
-   * The calls the running bridge process declared read-only (retried after a process death),
+   * The calls the session's bridge process declared read-only (retried after a process death),
    * empty before it answered {@code bridge_info} (used by tests).
    */
-  public static synchronized Set<String> readOnlyMethods() {
+  public static Set<String> readOnlyMethods() {
+    return forSession().readOnly();
+  }
+
+  /** The calls this bridge's process declared read-only (empty before {@code bridge_info}). */
+  public synchronized Set<String> readOnly() {
     return info == null ? Set.of() : info.readOnly();
   }
 
   /** Stops the bridge process (a later call starts a new one). */
-  public static synchronized void stop() {
+  public synchronized void stop() {
     if (proc != null) {
       proc.destroy();
       proc = null;
+      info = null;
+    }
+  }
+
+  /**
+   * Starts the process and asks {@code bridge_info} on a background thread, unless it runs: the
+   * Python imports then overlap whatever the JVM does meanwhile; a call made before it finished
+   * waits for it. A failure is only logged (the first call reports it).
+   */
+  public void startAsync() {
+    Thread t = new Thread(() -> {
+      try {
+        synchronized (this) {
+          if (proc == null || !proc.isAlive()) {
+            start();
+          }
+          if (info == null) {
+            info = handshake();
+          }
+        }
+      } catch (Exception e) {
+        LOG.debug("python bridge " + python + " did not start in the background: " + e);
+      }
+    }, "paimon-bridge-start");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  /** Maps a Python error to the exception Spark expects, or returns null for the default. */
+  @FunctionalInterface
+  public interface ErrorMapper {
+    Throwable map(BridgeException e);
+  }
+
+  /**
+   * Calls {@code method}; a Python error is thrown as {@code mapper} maps it (Spark's
+   * NoSuchTableException, ...), else as {@link BridgeException#toUserException()}.
+   */
+  public Map<String, Object> call(String method, Map<String, Object> params, ErrorMapper mapper) {
+    try {
+      return call(method, params);
+    } catch (BridgeException e) {
+      Throwable mapped = mapper == null ? null : mapper.map(e);
+      throw mapped != null ? Errors.sneaky(mapped) : e.raise();
     }
   }
 
   /** Calls {@code method} in Python; returns its result or throws {@link BridgeException}. */
-  public static Map<String, Object> call(String method, Map<String, Object> params) {
+  public Map<String, Object> call(String method, Map<String, Object> params) {
     String paramsJson;
     try {
       paramsJson = JSON.writeValueAsString(params);
@@ -147,7 +225,7 @@ public final class PythonBridge {
     }
   }
 
-  private static synchronized String exchange(String method, String paramsJson) {
+  private synchronized String exchange(String method, String paramsJson) {
     boolean retried = false;
     while (true) {
       if (proc == null || !proc.isAlive()) {
@@ -188,7 +266,7 @@ public final class PythonBridge {
       }
       throw new BridgeException(
           ErrorKind.BRIDGE_DIED,
-          "the python bridge process (" + pythonExecutable() + " -m " + MODULE + ", pid " + p.pid()
+          "the python bridge process (" + python + " -m " + MODULE + ", pid " + p.pid()
               + ", exit code " + exit + ") exited while handling '" + method + "' (its error, if"
               + " any, is on stderr; is paimon_sql installed for that python?). It is restarted on"
               + " the next call. Nothing was committed unless the operation finished before the"
@@ -198,7 +276,7 @@ public final class PythonBridge {
   }
 
   /** Sends one request to the running process; its response line, or null when it exited. */
-  private static String send(String method, String paramsJson) throws IOException {
+  private String send(String method, String paramsJson) throws IOException {
     long id = nextId++;
     toPy.write(
         "{\"id\":" + id + ",\"method\":" + JSON.writeValueAsString(method) + ",\"params\":"
@@ -211,7 +289,7 @@ public final class PythonBridge {
    * Asks a new process {@code bridge_info}: which calls are read-only, and whether it may report
    * error kinds this shim does not know (then it runs another paimon_sql version than the shim's).
    */
-  private static BridgeInfo handshake() throws IOException {
+  private BridgeInfo handshake() throws IOException {
     String line = send(INFO_METHOD, "{}");
     if (line == null) {
       throw new IOException("the process exited before answering " + INFO_METHOD);
@@ -237,8 +315,8 @@ public final class PythonBridge {
     return answer;
   }
 
-  private static void start() {
-    String py = pythonExecutable();
+  private void start() {
+    String py = python;
     List<String> cmd = new ArrayList<>(List.of(py, "-u", "-m", MODULE));
     long t0 = System.nanoTime();
     ProcessBuilder pb = new ProcessBuilder(cmd);
@@ -257,18 +335,24 @@ public final class PythonBridge {
     }
     toPy = new BufferedWriter(new OutputStreamWriter(proc.getOutputStream(), StandardCharsets.UTF_8));
     fromPy = new BufferedReader(new InputStreamReader(proc.getInputStream(), StandardCharsets.UTF_8));
-    if (!hookInstalled) {
-      hookInstalled = true;
-      Runtime.getRuntime().addShutdownHook(new Thread(PythonBridge::stopQuietly, "paimon-bridge-stop"));
-    }
+    installHook();
     LOG.info(String.format("started python bridge %s -m %s (pid %d) in %.1f ms", py, MODULE,
         proc.pid(), (System.nanoTime() - t0) / 1e6));
   }
 
-  private static void stopQuietly() {
-    Process p = proc;
-    if (p != null) {
-      p.destroy();
+  private static synchronized void installHook() {
+    if (!hookInstalled) {
+      hookInstalled = true;
+      Runtime.getRuntime().addShutdownHook(new Thread(PythonBridge::stopAll, "paimon-bridge-stop"));
+    }
+  }
+
+  private static void stopAll() {
+    for (PythonBridge b : BRIDGES.values()) {
+      Process p = b.proc;
+      if (p != null) {
+        p.destroy();
+      }
     }
   }
 }

@@ -69,7 +69,7 @@ final class ReplaceTables {
       // the new definition is checked before the table is dropped
       Map<String, Object> check = new LinkedHashMap<>(p);
       check.put("check_only", true);
-      PaimonCatalog.call("replace_table", check);
+      catalog.request("replace_table", check);
       catalog.dropTable(ident);
       try {
         return catalog.stageCreate(ident, schema, partitions, properties);
@@ -77,15 +77,8 @@ final class ReplaceTables {
         throw Errors.sneaky(e);
       }
     }
-    Map<String, Object> r;
-    try {
-      r = PythonBridge.call("replace_table", p);
-    } catch (BridgeException e) {
-      if (e.is(ErrorKind.NO_SUCH_TABLE)) {
-        throw new NoSuchTableException(ident);
-      }
-      throw e.raise();
-    }
+    Map<String, Object> r = catalog.bridge().call("replace_table", p,
+        e -> e.is(ErrorKind.NO_SUCH_TABLE) ? new NoSuchTableException(ident) : null);
     PaimonTable table = PaimonTable.fromDescription(catalog, ident, r);
     return new StagedPaimonTable(catalog, ident, table, (Map<String, Object>) r.get("undo"));
   }
@@ -96,7 +89,7 @@ final class ReplaceTables {
     p.put("namespace", ident.namespace()[0]);
     p.put("table", ident.name());
     p.put("undo", undo);
-    PaimonCatalog.call("undo_replace", p);
+    catalog.request("undo_replace", p);
   }
 
   /** The latest snapshot id of {@code ident}, or null when it has none. */
@@ -104,7 +97,7 @@ final class ReplaceTables {
     Map<String, Object> p = catalog.ctx();
     p.put("namespace", ident.namespace()[0]);
     p.put("table", ident.name());
-    Object id = PaimonCatalog.call("latest_snapshot", p).get("snapshot");
+    Object id = catalog.request("latest_snapshot", p).get("snapshot");
     return id instanceof Number n ? n.longValue() : null;
   }
 
