@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from paimon_sql.catalog.identifier import SYSTEM_DATABASE, Identifier
+from paimon_sql.catalog.jdbc import JdbcCatalog
 from paimon_sql.errors import (
     DatabaseNotEmptyError,
     DatabaseNotFoundError,
@@ -80,6 +81,8 @@ def load_namespace_metadata(params: Params) -> Result:
     ns = str_param(params, "namespace")
     if ns == SYSTEM_DATABASE:
         return {"metadata": {}}  # Paimon's Database.of("sys"): no folder, no options
+    if isinstance(cat, JdbcCatalog):  # Paimon's getDatabase(ns).options(): the stored properties
+        return {"metadata": cat.database_properties(ns)}
     if not cat.database_exists(ns):
         raise DatabaseNotFoundError(f"Database {ns} does not exist")
     return {"metadata": {"location": cat.database_path(ns)}}
@@ -90,13 +93,16 @@ def create_namespace(params: Params) -> Result:
     cat = catalog_of(params)
     ns = str_param(params, "namespace")
     meta = dict(params.get("metadata") or {})
-    warnings = []
+    warnings: list[str] = []
     loc = meta.get("location")
     if loc and loc.rstrip("/") != cat.database_path(ns).rstrip("/"):
         raise UnsupportedError(
             f"Database {ns} cannot have LOCATION {loc!r}: Paimon databases live in the warehouse "
             f"({cat.database_path(ns)})"
         )
+    if isinstance(cat, JdbcCatalog):  # as Paimon's: every property is stored (location: the warehouse's)
+        cat.create_database(ns, properties={k: str(v) for k, v in meta.items() if k != "location"})
+        return {WARNINGS_KEY: warnings}
     ignored = sorted(k for k in meta if k not in ("location", PROP_OWNER))
     if ignored:
         warnings.append(f"Database {ns}: properties {ignored} are not stored (Paimon databases have none)")
