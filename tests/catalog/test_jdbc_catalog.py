@@ -27,6 +27,7 @@ from paimon_sql.errors import (
 )
 from paimon_sql.table.table import Table
 from tests.helpers.postgres_server import PostgresServer, postgres_server_fixture  # noqa: F401
+from tests.helpers.s3_server import S3Warehouse, s3_server_fixture, s3_warehouse_fixture  # noqa: F401
 
 SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string()), ("dt", pa.string())])
 
@@ -273,3 +274,28 @@ def test_pypaimon_jdbc_catalog_opens_ours_and_we_open_its(tmp_path: Path, monkey
     assert cat.list_tables("db") == ["ours", "theirs"]
     theirs = cat.get_table("db.theirs")
     assert sorted(theirs.read().column("id").to_pylist()) == [7, 8]  # type: ignore[union-attr]
+
+
+def test_jdbc_catalog_on_an_s3_warehouse_takes_the_lock_by_default(tmp_path: Path, s3_warehouse: S3Warehouse) -> None:
+    """Paimon's rule: on an object store ``lock.enabled`` defaults to true; commits then create
+    their snapshot under the table's lock (the conditional PUT inside it)."""
+    from paimon_sql.fs.snapshot_commit import CatalogLockCommit, ConditionalPutCommit
+
+    options = {**s3_warehouse.options, "metastore": "jdbc", "uri": f"jdbc:sqlite:{tmp_path / 'c.db'}"}
+    cat = load_catalog(s3_warehouse.uri, options)
+    cat.create_database("db")
+    t = cat.create_table("db.t", SCHEMA, primary_keys=["id"], options={"bucket": "1"})
+    assert isinstance(t, Table)
+    commit = t.file_io.snapshot_commit
+    assert isinstance(commit, CatalogLockCommit) and isinstance(commit.inner, ConditionalPutCommit)
+    t.write(pa.table({"id": [1, 2], "v": ["a", "b"], "dt": ["x", "x"]}, schema=SCHEMA))
+    assert load_catalog(s3_warehouse.uri, options).get_table("db.t").read().num_rows == 2  # type: ignore[union-attr]
+    keys = s3_warehouse.server.keys(s3_warehouse.bucket)
+    assert "warehouse/db.db/t/snapshot/snapshot-1" in keys and "warehouse/db.db/t/schema/schema-0" in keys
+    con = sqlite3.connect(tmp_path / "c.db")
+    try:
+        assert con.execute("SELECT property_value FROM paimon_database_properties WHERE property_key = "
+                           "'location'").fetchall() == [(f"{s3_warehouse.uri}/db.db",)]
+        assert con.execute("SELECT count(*) FROM paimon_distributed_locks").fetchone() == (0,)
+    finally:
+        con.close()
