@@ -279,7 +279,7 @@ class Catalog(AbstractCatalog):
     def sync_table(self, identifier: str | Identifier) -> None:
         """After an ALTER TABLE: the metastore's copy of the table's properties is rewritten (the
         JDBC catalog's ``paimon_table_properties``); the filesystem catalog keeps none."""
-        return None
+        self.table_path(Identifier.parse(identifier))  # the name is checked all the same
 
     def create_table_like(self, identifier: str | Identifier, source: Table) -> Table:
         """A new table with ``source``'s latest schema: its fields with their ids (so files written
