@@ -36,6 +36,14 @@ def test_spark_sql_on_a_jdbc_catalog(spark: Any, tmp_path: Path) -> None:
     spark.sql(f"CREATE DATABASE {name}.db WITH DBPROPERTIES ('team' = 'lake')")
     desc = dict((r[0], r[1]) for r in rows(f"DESCRIBE DATABASE EXTENDED {name}.db"))
     assert "team" in str(desc.get("Properties")) and "lake" in str(desc.get("Properties"))
+    spark.sql(f"ALTER DATABASE {name}.db SET DBPROPERTIES ('team' = 'lakehouse', 'tier' = 'gold')")
+    spark.sql(f"ALTER DATABASE {name}.db UNSET DBPROPERTIES ('tier')")
+    desc = dict((r[0], r[1]) for r in rows(f"DESCRIBE DATABASE EXTENDED {name}.db"))
+    assert "lakehouse" in str(desc.get("Properties")) and "tier" not in str(desc.get("Properties"))
+    with pytest.raises(Exception, match="Alter database is not supported"):
+        spark.sql("CREATE DATABASE IF NOT EXISTS paimon.alter_me")
+        spark.sql("ALTER DATABASE paimon.alter_me SET DBPROPERTIES ('a' = 'b')")
+    spark.sql("DROP DATABASE IF EXISTS paimon.alter_me")
     spark.sql(f"CREATE TABLE {name}.db.t (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2')")
     spark.sql(f"INSERT INTO {name}.db.t VALUES (1, 'a'), (2, 'b')")
     spark.sql(f"INSERT INTO {name}.db.t VALUES (2, 'B')")
@@ -51,7 +59,7 @@ def test_spark_sql_on_a_jdbc_catalog(spark: Any, tmp_path: Path) -> None:
         props = dict(con.execute("SELECT property_key, property_value FROM paimon_table_properties").fetchall())
         assert props["snapshot.num-retained.max"] == "50" and props["primary-key"] == "id"
         db_props = dict(con.execute("SELECT property_key, property_value FROM paimon_database_properties").fetchall())
-        assert db_props["team"] == "lake" and db_props["exists"] == "true"
+        assert db_props["team"] == "lakehouse" and db_props["exists"] == "true" and "tier" not in db_props
         assert con.execute("SELECT count(*) FROM paimon_distributed_locks").fetchone() == (0,)
     finally:
         con.close()

@@ -110,6 +110,29 @@ def create_namespace(params: Params) -> Result:
     return {WARNINGS_KEY: warnings}
 
 
+@handler("alter_namespace")
+def alter_namespace(params: Params) -> Result:
+    """``ALTER NAMESPACE ... SET / UNSET DBPROPERTIES``: the JDBC catalog keeps database
+    properties (Paimon's ``alterDatabase``); the filesystem catalog has none (Paimon: "Alter
+    database is not supported.")."""
+    cat = catalog_of(params)
+    ns = str_param(params, "namespace")
+    changes = params.get("changes") or []
+    if not isinstance(changes, list) or not all(isinstance(c, dict) for c in changes):
+        raise ValidationError(f"Bridge request parameter 'changes' must be a list of objects, got {changes!r}")
+    if not isinstance(cat, JdbcCatalog):
+        if not cat.database_exists(ns):
+            raise DatabaseNotFoundError(f"Database {ns} does not exist")
+        raise UnsupportedError(
+            f"Alter database is not supported: database {ns} of the filesystem catalog has no properties "
+            "(the JDBC catalog, metastore = jdbc, keeps them)"
+        )
+    sets = {str(c["set"]): str(c.get("value")) for c in changes if "set" in c}
+    removes = [str(c["remove"]) for c in changes if "remove" in c]
+    cat.alter_database(ns, sets, removes)
+    return {}
+
+
 @handler("drop_namespace")
 def drop_namespace(params: Params) -> Result:
     cat = catalog_of(params)

@@ -248,10 +248,34 @@ public class PaimonCatalog
     }
   }
 
+  /** ALTER NAMESPACE ... SET / UNSET DBPROPERTIES: the engine's catalog decides (the JDBC one keeps them). */
   @Override
-  public void alterNamespace(String[] namespace, NamespaceChange... changes) {
-    throw Errors.sneaky(new PaimonException(ErrorKind.UNSUPPORTED,
-        "ALTER NAMESPACE is not supported by the Paimon catalog '" + catalogName + "'", null));
+  public void alterNamespace(String[] namespace, NamespaceChange... changes) throws NoSuchNamespaceException {
+    List<Map<String, Object>> list = new ArrayList<>();
+    for (NamespaceChange c : changes) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      if (c instanceof NamespaceChange.SetProperty set) {
+        m.put("set", set.property());
+        m.put("value", set.value());
+      } else if (c instanceof NamespaceChange.RemoveProperty remove) {
+        m.put("remove", remove.property());
+      } else {
+        throw Errors.sneaky(new PaimonException(ErrorKind.UNSUPPORTED,
+            "ALTER NAMESPACE change " + c + " is not supported by the Paimon catalog '" + catalogName + "'", null));
+      }
+      list.add(m);
+    }
+    Map<String, Object> p = ctx();
+    p.put("namespace", database(namespace));
+    p.put("changes", list);
+    try {
+      PythonBridge.call("alter_namespace", p);
+    } catch (BridgeException e) {
+      if (e.is(ErrorKind.NO_SUCH_NAMESPACE)) {
+        throw new NoSuchNamespaceException(namespace);
+      }
+      throw e.raise();
+    }
   }
 
   @Override
