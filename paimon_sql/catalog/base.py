@@ -25,10 +25,11 @@ if TYPE_CHECKING:
 
 METASTORE = "metastore"
 # Paimon's metastores that paimon_sql does not implement yet (identifier -> what Paimon calls it)
-_NOT_YET = {"jdbc": "JdbcCatalog", "hive": "HiveCatalog", "rest": "RESTCatalog"}
+_NOT_YET = {"hive": "HiveCatalog", "rest": "RESTCatalog"}
 FILESYSTEM = "filesystem"
+JDBC = "jdbc"
 # the metastores paimon_sql implements (factory.FACTORIES builds them)
-METASTORES = (FILESYSTEM,)
+METASTORES = (FILESYSTEM, JDBC)
 
 
 def metastore_of(options: Mapping[str, str]) -> str:
@@ -41,7 +42,7 @@ def metastore_of(options: Mapping[str, str]) -> str:
     if kind in _NOT_YET:
         raise UnsupportedError(
             f"Catalog option {METASTORE!r} = {given!r}: Paimon's {_NOT_YET[kind]} is not implemented by "
-            "paimon_sql yet (metastore 'filesystem' is)"
+            "paimon_sql yet (metastores 'filesystem' and 'jdbc' are)"
         )
     raise ValidationError(
         f"Catalog option {METASTORE!r} has unknown value {given!r} (known: {', '.join(sorted([*METASTORES, *_NOT_YET]))})"

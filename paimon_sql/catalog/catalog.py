@@ -83,21 +83,31 @@ class Catalog(AbstractCatalog):
     ``options`` are the catalog's options (Paimon's catalog options; ``sys.catalog_options`` shows
     them, with ``warehouse``, when ``catalog-options-table.enabled`` is true)."""
 
+    METASTORE = FILESYSTEM
+
     def __init__(self, warehouse: str, options: Mapping[str, str] | None = None) -> None:
         if not isinstance(warehouse, (str, os.PathLike)):
             raise ValidationError(f"The warehouse must be a path or URI, got {type(warehouse).__name__}")
         if options is not None and not isinstance(options, Mapping):
             raise ValidationError(f"The catalog options must be a dict of key -> value, got {options!r}")
-        if metastore_of(options or {}) != FILESYSTEM:
-            raise ValidationError("Catalog is the filesystem catalog: load_catalog(warehouse, options) picks by 'metastore'")
+        if metastore_of(options or {}) != self.METASTORE:
+            raise ValidationError(
+                f"{type(self).__name__} is the {self.METASTORE} catalog: load_catalog(warehouse, options) picks "
+                "by 'metastore'"
+            )
         given = os.fspath(warehouse)
         self.options = {str(k): str(v) for k, v in (options or {}).items()}
-        self.file_io, self.warehouse = FileIO.for_uri(given, self.options)
-        self.file_io.check_reachable(self.warehouse, given)
+        self.file_io, self.warehouse = self._storage(given)
         self.catalog_options = {"warehouse": given, **self.options}
         self.warehouse_uri = _warehouse_uri(given, self.warehouse, self.file_io.capabilities.local_paths)
         self.file_io.mkdirs(self.warehouse)
         self._real_warehouse = os.path.realpath(self.warehouse) if self.file_io.capabilities.local_paths else None
+
+    def _storage(self, given: str) -> tuple[FileIO, str]:
+        """The warehouse's FileIO and root path (reachable: checked here)."""
+        file_io, root = FileIO.for_uri(given, self.options)
+        file_io.check_reachable(root, given)
+        return file_io, root
 
     # -- paths: every database and table folder is checked to lie inside the warehouse -----------
     def _inside(self, path: str, what: str) -> str:
@@ -266,6 +276,11 @@ class Catalog(AbstractCatalog):
         SchemaManager(self.file_io, path, ident.full_name).commit(table_schema)
         return Table(self.file_io, path, ident.full_name, table_schema)
 
+    def sync_table(self, identifier: str | Identifier) -> None:
+        """After an ALTER TABLE: the metastore's copy of the table's properties is rewritten (the
+        JDBC catalog's ``paimon_table_properties``); the filesystem catalog keeps none."""
+        self.table_path(Identifier.parse(identifier))  # the name is checked all the same
+
     def create_table_like(self, identifier: str | Identifier, source: Table) -> Table:
         """A new table with ``source``'s latest schema: its fields with their ids (so files written
         with them read here), keys, options (but ``path``) and comment (Paimon's
@@ -303,6 +318,10 @@ class Catalog(AbstractCatalog):
             if ignore_if_not_exists:
                 return
             raise TableNotFoundError(f"Table {ident.full_name} does not exist")
+        self._drop_table_files(ident)
+
+    def _drop_table_files(self, ident: Identifier) -> None:
+        """Deletes the folder of the table and its external roots."""
         path = self.table_path(ident)
         external = self._external_roots(path, ident.full_name)
         self.file_io.delete_dir(path)

@@ -141,6 +141,15 @@ class FileIO:
     # whole-object GET / PUT in one request each (botocore), where available
     object_client: s3.ConditionalPut | None = None
 
+    def with_snapshot_commit(self, commit: SnapshotCommit) -> FileIO:
+        """This store with another way of creating the files that decide commits (a catalog's
+        lock, see :class:`paimon_sql.fs.snapshot_commit.CatalogLockCommit`)."""
+        caps = dataclasses.replace(self.capabilities, conditional_create=not isinstance(commit, NoSafeCommit))
+        fio = FileIO(self.fs, commit, caps)
+        fio.s3_settings = self.s3_settings
+        fio.object_client = self.object_client
+        return fio
+
     def check_reachable(self, root: str, warehouse: str) -> None:
         """One request that fails with an error naming the option at fault when the store cannot
         be reached, refuses the credentials, or has no such bucket (object stores only)."""

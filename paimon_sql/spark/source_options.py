@@ -85,9 +85,11 @@ class TableRef:
         return ident.system_table is not None or ident.in_system_database
 
     def catalog(self) -> Any:
-        from paimon_sql.catalog.catalog import Catalog
+        from paimon_sql.catalog.factory import worker_catalog
+        from paimon_sql.catalog.identifier import Identifier
 
-        return Catalog(self.warehouse, dict(self.catalog_options))
+        lists = Identifier.parse(self.table).in_system_database  # sys.tables & co. list the catalog
+        return worker_catalog(self.warehouse, dict(self.catalog_options), lists)
 
     def load(self, options: Mapping[str, str] | None = None) -> Any:
         """The engine table (or system table) object; a data table with the Paimon table options

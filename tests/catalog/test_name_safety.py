@@ -109,6 +109,7 @@ CATALOG_CASES: dict[str, list[Callable[[Catalog, str], Any]]] = {
     "drop_table": [lambda c, n: c.drop_table((n, "t2")), lambda c, n: c.drop_table((n, "t2"), True)],
     "rename_table": [lambda c, n: c.rename_table((n, "t2"), "default.stolen"),
                      lambda c, n: c.rename_table("default.t", (n, "moved"))],
+    "sync_table": [lambda c, n: c.sync_table((n, "t2"))],
 }
 TABLE_NAME_CASES: dict[str, list[Callable[[Catalog, str], Any]]] = {
     "table_path": [lambda c, n: c.table_path(Identifier("default", n))],
@@ -119,6 +120,7 @@ TABLE_NAME_CASES: dict[str, list[Callable[[Catalog, str], Any]]] = {
     "drop_table": [lambda c, n: c.drop_table(("default", n)), lambda c, n: c.drop_table(("default", n), True)],
     "rename_table": [lambda c, n: c.rename_table(("default", n), "default.stolen"),
                      lambda c, n: c.rename_table("default.t", ("default", n))],
+    "sync_table": [lambda c, n: c.sync_table(("default", n))],
 }
 # Table methods that take a tag or branch name (the others take none)
 TABLE_METHODS_WITH_NAMES = {

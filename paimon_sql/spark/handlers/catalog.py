@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from paimon_sql.catalog.identifier import SYSTEM_DATABASE, Identifier
+from paimon_sql.catalog.jdbc import JdbcCatalog
 from paimon_sql.errors import (
     DatabaseNotEmptyError,
     DatabaseNotFoundError,
@@ -80,6 +81,8 @@ def load_namespace_metadata(params: Params) -> Result:
     ns = str_param(params, "namespace")
     if ns == SYSTEM_DATABASE:
         return {"metadata": {}}  # Paimon's Database.of("sys"): no folder, no options
+    if isinstance(cat, JdbcCatalog):  # Paimon's getDatabase(ns).options(): the stored properties
+        return {"metadata": cat.database_properties(ns)}
     if not cat.database_exists(ns):
         raise DatabaseNotFoundError(f"Database {ns} does not exist")
     return {"metadata": {"location": cat.database_path(ns)}}
@@ -90,18 +93,44 @@ def create_namespace(params: Params) -> Result:
     cat = catalog_of(params)
     ns = str_param(params, "namespace")
     meta = dict(params.get("metadata") or {})
-    warnings = []
+    warnings: list[str] = []
     loc = meta.get("location")
     if loc and loc.rstrip("/") != cat.database_path(ns).rstrip("/"):
         raise UnsupportedError(
             f"Database {ns} cannot have LOCATION {loc!r}: Paimon databases live in the warehouse "
             f"({cat.database_path(ns)})"
         )
+    if isinstance(cat, JdbcCatalog):  # as Paimon's: every property is stored (location: the warehouse's)
+        cat.create_database(ns, properties={k: str(v) for k, v in meta.items() if k != "location"})
+        return {WARNINGS_KEY: warnings}
     ignored = sorted(k for k in meta if k not in ("location", PROP_OWNER))
     if ignored:
         warnings.append(f"Database {ns}: properties {ignored} are not stored (Paimon databases have none)")
     cat.create_database(ns)
     return {WARNINGS_KEY: warnings}
+
+
+@handler("alter_namespace")
+def alter_namespace(params: Params) -> Result:
+    """``ALTER NAMESPACE ... SET / UNSET DBPROPERTIES``: the JDBC catalog keeps database
+    properties (Paimon's ``alterDatabase``); the filesystem catalog has none (Paimon: "Alter
+    database is not supported.")."""
+    cat = catalog_of(params)
+    ns = str_param(params, "namespace")
+    changes = params.get("changes") or []
+    if not isinstance(changes, list) or not all(isinstance(c, dict) for c in changes):
+        raise ValidationError(f"Bridge request parameter 'changes' must be a list of objects, got {changes!r}")
+    if not isinstance(cat, JdbcCatalog):
+        if not cat.database_exists(ns):
+            raise DatabaseNotFoundError(f"Database {ns} does not exist")
+        raise UnsupportedError(
+            f"Alter database is not supported: database {ns} of the filesystem catalog has no properties "
+            "(the JDBC catalog, metastore = jdbc, keeps them)"
+        )
+    sets = {str(c["set"]): str(c.get("value")) for c in changes if "set" in c}
+    removes = [str(c["remove"]) for c in changes if "remove" in c]
+    cat.alter_database(ns, sets, removes)
+    return {}
 
 
 @handler("drop_namespace")

@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+from paimon_sql.catalog.base import FILESYSTEM
 from paimon_sql.catalog.catalog import Catalog
+from paimon_sql.catalog.factory import load_catalog
 from paimon_sql.catalog.identifier import Identifier
-from paimon_sql.errors import ValidationError
+from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.spark.handlers.registry import Params
 from paimon_sql.table.table import Table
 
@@ -39,8 +41,10 @@ def catalog_of(params: Params) -> Catalog:
     key = (warehouse, tuple(sorted(options.items())))
     cat = _catalogs.get(key)
     if cat is None:
-        cat = Catalog(warehouse, options)
-        _catalogs[key] = cat
+        opened = load_catalog(warehouse, options)  # the option 'metastore' picks the kind
+        if not isinstance(opened, Catalog):
+            raise UnsupportedError(f"The Spark catalog cannot use a {type(opened).__name__}")
+        cat = _catalogs[key] = opened
     return cat
 
 
@@ -64,6 +68,10 @@ def source_options(cat: Catalog, table: str) -> dict[str, str]:
     local = cat.file_io.capabilities.local_paths
     out = {"warehouse": cat.warehouse if local else cat.warehouse_uri, "table": table}
     storage = {k: v for k, v in cat.options.items() if is_storage_option(k)}
+    if cat.METASTORE != FILESYSTEM:  # a JDBC catalog's lock goes with its tables
+        from paimon_sql.catalog.jdbc import travelling_options
+
+        storage.update(travelling_options(cat.options))
     if storage:
         out[OPT_CATALOG_OPTIONS] = json.dumps(storage)
     return out

@@ -386,6 +386,8 @@ def alter_table(params: Params) -> Result:
                 f"written keep their bucket count (writes into them are refused) until INSERT OVERWRITE or "
                 f"CALL sys.rescale(table => '{table.name}') rewrites them"
             )
+    if defaults or changes:
+        cat.sync_table(ident)  # a JDBC catalog's paimon_table_properties
     out = _describe(cat, ident, {"legacy_timestamp_mapping": legacy})
     out[WARNINGS_KEY] = warnings
     return out

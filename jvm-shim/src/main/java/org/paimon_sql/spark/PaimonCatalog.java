@@ -242,10 +242,28 @@ public class PaimonCatalog
         e -> e.is(ErrorKind.ALREADY_EXISTS) ? new NamespaceAlreadyExistsException(namespace) : null);
   }
 
+  /** ALTER NAMESPACE ... SET / UNSET DBPROPERTIES: the engine's catalog decides (the JDBC one keeps them). */
   @Override
-  public void alterNamespace(String[] namespace, NamespaceChange... changes) {
-    throw Errors.sneaky(new PaimonException(ErrorKind.UNSUPPORTED,
-        "ALTER NAMESPACE is not supported by the Paimon catalog '" + catalogName + "'", null));
+  public void alterNamespace(String[] namespace, NamespaceChange... changes) throws NoSuchNamespaceException {
+    List<Map<String, Object>> list = new ArrayList<>();
+    for (NamespaceChange c : changes) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      if (c instanceof NamespaceChange.SetProperty set) {
+        m.put("set", set.property());
+        m.put("value", set.value());
+      } else if (c instanceof NamespaceChange.RemoveProperty remove) {
+        m.put("remove", remove.property());
+      } else {
+        throw Errors.sneaky(new PaimonException(ErrorKind.UNSUPPORTED,
+            "ALTER NAMESPACE change " + c + " is not supported by the Paimon catalog '" + catalogName + "'", null));
+      }
+      list.add(m);
+    }
+    Map<String, Object> p = ctx();
+    p.put("namespace", database(namespace));
+    p.put("changes", list);
+    bridge().call("alter_namespace", p,
+        e -> e.is(ErrorKind.NO_SUCH_NAMESPACE) ? new NoSuchNamespaceException(namespace) : null);
   }
 
   @Override
