@@ -190,11 +190,12 @@ def test_alter_table_bad_changes_leave_the_table_unchanged(wh: str) -> None:
             changes=[{"op": "add_column", "name": ["x", "y"], "type": '"long"', "nullable": True, "position": "first"}])
     assert e["kind"] == "IllegalArgument" and "'x.y'" in e["message"] and "'x' does not exist" in e["message"]
     e = err("alter_table", warehouse=wh, namespace="default", table="b",
-            changes=[{"op": "update_column_type", "name": ["id"], "type": '"string"'}])
-    assert e["kind"] == "IllegalArgument"
+            changes=[{"op": "update_column_type", "name": ["id"], "type": '"date"'}])
+    assert e["kind"] == "IllegalArgument" and "cannot be converted to DATE" in e["message"]
+    # a valid change before a refused one: nothing is applied
     e = err("alter_table", warehouse=wh, namespace="default", table="b",
             changes=[{"op": "update_column_comment", "name": ["id"], "comment": "x"},
-                     {"op": "update_column_position", "name": ["id"], "position": "first"}])
+                     {"op": "set_property", "key": "primary-key", "value": "id"}])
     assert e["kind"] == "Unsupported"
     assert Catalog(wh).get_table("default.b").schema == before
 
