@@ -10,6 +10,7 @@ and ``jdbc:postgresql://host:port/db``. Connection properties are the catalog op
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
 import threading
@@ -344,10 +345,9 @@ def _pg_message(e: BaseException) -> str:
 def db_errors() -> tuple[type[BaseException], ...]:
     """The exception types a driver raises for a failed statement."""
     out: list[type[BaseException]] = [sqlite3.Error]
-    try:
+    # pg8000 is the optional PostgreSQL driver: without it there is no PostgreSQL error type to catch
+    with contextlib.suppress(ImportError):
         import pg8000.dbapi
 
         out.append(pg8000.dbapi.Error)
-    except ImportError:
-        pass
     return tuple(out)

@@ -4,6 +4,7 @@ found through its marker and its attempt uuid and deleted by the job's abort."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -78,11 +79,10 @@ def test_merge_killed_mid_write_commits_nothing_and_leaves_no_files(
         while not stop.is_set():
             if len(_data_files(root)) > len(before_files):
                 for pid in _python_workers_of_this_process():
-                    try:
+                    # a worker may have ended between the listing and the kill
+                    with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGKILL)
                         killed.append(pid)
-                    except ProcessLookupError:
-                        pass
                 if killed:
                     return
             time.sleep(0.05)
