@@ -36,7 +36,11 @@ from paimon_sql.write.table_write import TableWrite
 WRITE_CHUNK_ROWS = 1 << 17
 STAGING_DIR = ".spark-writes"
 FINISHED = "_FINISHED"  # the tombstone of a write that was aborted, or committed without some attempt
+# abort() looks for files of unfinished attempts every ABORT_POLL_SECONDS until it has found none
+# for ABORT_SETTLE_SECONDS (at most ABORT_SETTLE_MAX_SECONDS)
 ABORT_SETTLE_SECONDS = 3.0
+ABORT_POLL_SECONDS = 0.5
+ABORT_SETTLE_MAX_SECONDS = 60.0
 
 
 @dataclass
@@ -143,8 +147,9 @@ class PaimonWriter(DataSourceArrowWriter):
     markers list and every file named with their attempt uuids. ``abort()`` (and ``commit()`` when
     it found such attempts) first leaves a ``_FINISHED`` tombstone: a task still running checks it
     before each flush and after recording its files, and deletes them itself. As Spark kills the
-    Python workers of a failed job's tasks a few seconds later (maybe before they cleaned up),
-    ``abort()`` looks again after ``ABORT_SETTLE_SECONDS`` when some attempt had not finished.
+    Python workers of a failed job's tasks a few seconds later (maybe before they cleaned up, and
+    later still on a busy machine), ``abort()`` keeps looking when some attempt had not finished,
+    until it found nothing of theirs for ``ABORT_SETTLE_SECONDS``.
     Tombstones older than ten minutes are removed (with their folder) by the next write to the
     table."""
 
@@ -299,21 +304,32 @@ class PaimonWriter(DataSourceArrowWriter):
             self._table().abort_changes(changes)
         finally:
             fio.write_bytes(join(self.staging_dir, FINISHED), b"")  # before reading the markers
-            running = self._clean_markers(set())
+            running, _ = self._clean_markers(set())
             if running:
                 # Attempts that had not finished may still be flushing (Spark kills their Python
                 # workers a few seconds after the job failed, possibly before they saw the
-                # tombstone and removed their files): look again once they are gone.
-                time.sleep(ABORT_SETTLE_SECONDS)
-                self._clean_markers(set(), attempts=running)
+                # tombstone and removed their files): look again until they are quiet.
+                self._settle(running)
+
+    def _settle(self, running: Sequence[str]) -> None:
+        start = last_found = time.monotonic()
+        while True:
+            now = time.monotonic()
+            if now - last_found >= ABORT_SETTLE_SECONDS or now - start >= ABORT_SETTLE_MAX_SECONDS:
+                return
+            time.sleep(ABORT_POLL_SECONDS)
+            _, deleted = self._clean_markers(set(), attempts=running)
+            if deleted:
+                last_found = time.monotonic()
 
     def _clean_markers(
         self, keep: set[str], staging_dir: str | None = None, attempts: Sequence[str] = ()
-    ) -> list[str]:
+    ) -> tuple[list[str], int]:
         """Deletes the files of the task attempts whose markers are not in ``keep`` (and of
         ``attempts``): those the markers list, and any other file named with their attempt uuids
         (written by an attempt killed in the middle of a flush). Then the markers. Returns the
-        attempts whose markers did not say they had finished."""
+        attempts whose markers did not say they had finished, and how many files and markers it
+        found to delete."""
         fio = self.store.file_io
         folder = staging_dir or self.staging_dir
         found: list[str] = list(attempts)
@@ -335,14 +351,16 @@ class PaimonWriter(DataSourceArrowWriter):
                 unfinished.append(attempt)
             for p in paths:
                 fio.delete_quietly(p)
+        deleted = len(markers)  # the files a marker lists are counted with it
         if found:
             for f in fio.walk_files(self.store.path):
                 name = basename(f.path)
                 if any(a in name for a in found) and STAGING_DIR not in f.path:
                     fio.delete_quietly(f.path)
+                    deleted += 1
         for path in markers:
             fio.delete_quietly(path)
-        return unfinished
+        return unfinished, deleted
 
     def remove_stale_staging(self, older_than_ms: int = 10 * 60 * 1000) -> None:
         """Removes the staging folders of writes finished (see the tombstone) more than
