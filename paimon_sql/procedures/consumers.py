@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paimon_sql.procedures.builtin import table_arg
-from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureParam, procedure
+from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureArgs, ProcedureParam, procedure
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
@@ -23,8 +22,8 @@ if TYPE_CHECKING:
     description="Sets consumer 'consumerId' of table 'table' to read from snapshot 'nextSnapshotId' "
                 "(snapshot expiry keeps it and later ones); without it, deletes the consumer.",
 )
-def _reset_consumer(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table_arg(catalog, "reset_consumer", args["table"]).reset_consumer(args["consumerId"], args["nextSnapshotId"])
+def _reset_consumer(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    args.table(catalog).reset_consumer(args["consumerId"], args["nextSnapshotId"])
     return [(True,)]
 
 
@@ -39,8 +38,8 @@ def _reset_consumer(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, .
     description="Deletes the consumers of table 'table' whose id fully matches the regular expression "
                 "'includingConsumers' (default: all) and not 'excludingConsumers'.",
 )
-def _clear_consumers(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "clear_consumers", args["table"])
+def _clear_consumers(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    table = args.table(catalog)
     table.clear_consumers(args["includingConsumers"], args["excludingConsumers"])
     return [(True,)]
 

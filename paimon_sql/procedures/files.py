@@ -10,8 +10,16 @@ from typing import TYPE_CHECKING, Any
 from paimon_sql.catalog.identifier import SYSTEM_DATABASE, Identifier
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.ops.expire import parse_timestamp_ms
-from paimon_sql.procedures.builtin import ident_arg, parse_options_arg, table_arg
-from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureParam, procedure
+from paimon_sql.procedures.builtin import parse_options_arg
+from paimon_sql.procedures.registry import (
+    RESULT,
+    TABLE,
+    ProcedureArgs,
+    ProcedureParam,
+    ident_arg,
+    procedure,
+    table_arg,
+)
 from paimon_sql.table.table import Table
 
 if TYPE_CHECKING:
@@ -35,7 +43,7 @@ _MODES = ("DISTRIBUTED", "LOCAL")
                 "('yyyy-MM-dd HH:mm:ss', default one day ago); 'dry_run' only counts. 'mode' (DISTRIBUTED "
                 "or LOCAL) and 'parallelism' are accepted; the files are listed and deleted on the driver.",
 )
-def _remove_orphan_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _remove_orphan_files(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     name = "remove_orphan_files"
     table_text = args["table"]
     if not isinstance(table_text, str) or not table_text.strip():
@@ -81,8 +89,8 @@ def _remove_orphan_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[A
     description="Purges table 'table': drops its branches, tags and consumers, truncates it and expires every "
                 "snapshot but the latest (empty) one, with their files.",
 )
-def _purge_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table_arg(catalog, "purge_files", args["table"]).purge_files()
+def _purge_files(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    args.table(catalog).purge_files()
     return [("Success",)]
 
 
@@ -98,14 +106,14 @@ def _purge_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]
                 "longer exist in storage; one row per such file. 'dry_run' only lists them; 'parallelism' is "
                 "accepted (the folders are listed on the driver).",
 )
-def _remove_unexisting_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _remove_unexisting_files(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     name = "remove_unexisting_files"
     table_text = args["table"]
     if not isinstance(table_text, str) or not table_text.strip():
         raise ValidationError(f"Procedure {name}: Cannot handle an empty tableId for argument table")
     if args["parallelism"] is not None and args["parallelism"] < 1:
         raise ValidationError(f"Procedure {name}: parallelism must be at least 1, got {args['parallelism']}")
-    result = table_arg(catalog, name, table_text).remove_unexisting_files(bool(args["dry_run"]))
+    result = args.table(catalog).remove_unexisting_files(bool(args["dry_run"]))
     return [(p,) for p in result.paths]
 
 
@@ -116,8 +124,8 @@ def _remove_unexisting_files(catalog: Catalog, args: dict[str, Any]) -> list[tup
     description="Points the EARLIEST hint of table 'table' at 'snapshot_id' when the snapshot files before it "
                 "were lost: every snapshot from it to the latest must exist, and the one before it must not.",
 )
-def _repair_earliest_snapshot(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "repair_earliest_snapshot", args["table"])
+def _repair_earliest_snapshot(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    table = args.table(catalog)
     return [table.repair_earliest_snapshot(args["snapshot_id"])]
 
 
@@ -136,7 +144,7 @@ def _repair_earliest_snapshot(catalog: Catalog, args: dict[str, Any]) -> list[tu
                 "('options' 'k=v,...' apply to the call; 'dry_run' only logs what it would rewrite). Sorting "
                 "manifests by partition is not supported.",
 )
-def _compact_manifest(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _compact_manifest(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     name = "compact_manifest"
     if args["manifest_sort_enabled"] or args["manifest_sort_partition_field"] or args["manifest_sort_max_rewrite_size"]:
         raise UnsupportedError(
@@ -145,7 +153,7 @@ def _compact_manifest(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any,
             "manifests to hold only live entries"
         )
     options = parse_options_arg(name, args["options"]) if args["options"] else None
-    table_arg(catalog, name, args["table"]).compact_manifest(bool(args["dry_run"]), options)
+    args.table(catalog).compact_manifest(bool(args["dry_run"]), options)
     return [(True,)]
 
 
@@ -161,9 +169,9 @@ def _compact_manifest(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any,
                 "'target_table' (created with the source's schema when missing, else a compatible table) and "
                 "commits them as one OVERWRITE of the partitions they fill.",
 )
-def _copy(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _copy(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     name = "copy"
-    source = table_arg(catalog, name, args["source_table"], "source_table")
+    source = args.table(catalog, "source_table")
     text = args["target_table"]
     target_ident = ident_arg(name, text, "target_table")
     if target_ident.system_table is not None or target_ident.branch is not None or target_ident.in_system_database:

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any
 from paimon_sql.errors import AlreadyExistsError, ValidationError
 from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tags as tag_ops
-from paimon_sql.procedures.builtin import table_arg
-from paimon_sql.procedures.registry import TABLE, ProcedureParam, procedure
+from paimon_sql.procedures.registry import TABLE, ProcedureArgs, ProcedureParam, procedure
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
@@ -49,11 +48,11 @@ def _snapshot(procedure: str, value: int | None) -> int | None:
                 "it is kept.",
     listed=False,
 )
-def _create_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _create_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     """CREATE TAG [IF NOT EXISTS] / CREATE OR REPLACE TAG / REPLACE TAG."""
     replace: bool = args["replace"]
     where = "ALTER TABLE ... " + ("REPLACE TAG" if replace else "CREATE TAG")
-    table = table_arg(catalog, "alter_table_create_tag", args["table"])
+    table = args.table(catalog)
     tag: str = args["tag"]
     snapshot = _snapshot(where, args["snapshot"])
     retained = tag_change_ops.parse_time_retained(args["time_retained"], where, "RETAIN")
@@ -79,9 +78,9 @@ def _create_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]
                 "tags are skipped.",
     listed=False,
 )
-def _delete_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _delete_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     """DELETE TAG [IF EXISTS] a[,b...]: missing tags are skipped either way, as in Paimon."""
-    table = table_arg(catalog, "alter_table_delete_tag", args["table"])
+    table = args.table(catalog)
     text: str = args["tag"]
     names = [n.strip() for n in text.split(",")]
     for n in names:  # check every name before deleting any
@@ -105,9 +104,9 @@ def _delete_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]
     description="ALTER TABLE t RENAME TAG: renames tag 'tag' to 'target_tag'.",
     listed=False,
 )
-def _rename_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _rename_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     """RENAME TAG a TO b."""
-    table = table_arg(catalog, "alter_table_rename_tag", args["table"])
+    table = args.table(catalog)
     table.rename_tag(args["tag"], args["target_tag"])
     return []
 
