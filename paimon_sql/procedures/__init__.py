@@ -25,8 +25,10 @@ from paimon_sql.procedures.registry import (
     call_procedure,
     decode_args,
     get_procedure,
+    optional,
     procedure,
     register,
+    required,
 )
 
 __all__ = [
@@ -39,6 +41,8 @@ __all__ = [
     "call_procedure",
     "decode_args",
     "get_procedure",
+    "optional",
     "procedure",
     "register",
+    "required",
 ]

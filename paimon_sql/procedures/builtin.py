@@ -12,10 +12,11 @@ from paimon_sql.ops import expire as expire_ops
 from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tags as tag_ops
 from paimon_sql.options import parse_duration_ms
-from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureArgs, ProcedureParam, procedure
+from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureArgs, optional, procedure, required
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
+    from paimon_sql.table.table import Table
 
 _ROLLBACK_OUTPUT = (("previous_snapshot_id", "BIGINT"), ("current_snapshot_id", "BIGINT"))
 
@@ -24,9 +25,9 @@ _ROLLBACK_OUTPUT = (("previous_snapshot_id", "BIGINT"), ("current_snapshot_id", 
     name="create_tag",
     params=(
         TABLE,
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("snapshot", "BIGINT", False),
-        ProcedureParam("time_retained", "STRING", False),
+        required("tag", "STRING"),
+        optional("snapshot", "BIGINT"),
+        optional("time_retained", "STRING"),
     ),
     output=RESULT,
     description="Creates tag 'tag' of snapshot 'snapshot' (default: the latest) of table 'table', "
@@ -54,35 +55,32 @@ def _create_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
 
 @procedure(
     name="delete_tag",
-    params=(
-        TABLE,
-        ProcedureParam("tag", "STRING", True),
-    ),
+    params=(TABLE, required("tag", "STRING")),
     output=RESULT,
     description="Deletes the tags 'tag' (comma-separated names) of table 'table'; missing tags are "
                 "ignored.",
 )
 def _delete_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
-    table = args.table(catalog)
-    names = [n.strip() for n in args["tag"].split(",")]
-    for n in names:  # check every name before deleting any
+    delete_tags(args.table(catalog), args["tag"], "Procedure delete_tag: invalid argument 'tag'")
+    return [(True,)]
+
+
+def delete_tags(table: Table, text: str, where: str) -> None:
+    """Deletes the tags ``text`` names (comma-separated; missing ones are skipped), every name
+    checked before any is deleted; a bad name raises ``ValidationError('<where> <text>: ...')``."""
+    names = [n.strip() for n in text.split(",")]
+    for n in names:
         try:
             tag_ops.validate_tag_name(n, table.name, new=False)
         except ValidationError as e:
-            raise ValidationError(f"Procedure delete_tag: invalid argument 'tag' {args['tag']!r}: {e}") from None
+            raise ValidationError(f"{where} {text!r}: {e}") from None
     for n in dict.fromkeys(names):
         table.delete_tag(n)
-    return [(True,)]
 
 
 @procedure(
     name="rollback",
-    params=(
-        TABLE,
-        ProcedureParam("version", "STRING", False),
-        ProcedureParam("snapshot", "BIGINT", False),
-        ProcedureParam("tag", "STRING", False),
-    ),
+    params=(TABLE, optional("version", "STRING"), optional("snapshot", "BIGINT"), optional("tag", "STRING")),
     output=_ROLLBACK_OUTPUT,
     description="Rolls table 'table' back to a snapshot or tag: 'version' (a snapshot id or tag "
                 "name), or 'snapshot', or 'tag'. Later snapshots and tags are deleted.",
@@ -135,12 +133,12 @@ def parse_options_arg(procedure: str, text: str | None) -> dict[str, str]:
     name="expire_snapshots",
     params=(
         TABLE,
-        ProcedureParam("retain_max", "INT", False),
-        ProcedureParam("retain_min", "INT", False),
-        ProcedureParam("older_than", "STRING", False),
-        ProcedureParam("max_deletes", "INT", False),
-        ProcedureParam("options", "STRING", False),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
+        optional("retain_max", "INT"),
+        optional("retain_min", "INT"),
+        optional("older_than", "STRING"),
+        optional("max_deletes", "INT"),
+        optional("options", "STRING"),
+        optional("dry_run", "BOOLEAN", False),
     ),
     output=(("deleted_snapshots_count", "INT"),),
     verbose_output=(
@@ -175,12 +173,12 @@ def _expire_snapshots(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, 
     name="expire_changelogs",
     params=(
         TABLE,
-        ProcedureParam("retain_max", "INT", False),
-        ProcedureParam("retain_min", "INT", False),
-        ProcedureParam("older_than", "STRING", False),
-        ProcedureParam("max_deletes", "INT", False),
-        ProcedureParam("delete_all", "BOOLEAN", False, False),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
+        optional("retain_max", "INT"),
+        optional("retain_min", "INT"),
+        optional("older_than", "STRING"),
+        optional("max_deletes", "INT"),
+        optional("delete_all", "BOOLEAN", False),
+        optional("dry_run", "BOOLEAN", False),
     ),
     output=(("result", "STRING"),),
     verbose_output=(
@@ -236,9 +234,9 @@ def _snapshot_arg(procedure: str, value: int | None) -> int | None:
     name="create_branch",
     params=(
         TABLE,
-        ProcedureParam("branch", "STRING", True),
-        ProcedureParam("tag", "STRING", False),
-        ProcedureParam("ignoreIfExists", "STRING", False),
+        required("branch", "STRING"),
+        optional("tag", "STRING"),
+        optional("ignoreIfExists", "STRING"),
     ),
     output=RESULT,
     description="Creates branch 'branch' of table 'table' from tag 'tag' (or empty, with the current "
@@ -253,66 +251,48 @@ def _create_branch(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...
 
 @procedure(
     name="delete_branch",
-    params=(
-        TABLE,
-        ProcedureParam("branch", "STRING", True),
-    ),
+    params=(TABLE, required("branch", "STRING")),
     output=RESULT,
     description="Deletes the branches 'branch' (comma-separated names) of table 'table'.",
 )
 def _delete_branch(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
-    table = args.table(catalog)
-    table.delete_branch(args["branch"])
+    args.table(catalog).delete_branch(args["branch"])
     return [(True,)]
 
 
 @procedure(
     name="rename_branch",
-    params=(
-        TABLE,
-        ProcedureParam("from_branch", "STRING", True),
-        ProcedureParam("to_branch", "STRING", True),
-    ),
+    params=(TABLE, required("from_branch", "STRING"), required("to_branch", "STRING")),
     output=RESULT,
     description="Renames branch 'from_branch' of table 'table' to 'to_branch'.",
 )
 def _rename_branch(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
-    table = args.table(catalog)
-    table.rename_branch(args["from_branch"], args["to_branch"])
+    args.table(catalog).rename_branch(args["from_branch"], args["to_branch"])
     return [(True,)]
 
 
 @procedure(
     name="fast_forward",
-    params=(
-        TABLE,
-        ProcedureParam("branch", "STRING", True),
-    ),
+    params=(TABLE, required("branch", "STRING")),
     output=RESULT,
     description="Fast-forwards table 'table' to branch 'branch': its snapshots, schemas and tags from "
                 "the branch's earliest snapshot on are replaced by the branch's.",
 )
 def _fast_forward(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
-    table = args.table(catalog)
-    table.fast_forward(args["branch"])
+    args.table(catalog).fast_forward(args["branch"])
     return [(True,)]
 
 
 @procedure(
     name="merge_branch",
-    params=(
-        TABLE,
-        ProcedureParam("source_branch", "STRING", True),
-        ProcedureParam("target_branch", "STRING", False),
-    ),
+    params=(TABLE, required("source_branch", "STRING"), optional("target_branch", "STRING")),
     output=RESULT,
     description="Merges branch 'source_branch' of append table 'table' into 'target_branch' (default main): "
                 "the data files the source has and the target lacks are added in one APPEND commit. Both "
                 "branches need their complete append-only history and the same schema.",
 )
 def _merge_branch(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
-    table = args.table(catalog)
-    table.merge_branch(args["source_branch"], args["target_branch"] or "main")
+    args.table(catalog).merge_branch(args["source_branch"], args["target_branch"] or "main")
     return [(True,)]
 
 
@@ -320,9 +300,9 @@ def _merge_branch(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]
     name="replace_tag",
     params=(
         TABLE,
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("snapshot", "BIGINT", False),
-        ProcedureParam("time_retained", "STRING", False),
+        required("tag", "STRING"),
+        optional("snapshot", "BIGINT"),
+        optional("time_retained", "STRING"),
     ),
     output=RESULT,
     description="Points the existing tag 'tag' of table 'table' at snapshot 'snapshot' (default: the "
@@ -337,17 +317,12 @@ def _replace_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]
 
 @procedure(
     name="rename_tag",
-    params=(
-        TABLE,
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("target_tag", "STRING", True),
-    ),
+    params=(TABLE, required("tag", "STRING"), required("target_tag", "STRING")),
     output=RESULT,
     description="Renames tag 'tag' of table 'table' to 'target_tag'.",
 )
 def _rename_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
-    table = args.table(catalog)
-    table.rename_tag(args["tag"], args["target_tag"])
+    args.table(catalog).rename_tag(args["tag"], args["target_tag"])
     return [(True,)]
 
 
@@ -355,9 +330,9 @@ def _rename_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     name="create_tag_from_timestamp",
     params=(
         TABLE,
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("timestamp", "BIGINT", True),
-        ProcedureParam("time_retained", "STRING", False),
+        required("tag", "STRING"),
+        required("timestamp", "BIGINT"),
+        optional("time_retained", "STRING"),
     ),
     output=(("tagName", "STRING"), ("snapshot", "BIGINT"), ("commit_time", "BIGINT"), ("watermark", "STRING")),
     description="Creates tag 'tag' of the earliest snapshot of table 'table' committed at or after "
@@ -372,10 +347,7 @@ def _create_tag_from_timestamp(catalog: Catalog, args: ProcedureArgs) -> list[tu
 
 @procedure(
     name="rollback_to_timestamp",
-    params=(
-        TABLE,
-        ProcedureParam("timestamp", "BIGINT", True),
-    ),
+    params=(TABLE, required("timestamp", "BIGINT")),
     output=_ROLLBACK_OUTPUT,
     description="Rolls table 'table' back to its latest snapshot committed at or before 'timestamp' "
                 "(epoch millis).",
@@ -388,10 +360,7 @@ def _rollback_to_timestamp(catalog: Catalog, args: ProcedureArgs) -> list[tuple[
 
 @procedure(
     name="rollback_to_watermark",
-    params=(
-        TABLE,
-        ProcedureParam("watermark", "BIGINT", True),
-    ),
+    params=(TABLE, required("watermark", "BIGINT")),
     output=_ROLLBACK_OUTPUT,
     description="Rolls table 'table' back to its latest snapshot whose watermark is at or below "
                 "'watermark'.",

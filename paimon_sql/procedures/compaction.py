@@ -19,7 +19,7 @@ from paimon_sql.procedures.registry import (
     TABLE,
     ProcedureArgs,
     ProcedureJob,
-    ProcedureParam,
+    optional,
     procedure,
 )
 from paimon_sql.table.table import Table
@@ -198,14 +198,14 @@ def _decode_obj(text: str) -> Any:
     name="compact",
     params=(
         TABLE,
-        ProcedureParam("partitions", "STRING", False),
-        ProcedureParam("compact_strategy", "STRING", False),
-        ProcedureParam("order_strategy", "STRING", False),
-        ProcedureParam("order_by", "STRING", False),
-        ProcedureParam("where", "STRING", False),
-        ProcedureParam("options", "STRING", False),
-        ProcedureParam("partition_idle_time", "STRING", False),
-        ProcedureParam("buckets", "STRING", False),
+        optional("partitions", "STRING"),
+        optional("compact_strategy", "STRING"),
+        optional("order_strategy", "STRING"),
+        optional("order_by", "STRING"),
+        optional("where", "STRING"),
+        optional("options", "STRING"),
+        optional("partition_idle_time", "STRING"),
+        optional("buckets", "STRING"),
     ),
     output=RESULT,
     plan=_plan,
@@ -224,9 +224,9 @@ def _compact(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     name="rescale",
     params=(
         TABLE,
-        ProcedureParam("bucket_num", "INT", False),
-        ProcedureParam("partitions", "STRING", False),
-        ProcedureParam("where", "STRING", False),
+        optional("bucket_num", "INT"),
+        optional("partitions", "STRING"),
+        optional("where", "STRING"),
     ),
     output=RESULT,
     description="Rewrites the partitions of table 'table' ('partitions' 'k=v;...' or 'where', default all) "
@@ -246,10 +246,10 @@ def _rescale(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
 @procedure(
     name="compact_database",
     params=(
-        ProcedureParam("including_databases", "STRING", False),
-        ProcedureParam("including_tables", "STRING", False),
-        ProcedureParam("excluding_tables", "STRING", False),
-        ProcedureParam("options", "STRING", False),
+        optional("including_databases", "STRING"),
+        optional("including_tables", "STRING"),
+        optional("excluding_tables", "STRING"),
+        optional("options", "STRING"),
     ),
     output=(("result", "STRING"),),
     description="Compacts every table of the databases matching 'including_databases' (regex, default all) "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureArgs, ProcedureParam, procedure
+from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureArgs, optional, procedure, required
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
@@ -13,11 +13,7 @@ if TYPE_CHECKING:
 
 @procedure(
     name="reset_consumer",
-    params=(
-        TABLE,
-        ProcedureParam("consumerId", "STRING", True),
-        ProcedureParam("nextSnapshotId", "BIGINT", False),
-    ),
+    params=(TABLE, required("consumerId", "STRING"), optional("nextSnapshotId", "BIGINT")),
     output=RESULT,
     description="Sets consumer 'consumerId' of table 'table' to read from snapshot 'nextSnapshotId' "
                 "(snapshot expiry keeps it and later ones); without it, deletes the consumer.",
@@ -29,18 +25,13 @@ def _reset_consumer(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ..
 
 @procedure(
     name="clear_consumers",
-    params=(
-        TABLE,
-        ProcedureParam("includingConsumers", "STRING", False),
-        ProcedureParam("excludingConsumers", "STRING", False),
-    ),
+    params=(TABLE, optional("includingConsumers", "STRING"), optional("excludingConsumers", "STRING")),
     output=RESULT,
     description="Deletes the consumers of table 'table' whose id fully matches the regular expression "
                 "'includingConsumers' (default: all) and not 'excludingConsumers'.",
 )
 def _clear_consumers(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
-    table = args.table(catalog)
-    table.clear_consumers(args["includingConsumers"], args["excludingConsumers"])
+    args.table(catalog).clear_consumers(args["includingConsumers"], args["excludingConsumers"])
     return [(True,)]
 
 

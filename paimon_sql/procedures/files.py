@@ -15,9 +15,10 @@ from paimon_sql.procedures.registry import (
     RESULT,
     TABLE,
     ProcedureArgs,
-    ProcedureParam,
     ident_arg,
+    optional,
     procedure,
+    required,
     table_arg,
 )
 from paimon_sql.table.table import Table
@@ -32,10 +33,10 @@ _MODES = ("DISTRIBUTED", "LOCAL")
     name="remove_orphan_files",
     params=(
         TABLE,
-        ProcedureParam("older_than", "STRING", False),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
-        ProcedureParam("parallelism", "INT", False),
-        ProcedureParam("mode", "STRING", False),
+        optional("older_than", "STRING"),
+        optional("dry_run", "BOOLEAN", False),
+        optional("parallelism", "INT"),
+        optional("mode", "STRING"),
     ),
     output=(("deletedFileCount", "BIGINT"), ("deletedFileTotalLenInBytes", "BIGINT")),
     description="Deletes the files of table 'table' (or of every table of 'db.*') that no snapshot, tag "
@@ -96,11 +97,7 @@ def _purge_files(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]
 
 @procedure(
     name="remove_unexisting_files",
-    params=(
-        TABLE,
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
-        ProcedureParam("parallelism", "INT", False),
-    ),
+    params=(TABLE, optional("dry_run", "BOOLEAN", False), optional("parallelism", "INT")),
     output=(("fileName", "STRING"),),
     description="Removes from table 'table' (one commit) the data files its latest snapshot names that no "
                 "longer exist in storage; one row per such file. 'dry_run' only lists them; 'parallelism' is "
@@ -119,7 +116,7 @@ def _remove_unexisting_files(catalog: Catalog, args: ProcedureArgs) -> list[tupl
 
 @procedure(
     name="repair_earliest_snapshot",
-    params=(TABLE, ProcedureParam("snapshot_id", "BIGINT", True)),
+    params=(TABLE, required("snapshot_id", "BIGINT")),
     output=(("previous_earliest_snapshot_id", "BIGINT"), ("current_earliest_snapshot_id", "BIGINT")),
     description="Points the EARLIEST hint of table 'table' at 'snapshot_id' when the snapshot files before it "
                 "were lost: every snapshot from it to the latest must exist, and the one before it must not.",
@@ -133,11 +130,11 @@ def _repair_earliest_snapshot(catalog: Catalog, args: ProcedureArgs) -> list[tup
     name="compact_manifest",
     params=(
         TABLE,
-        ProcedureParam("options", "STRING", False),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
-        ProcedureParam("manifest_sort_enabled", "BOOLEAN", False),
-        ProcedureParam("manifest_sort_partition_field", "STRING", False),
-        ProcedureParam("manifest_sort_max_rewrite_size", "STRING", False),
+        optional("options", "STRING"),
+        optional("dry_run", "BOOLEAN", False),
+        optional("manifest_sort_enabled", "BOOLEAN"),
+        optional("manifest_sort_partition_field", "STRING"),
+        optional("manifest_sort_max_rewrite_size", "STRING"),
     ),
     output=RESULT,
     description="Rewrites the manifests of table 'table' to hold only live entries, as one COMPACT snapshot "
@@ -160,9 +157,9 @@ def _compact_manifest(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, 
 @procedure(
     name="copy",
     params=(
-        ProcedureParam("source_table", "STRING", True),
-        ProcedureParam("target_table", "STRING", True),
-        ProcedureParam("where", "STRING", False),
+        required("source_table", "STRING"),
+        required("target_table", "STRING"),
+        optional("where", "STRING"),
     ),
     output=RESULT,
     description="Copies the files of the latest snapshot of 'source_table' (the partitions 'where' selects) into "

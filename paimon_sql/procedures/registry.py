@@ -54,6 +54,16 @@ class ProcedureParam:
         return s
 
 
+def required(name: str, type: str) -> ProcedureParam:
+    """A required parameter (Paimon's ``ProcedureParameter.required``)."""
+    return ProcedureParam(name, type, True)
+
+
+def optional(name: str, type: str, default: object = None) -> ProcedureParam:
+    """An optional parameter, ``default`` when absent or null (Paimon's ``ProcedureParameter.optional``)."""
+    return ProcedureParam(name, type, False, default)
+
+
 class ProcedureArgs(dict[str, Any]):
     """The decoded arguments of one call: every parameter of ``procedure`` by name (see
     ``decode_args``), and the resolution of its table arguments."""
@@ -128,7 +138,7 @@ class ProcedureResult:
 PROCEDURES: dict[str, Procedure] = {}
 
 # The parameter most procedures start with, and the one-column output most return (Paimon's).
-TABLE = ProcedureParam("table", "STRING", True)
+TABLE = required("table", "STRING")
 RESULT: tuple[tuple[str, str], ...] = (("result", "BOOLEAN"),)
 
 

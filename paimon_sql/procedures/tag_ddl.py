@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from paimon_sql.errors import AlreadyExistsError, ValidationError
 from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tags as tag_ops
-from paimon_sql.procedures.registry import TABLE, ProcedureArgs, ProcedureParam, procedure
+from paimon_sql.procedures.builtin import delete_tags
+from paimon_sql.procedures.registry import TABLE, ProcedureArgs, optional, procedure, required
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
@@ -35,11 +36,11 @@ def _snapshot(procedure: str, value: int | None) -> int | None:
     name="alter_table_create_tag",
     params=(
         TABLE,
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("snapshot", "BIGINT", False),
-        ProcedureParam("time_retained", "STRING", False),
-        ProcedureParam("replace", "BOOLEAN", False, False),
-        ProcedureParam("if_not_exists", "BOOLEAN", False, False),
+        required("tag", "STRING"),
+        optional("snapshot", "BIGINT"),
+        optional("time_retained", "STRING"),
+        optional("replace", "BOOLEAN", False),
+        optional("if_not_exists", "BOOLEAN", False),
     ),
     output=(),
     description="ALTER TABLE t CREATE TAG [IF NOT EXISTS] / CREATE OR REPLACE TAG / REPLACE TAG: "
@@ -72,7 +73,7 @@ def _create_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
 
 @procedure(
     name="alter_table_delete_tag",
-    params=(TABLE, ProcedureParam("tag", "STRING", True)),
+    params=(TABLE, required("tag", "STRING")),
     output=(),
     description="ALTER TABLE t DELETE TAG: deletes the tags 'tag' (comma-separated names); missing "
                 "tags are skipped.",
@@ -80,34 +81,20 @@ def _create_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
 )
 def _delete_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     """DELETE TAG [IF EXISTS] a[,b...]: missing tags are skipped either way, as in Paimon."""
-    table = args.table(catalog)
-    text: str = args["tag"]
-    names = [n.strip() for n in text.split(",")]
-    for n in names:  # check every name before deleting any
-        try:
-            tag_ops.validate_tag_name(n, table.name, new=False)
-        except ValidationError as e:
-            raise ValidationError(f"ALTER TABLE ... DELETE TAG {text!r}: {e}") from None
-    for n in dict.fromkeys(names):
-        table.delete_tag(n)
+    delete_tags(args.table(catalog), args["tag"], "ALTER TABLE ... DELETE TAG")
     return []
 
 
 @procedure(
     name="alter_table_rename_tag",
-    params=(
-        TABLE,
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("target_tag", "STRING", True),
-    ),
+    params=(TABLE, required("tag", "STRING"), required("target_tag", "STRING")),
     output=(),
     description="ALTER TABLE t RENAME TAG: renames tag 'tag' to 'target_tag'.",
     listed=False,
 )
 def _rename_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     """RENAME TAG a TO b."""
-    table = args.table(catalog)
-    table.rename_tag(args["tag"], args["target_tag"])
+    args.table(catalog).rename_tag(args["tag"], args["target_tag"])
     return []
 
 

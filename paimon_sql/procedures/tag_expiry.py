@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureArgs, ProcedureParam, procedure
+from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureArgs, optional, procedure
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 @procedure(
     name="expire_tags",
-    params=(TABLE, ProcedureParam("older_than", "STRING", False)),
+    params=(TABLE, optional("older_than", "STRING")),
     output=(("expired_tags", "STRING"),),
     description="Deletes the tags of table 'table' whose time_retained has passed, and those created before "
                 "'older_than' ('yyyy-MM-dd HH:mm:ss'); one row per expired tag.",

@@ -21,7 +21,9 @@ from paimon_sql.procedures import (
     ProcedureResult,
     call_procedure,
     decode_args,
+    optional,
     register,
+    required,
 )
 from paimon_sql.procedures.registry import TABLE
 
@@ -70,6 +72,14 @@ def test_declarations_are_paimons() -> None:
     assert PROCEDURES["rollback"].signature == (
         "rollback(table STRING, version STRING = NULL, snapshot BIGINT = NULL, tag STRING = NULL)"
     )
+
+
+def test_parameter_helpers_are_paimons_required_and_optional() -> None:
+    assert required("tag", "STRING") == ProcedureParam("tag", "STRING", True)
+    assert optional("dry_run", "BOOLEAN", False) == ProcedureParam("dry_run", "BOOLEAN", False, False)
+    assert str(optional("snapshot", "BIGINT")) == "snapshot BIGINT = NULL"
+    with pytest.raises(ValidationError, match="unknown type 'TEXT'"):
+        required("x", "TEXT")
 
 
 def test_unknown_procedure(catalog: Catalog) -> None:
