@@ -25,14 +25,9 @@ from paimon_sql.options.formats import (
     FILE_COMPRESSION_ZSTD_LEVEL,
     FILE_FORMAT,
     FILE_INDEX_COLUMNS,
-    FILE_INDEX_IN_MANIFEST_THRESHOLD,
-    FILE_INDEX_READ_ENABLED,
     MANIFEST_COMPRESSION,
     MANIFEST_FORMAT,
-    MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE,
     MANIFEST_MERGE_MIN_COUNT,
-    MANIFEST_TARGET_FILE_SIZE,
-    METADATA_STATS_DENSE_STORE,
     METADATA_STATS_MODE,
     TARGET_FILE_SIZE,
 )
@@ -70,7 +65,6 @@ from paimon_sql.options.merge import (
     DELETION_VECTORS_MERGE_ON_READ,
     FIELD_AGGREGATE_FUNCTION,
     FIELD_COUNT_LIMIT,
-    FIELD_DEFAULT_VALUE,
     FIELD_DISTINCT,
     FIELD_IGNORE_RETRACT,
     FIELD_LIST_AGG_DELIMITER,
@@ -80,7 +74,6 @@ from paimon_sql.options.merge import (
     FIELD_TS_FIELD,
     FIELDS_DEFAULT_AGGREGATE_FUNCTION,
     IGNORE_DELETE,
-    IGNORE_UPDATE_BEFORE,
     MERGE_ENGINE,
     PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE,
     PARTIAL_UPDATE_REMOVE_RECORD_ON_SEQUENCE_GROUP,
@@ -93,19 +86,15 @@ from paimon_sql.options.parsing import INT_MAX
 from paimon_sql.options.registry import option_def
 from paimon_sql.options.scan import (
     READ_ALLOW_FULL_SCAN,
-    READ_BATCH_SIZE,
     SCAN_IGNORE_CORRUPT_FILES,
     SCAN_IGNORE_LOST_FILES,
     SCAN_MODE,
     SCAN_SNAPSHOT_ID,
     SCAN_TAG_NAME,
     SCAN_TIMESTAMP_MILLIS,
-    SCAN_VERSION,
     SOURCE_SPLIT_OPEN_FILE_COST,
-    SOURCE_SPLIT_TARGET_SIZE,
 )
 from paimon_sql.options.write import (
-    COMMIT_FORCE_COMPACT,
     COMMIT_MAX_RETRIES,
     COMMIT_MAX_RETRY_WAIT,
     COMMIT_MIN_RETRY_WAIT,
@@ -117,12 +106,10 @@ from paimon_sql.options.write import (
     COMPACTION_SIZE_RATIO,
     COMPACTION_SMALL_FILE_RATIO,
     COMPACTION_TOTAL_SIZE_THRESHOLD,
-    DYNAMIC_PARTITION_OVERWRITE,
     FULL_COMPACTION_DELTA_COMMITS,
     NUM_LEVELS,
     NUM_SORTED_RUN_COMPACTION_TRIGGER,
     NUM_SORTED_RUN_STOP_TRIGGER,
-    PAGE_SIZE,
     WRITE_BUFFER_SIZE,
     WRITE_ONLY,
 )
@@ -318,16 +305,8 @@ class CoreOptions(Mapping[str, str]):
         return self.get(MANIFEST_COMPRESSION)
 
     @property
-    def manifest_target_file_size(self) -> int:
-        return self.get(MANIFEST_TARGET_FILE_SIZE)
-
-    @property
     def manifest_merge_min_count(self) -> int:
         return self.get(MANIFEST_MERGE_MIN_COUNT)
-
-    @property
-    def manifest_full_compaction_threshold_size(self) -> int:
-        return self.get(MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE)
 
     @property
     def data_file_prefix(self) -> str:
@@ -414,18 +393,6 @@ class CoreOptions(Mapping[str, str]):
         v = self.get(FIELD_STATS_MODE.of(name))
         return self.metadata_stats_mode if v is None else v
 
-    @property
-    def metadata_stats_dense_store(self) -> bool:
-        return self.get(METADATA_STATS_DENSE_STORE)
-
-    @property
-    def file_index_in_manifest_threshold(self) -> int:
-        return self.get(FILE_INDEX_IN_MANIFEST_THRESHOLD)
-
-    @property
-    def file_index_read_enabled(self) -> bool:
-        return self.get(FILE_INDEX_READ_ENABLED)
-
     def file_index_columns(self) -> dict[str, list[str]]:
         """Index type -> columns, from the ``file-index.<type>.columns`` options."""
         out: dict[str, list[str]] = {}
@@ -440,10 +407,6 @@ class CoreOptions(Mapping[str, str]):
     @property
     def write_buffer_size(self) -> int:
         return self.get(WRITE_BUFFER_SIZE)
-
-    @property
-    def page_size(self) -> int:
-        return self.get(PAGE_SIZE)
 
     @property
     def write_only(self) -> bool:
@@ -481,10 +444,6 @@ class CoreOptions(Mapping[str, str]):
         return self.get(FULL_COMPACTION_DELTA_COMMITS)
 
     @property
-    def commit_force_compact(self) -> bool:
-        return self.get(COMMIT_FORCE_COMPACT)
-
-    @property
     def commit_max_retries(self) -> int:
         return self.get(COMMIT_MAX_RETRIES)
 
@@ -499,10 +458,6 @@ class CoreOptions(Mapping[str, str]):
     @property
     def commit_max_retry_wait_ms(self) -> int:
         return self.get(COMMIT_MAX_RETRY_WAIT)
-
-    @property
-    def dynamic_partition_overwrite(self) -> bool:
-        return self.get(DYNAMIC_PARTITION_OVERWRITE)
 
     # --- primary-key tables ----------------------------------------------------------------
     @property
@@ -524,10 +479,6 @@ class CoreOptions(Mapping[str, str]):
     @property
     def ignore_delete(self) -> bool:
         return self.get(IGNORE_DELETE)
-
-    @property
-    def ignore_update_before(self) -> bool:
-        return self.get(IGNORE_UPDATE_BEFORE)
 
     @property
     def partial_update_remove_record_on_delete(self) -> bool:
@@ -566,9 +517,6 @@ class CoreOptions(Mapping[str, str]):
 
     def field_merge_map_ts_field(self, name: str) -> str | None:
         return self.get(FIELD_TS_FIELD.of(name))
-
-    def field_default_value(self, name: str) -> str | None:
-        return self.get(FIELD_DEFAULT_VALUE.of(name))
 
     def field_default_values(self) -> dict[str, str]:
         """Every ``fields.<name>.default-value``: column name -> the value's text (the name is the
@@ -666,24 +614,12 @@ class CoreOptions(Mapping[str, str]):
         return self.get(SCAN_TIMESTAMP_MILLIS)
 
     @property
-    def scan_version(self) -> str | None:
-        return self.get(SCAN_VERSION)
-
-    @property
-    def source_split_target_size(self) -> int:
-        return self.get(SOURCE_SPLIT_TARGET_SIZE)
-
-    @property
     def source_split_open_file_cost(self) -> int:
         return self.get(SOURCE_SPLIT_OPEN_FILE_COST)
 
     @property
     def read_allow_full_scan(self) -> bool:
         return self.get(READ_ALLOW_FULL_SCAN)
-
-    @property
-    def read_batch_size(self) -> int:
-        return self.get(READ_BATCH_SIZE)
 
     @property
     def scan_ignore_corrupt_files(self) -> bool:

@@ -1,7 +1,8 @@
 """Procedures (``CALL sys.<name>(...)``): each declared by ``@procedure`` next to its function (the
 modules below), dispatched by name.
 
-``PROCEDURES`` maps a name to its ``Procedure`` (parameters, output columns, description, function);
+``PROCEDURES`` maps a name to its ``Procedure`` (parameters, output columns, description, function
+``fn(catalog, args)``, ``args`` the decoded ``ProcedureArgs``);
 ``call_procedure(catalog, name, args)`` runs one and returns a ``ProcedureResult``.
 """
 
@@ -18,24 +19,30 @@ from paimon_sql.procedures.registry import (
     PARAM_TYPES,
     PROCEDURES,
     Procedure,
+    ProcedureArgs,
     ProcedureParam,
     ProcedureResult,
     call_procedure,
     decode_args,
     get_procedure,
+    optional,
     procedure,
     register,
+    required,
 )
 
 __all__ = [
     "PARAM_TYPES",
     "PROCEDURES",
     "Procedure",
+    "ProcedureArgs",
     "ProcedureParam",
     "ProcedureResult",
     "call_procedure",
     "decode_args",
     "get_procedure",
+    "optional",
     "procedure",
     "register",
+    "required",
 ]

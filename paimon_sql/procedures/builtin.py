@@ -6,60 +6,35 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import ValidationError
 from paimon_sql.meta.travel import parse_version
 from paimon_sql.ops import expire as expire_ops
 from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tags as tag_ops
 from paimon_sql.options import parse_duration_ms
-from paimon_sql.procedures.registry import CURRENT_DATABASE, RESULT, TABLE, ProcedureParam, procedure
-from paimon_sql.table.table import Table
+from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureArgs, optional, procedure, required
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
+    from paimon_sql.table.table import Table
 
 _ROLLBACK_OUTPUT = (("previous_snapshot_id", "BIGINT"), ("current_snapshot_id", "BIGINT"))
-
-
-def ident_arg(procedure: str, value: str, arg: str = "table") -> Identifier:
-    """The identifier a table argument names; ``t`` alone is in the session's current database."""
-    if not isinstance(value, str) or not value.strip():
-        raise ValidationError(f"Procedure {procedure}: argument {arg!r} must name a table, got {value!r}")
-    try:
-        bare = "." not in value
-        return Identifier.parse((CURRENT_DATABASE.get(), value.strip().strip("`")) if bare else value)
-    except ValidationError as e:
-        raise ValidationError(f"Procedure {procedure}: argument {arg!r}: {e}") from None
-
-
-def table_arg(catalog: Catalog, procedure: str, value: str, arg: str = "table") -> Table:
-    """The table (or branch, ``db.t$branch_b``) an identifier argument names; ``t`` alone is in the
-    session's current database (``CURRENT_DATABASE``; ``default`` outside SQL), as in Paimon."""
-    ident = ident_arg(procedure, value, arg)
-    if ident.system_table is not None or ident.in_system_database:
-        raise ValidationError(
-            f"Procedure {procedure}: argument {arg!r} must name a table, not the system table {ident.full_name}"
-        )
-    table = catalog.get_table(ident)
-    assert isinstance(table, Table)
-    return table
 
 
 @procedure(
     name="create_tag",
     params=(
         TABLE,
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("snapshot", "BIGINT", False),
-        ProcedureParam("time_retained", "STRING", False),
+        required("tag", "STRING"),
+        optional("snapshot", "BIGINT"),
+        optional("time_retained", "STRING"),
     ),
     output=RESULT,
     description="Creates tag 'tag' of snapshot 'snapshot' (default: the latest) of table 'table', "
                 "optionally kept for 'time_retained' (a duration such as '1 d').",
 )
-def _create_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "create_tag", args["table"])
+def _create_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    table = args.table(catalog)
     snapshot = args["snapshot"]
     if snapshot is not None and snapshot <= 0:
         raise ValidationError(f"Procedure create_tag: argument 'snapshot' must be a snapshot id (> 0), got {snapshot}")
@@ -80,41 +55,38 @@ def _create_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]
 
 @procedure(
     name="delete_tag",
-    params=(
-        TABLE,
-        ProcedureParam("tag", "STRING", True),
-    ),
+    params=(TABLE, required("tag", "STRING")),
     output=RESULT,
     description="Deletes the tags 'tag' (comma-separated names) of table 'table'; missing tags are "
                 "ignored.",
 )
-def _delete_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "delete_tag", args["table"])
-    names = [n.strip() for n in args["tag"].split(",")]
-    for n in names:  # check every name before deleting any
+def _delete_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    delete_tags(args.table(catalog), args["tag"], "Procedure delete_tag: invalid argument 'tag'")
+    return [(True,)]
+
+
+def delete_tags(table: Table, text: str, where: str) -> None:
+    """Deletes the tags ``text`` names (comma-separated; missing ones are skipped), every name
+    checked before any is deleted; a bad name raises ``ValidationError('<where> <text>: ...')``."""
+    names = [n.strip() for n in text.split(",")]
+    for n in names:
         try:
             tag_ops.validate_tag_name(n, table.name, new=False)
         except ValidationError as e:
-            raise ValidationError(f"Procedure delete_tag: invalid argument 'tag' {args['tag']!r}: {e}") from None
+            raise ValidationError(f"{where} {text!r}: {e}") from None
     for n in dict.fromkeys(names):
         table.delete_tag(n)
-    return [(True,)]
 
 
 @procedure(
     name="rollback",
-    params=(
-        TABLE,
-        ProcedureParam("version", "STRING", False),
-        ProcedureParam("snapshot", "BIGINT", False),
-        ProcedureParam("tag", "STRING", False),
-    ),
+    params=(TABLE, optional("version", "STRING"), optional("snapshot", "BIGINT"), optional("tag", "STRING")),
     output=_ROLLBACK_OUTPUT,
     description="Rolls table 'table' back to a snapshot or tag: 'version' (a snapshot id or tag "
                 "name), or 'snapshot', or 'tag'. Later snapshots and tags are deleted.",
 )
-def _rollback(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "rollback", args["table"])
+def _rollback(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    table = args.table(catalog)
     version, snapshot, tag = args["version"], args["snapshot"], args["tag"]
     if version is not None and not version.strip():
         version = None
@@ -161,12 +133,12 @@ def parse_options_arg(procedure: str, text: str | None) -> dict[str, str]:
     name="expire_snapshots",
     params=(
         TABLE,
-        ProcedureParam("retain_max", "INT", False),
-        ProcedureParam("retain_min", "INT", False),
-        ProcedureParam("older_than", "STRING", False),
-        ProcedureParam("max_deletes", "INT", False),
-        ProcedureParam("options", "STRING", False),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
+        optional("retain_max", "INT"),
+        optional("retain_min", "INT"),
+        optional("older_than", "STRING"),
+        optional("max_deletes", "INT"),
+        optional("options", "STRING"),
+        optional("dry_run", "BOOLEAN", False),
     ),
     output=(("deleted_snapshots_count", "INT"),),
     verbose_output=(
@@ -181,8 +153,8 @@ def parse_options_arg(procedure: str, text: str | None) -> dict[str, str]:
                 "'options' ('k=v,...') overrides table options; 'dry_run' only reports; 'verbose' adds "
                 "the deleted files' counts and bytes.",
 )
-def _expire_snapshots(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "expire_snapshots", args["table"])
+def _expire_snapshots(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    table = args.table(catalog)
     options = parse_options_arg("expire_snapshots", args["options"])
     older_than = args["older_than"]
     if older_than is not None and not older_than.strip():
@@ -201,12 +173,12 @@ def _expire_snapshots(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any,
     name="expire_changelogs",
     params=(
         TABLE,
-        ProcedureParam("retain_max", "INT", False),
-        ProcedureParam("retain_min", "INT", False),
-        ProcedureParam("older_than", "STRING", False),
-        ProcedureParam("max_deletes", "INT", False),
-        ProcedureParam("delete_all", "BOOLEAN", False, False),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
+        optional("retain_max", "INT"),
+        optional("retain_min", "INT"),
+        optional("older_than", "STRING"),
+        optional("max_deletes", "INT"),
+        optional("delete_all", "BOOLEAN", False),
+        optional("dry_run", "BOOLEAN", False),
     ),
     output=(("result", "STRING"),),
     verbose_output=(
@@ -221,8 +193,8 @@ def _expire_snapshots(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any,
                 "'delete_all' deletes every one; 'dry_run' only reports; 'verbose' adds the deleted files' counts "
                 "and bytes.",
 )
-def _expire_changelogs(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "expire_changelogs", args["table"])
+def _expire_changelogs(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    table = args.table(catalog)
     older_than = args["older_than"]
     if older_than is not None and not older_than.strip():
         older_than = None
@@ -262,16 +234,16 @@ def _snapshot_arg(procedure: str, value: int | None) -> int | None:
     name="create_branch",
     params=(
         TABLE,
-        ProcedureParam("branch", "STRING", True),
-        ProcedureParam("tag", "STRING", False),
-        ProcedureParam("ignoreIfExists", "STRING", False),
+        required("branch", "STRING"),
+        optional("tag", "STRING"),
+        optional("ignoreIfExists", "STRING"),
     ),
     output=RESULT,
     description="Creates branch 'branch' of table 'table' from tag 'tag' (or empty, with the current "
                 "schema); 'ignoreIfExists' => 'true' does nothing when the branch exists.",
 )
-def _create_branch(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "create_branch", args["table"])
+def _create_branch(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    table = args.table(catalog)
     ignore = _bool_text("create_branch", "ignoreIfExists", args["ignoreIfExists"])
     table.create_branch(args["branch"], args["tag"], ignore)
     return [(True,)]
@@ -279,66 +251,48 @@ def _create_branch(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ..
 
 @procedure(
     name="delete_branch",
-    params=(
-        TABLE,
-        ProcedureParam("branch", "STRING", True),
-    ),
+    params=(TABLE, required("branch", "STRING")),
     output=RESULT,
     description="Deletes the branches 'branch' (comma-separated names) of table 'table'.",
 )
-def _delete_branch(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "delete_branch", args["table"])
-    table.delete_branch(args["branch"])
+def _delete_branch(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    args.table(catalog).delete_branch(args["branch"])
     return [(True,)]
 
 
 @procedure(
     name="rename_branch",
-    params=(
-        TABLE,
-        ProcedureParam("from_branch", "STRING", True),
-        ProcedureParam("to_branch", "STRING", True),
-    ),
+    params=(TABLE, required("from_branch", "STRING"), required("to_branch", "STRING")),
     output=RESULT,
     description="Renames branch 'from_branch' of table 'table' to 'to_branch'.",
 )
-def _rename_branch(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "rename_branch", args["table"])
-    table.rename_branch(args["from_branch"], args["to_branch"])
+def _rename_branch(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    args.table(catalog).rename_branch(args["from_branch"], args["to_branch"])
     return [(True,)]
 
 
 @procedure(
     name="fast_forward",
-    params=(
-        TABLE,
-        ProcedureParam("branch", "STRING", True),
-    ),
+    params=(TABLE, required("branch", "STRING")),
     output=RESULT,
     description="Fast-forwards table 'table' to branch 'branch': its snapshots, schemas and tags from "
                 "the branch's earliest snapshot on are replaced by the branch's.",
 )
-def _fast_forward(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "fast_forward", args["table"])
-    table.fast_forward(args["branch"])
+def _fast_forward(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    args.table(catalog).fast_forward(args["branch"])
     return [(True,)]
 
 
 @procedure(
     name="merge_branch",
-    params=(
-        TABLE,
-        ProcedureParam("source_branch", "STRING", True),
-        ProcedureParam("target_branch", "STRING", False),
-    ),
+    params=(TABLE, required("source_branch", "STRING"), optional("target_branch", "STRING")),
     output=RESULT,
     description="Merges branch 'source_branch' of append table 'table' into 'target_branch' (default main): "
                 "the data files the source has and the target lacks are added in one APPEND commit. Both "
                 "branches need their complete append-only history and the same schema.",
 )
-def _merge_branch(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "merge_branch", args["table"])
-    table.merge_branch(args["source_branch"], args["target_branch"] or "main")
+def _merge_branch(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    args.table(catalog).merge_branch(args["source_branch"], args["target_branch"] or "main")
     return [(True,)]
 
 
@@ -346,16 +300,16 @@ def _merge_branch(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...
     name="replace_tag",
     params=(
         TABLE,
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("snapshot", "BIGINT", False),
-        ProcedureParam("time_retained", "STRING", False),
+        required("tag", "STRING"),
+        optional("snapshot", "BIGINT"),
+        optional("time_retained", "STRING"),
     ),
     output=RESULT,
     description="Points the existing tag 'tag' of table 'table' at snapshot 'snapshot' (default: the "
                 "latest), kept for 'time_retained' (none when not given).",
 )
-def _replace_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "replace_tag", args["table"])
+def _replace_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    table = args.table(catalog)
     retained = tag_change_ops.parse_time_retained(args["time_retained"], "Procedure replace_tag")
     table.replace_tag(args["tag"], _snapshot_arg("replace_tag", args["snapshot"]), retained)
     return [(True,)]
@@ -363,17 +317,12 @@ def _replace_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]
 
 @procedure(
     name="rename_tag",
-    params=(
-        TABLE,
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("target_tag", "STRING", True),
-    ),
+    params=(TABLE, required("tag", "STRING"), required("target_tag", "STRING")),
     output=RESULT,
     description="Renames tag 'tag' of table 'table' to 'target_tag'.",
 )
-def _rename_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "rename_tag", args["table"])
-    table.rename_tag(args["tag"], args["target_tag"])
+def _rename_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    args.table(catalog).rename_tag(args["tag"], args["target_tag"])
     return [(True,)]
 
 
@@ -381,16 +330,16 @@ def _rename_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]
     name="create_tag_from_timestamp",
     params=(
         TABLE,
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("timestamp", "BIGINT", True),
-        ProcedureParam("time_retained", "STRING", False),
+        required("tag", "STRING"),
+        required("timestamp", "BIGINT"),
+        optional("time_retained", "STRING"),
     ),
     output=(("tagName", "STRING"), ("snapshot", "BIGINT"), ("commit_time", "BIGINT"), ("watermark", "STRING")),
     description="Creates tag 'tag' of the earliest snapshot of table 'table' committed at or after "
                 "'timestamp' (epoch millis; snapshots only tags keep count), kept for 'time_retained'.",
 )
-def _create_tag_from_timestamp(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "create_tag_from_timestamp", args["table"])
+def _create_tag_from_timestamp(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    table = args.table(catalog)
     retained = tag_change_ops.parse_time_retained(args["time_retained"], "Procedure create_tag_from_timestamp")
     r = table.create_tag_from_timestamp(args["tag"], args["timestamp"], retained)
     return [(r.tag, r.snapshot_id, r.commit_time, str(r.watermark) if r.watermark is not None else "null")]
@@ -398,32 +347,26 @@ def _create_tag_from_timestamp(catalog: Catalog, args: dict[str, Any]) -> list[t
 
 @procedure(
     name="rollback_to_timestamp",
-    params=(
-        TABLE,
-        ProcedureParam("timestamp", "BIGINT", True),
-    ),
+    params=(TABLE, required("timestamp", "BIGINT")),
     output=_ROLLBACK_OUTPUT,
     description="Rolls table 'table' back to its latest snapshot committed at or before 'timestamp' "
                 "(epoch millis).",
 )
-def _rollback_to_timestamp(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "rollback_to_timestamp", args["table"])
+def _rollback_to_timestamp(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    table = args.table(catalog)
     r = table.rollback_to_timestamp(args["timestamp"])
     return [(r.previous_snapshot_id, r.current_snapshot_id)]
 
 
 @procedure(
     name="rollback_to_watermark",
-    params=(
-        TABLE,
-        ProcedureParam("watermark", "BIGINT", True),
-    ),
+    params=(TABLE, required("watermark", "BIGINT")),
     output=_ROLLBACK_OUTPUT,
     description="Rolls table 'table' back to its latest snapshot whose watermark is at or below "
                 "'watermark'.",
 )
-def _rollback_to_watermark(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "rollback_to_watermark", args["table"])
+def _rollback_to_watermark(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    table = args.table(catalog)
     r = table.rollback_to_watermark(args["watermark"])
     return [(r.previous_snapshot_id, r.current_snapshot_id)]
 

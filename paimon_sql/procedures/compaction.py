@@ -13,8 +13,15 @@ from typing import TYPE_CHECKING, Any
 from paimon_sql.errors import PaimonError, UnsupportedError, ValidationError
 from paimon_sql.meta.store_ref import StoreRef
 from paimon_sql.ops.compact import CompactTableResult, commit_compaction, compact_buckets
-from paimon_sql.procedures.builtin import parse_options_arg, table_arg
-from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureJob, ProcedureParam, procedure
+from paimon_sql.procedures.builtin import parse_options_arg
+from paimon_sql.procedures.registry import (
+    RESULT,
+    TABLE,
+    ProcedureArgs,
+    ProcedureJob,
+    optional,
+    procedure,
+)
 from paimon_sql.table.table import Table
 from paimon_sql.table.table_commit import TableCommit
 from paimon_sql.write.table_write import CommitChanges
@@ -80,7 +87,7 @@ def parse_buckets_arg(procedure: str, text: str) -> list[int]:
     return out
 
 
-def _decode(catalog: Catalog, args: dict[str, Any]) -> tuple[Table, dict[str, Any]]:
+def _decode(catalog: Catalog, args: ProcedureArgs) -> tuple[Table, dict[str, Any]]:
     """The table and the keyword arguments of ``Table.compact``, checked as Paimon checks them."""
     name = "compact"
     strategy = None if _blank(args["compact_strategy"]) else str(args["compact_strategy"]).strip()
@@ -95,7 +102,7 @@ def _decode(catalog: Catalog, args: dict[str, Any]) -> tuple[Table, dict[str, An
     partitions, where = args["partitions"], args["where"]
     if not _blank(partitions) and not _blank(where):
         raise ValidationError("Procedure compact: partitions and where cannot be used together")
-    table = table_arg(catalog, name, args["table"])
+    table = args.table(catalog)
     options = parse_options_arg(name, args["options"])
     unknown = [c for c in order_by if c not in table.schema.field_names]
     if unknown:
@@ -147,7 +154,7 @@ def _run_here(table: Table, kwargs: dict[str, Any]) -> list[tuple[Any, ...]]:
 
 
 # -- as a job: one task per bucket (a Spark job from the catalog), one commit at the end ----------
-def _plan(catalog: Catalog, args: dict[str, Any]) -> ProcedureJob | list[tuple[Any, ...]]:
+def _plan(catalog: Catalog, args: ProcedureArgs) -> ProcedureJob | list[tuple[Any, ...]]:
     table, kwargs = _decode(catalog, args)
     if "strategy" in kwargs:  # sort compaction runs here (one sort per partition)
         return _run_here(table, kwargs)
@@ -191,14 +198,14 @@ def _decode_obj(text: str) -> Any:
     name="compact",
     params=(
         TABLE,
-        ProcedureParam("partitions", "STRING", False),
-        ProcedureParam("compact_strategy", "STRING", False),
-        ProcedureParam("order_strategy", "STRING", False),
-        ProcedureParam("order_by", "STRING", False),
-        ProcedureParam("where", "STRING", False),
-        ProcedureParam("options", "STRING", False),
-        ProcedureParam("partition_idle_time", "STRING", False),
-        ProcedureParam("buckets", "STRING", False),
+        optional("partitions", "STRING"),
+        optional("compact_strategy", "STRING"),
+        optional("order_strategy", "STRING"),
+        optional("order_by", "STRING"),
+        optional("where", "STRING"),
+        optional("options", "STRING"),
+        optional("partition_idle_time", "STRING"),
+        optional("buckets", "STRING"),
     ),
     output=RESULT,
     plan=_plan,
@@ -209,7 +216,7 @@ def _decode_obj(text: str) -> Any:
                 "'partitions' ('k=v,k2=v2;k=v3') or the partitions matching 'where', or the 'buckets' "
                 "('0,2-4'); 'options' ('k=v,...') apply to this call. One COMPACT snapshot.",
 )
-def _compact(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _compact(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     return _run_here(*_decode(catalog, args))
 
 
@@ -217,20 +224,20 @@ def _compact(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
     name="rescale",
     params=(
         TABLE,
-        ProcedureParam("bucket_num", "INT", False),
-        ProcedureParam("partitions", "STRING", False),
-        ProcedureParam("where", "STRING", False),
+        optional("bucket_num", "INT"),
+        optional("partitions", "STRING"),
+        optional("where", "STRING"),
     ),
     output=RESULT,
     description="Rewrites the partitions of table 'table' ('partitions' 'k=v;...' or 'where', default all) "
                 "with 'bucket_num' buckets (default: the table's bucket option) as one OVERWRITE.",
 )
-def _rescale(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _rescale(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     name = "rescale"
     partitions, where = args["partitions"], args["where"]
     if not _blank(partitions) and not _blank(where):
         raise ValidationError("Procedure rescale: partitions and where cannot be used together")
-    table = table_arg(catalog, name, args["table"])
+    table = args.table(catalog)
     specs = None if _blank(partitions) else parse_partitions_arg(name, str(partitions))
     table.rescale(args["bucket_num"], partitions=specs, where=None if _blank(where) else str(where))
     return [(True,)]
@@ -239,17 +246,17 @@ def _rescale(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
 @procedure(
     name="compact_database",
     params=(
-        ProcedureParam("including_databases", "STRING", False),
-        ProcedureParam("including_tables", "STRING", False),
-        ProcedureParam("excluding_tables", "STRING", False),
-        ProcedureParam("options", "STRING", False),
+        optional("including_databases", "STRING"),
+        optional("including_tables", "STRING"),
+        optional("excluding_tables", "STRING"),
+        optional("options", "STRING"),
     ),
     output=(("result", "STRING"),),
     description="Compacts every table of the databases matching 'including_databases' (regex, default all) "
                 "whose 'db.table' matches 'including_tables' and not 'excluding_tables'; 'options' "
                 "('k=v,...') apply to each.",
 )
-def _compact_database(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _compact_database(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     """Paimon's CompactDatabaseProcedure: ``compact`` on every table ``db.t`` of the databases fully
     matching ``including_databases`` whose full name fully matches ``including_tables`` and not
     ``excluding_tables``; a table that fails is counted, the others go on."""

@@ -10,8 +10,17 @@ from typing import TYPE_CHECKING, Any
 from paimon_sql.catalog.identifier import SYSTEM_DATABASE, Identifier
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.ops.expire import parse_timestamp_ms
-from paimon_sql.procedures.builtin import ident_arg, parse_options_arg, table_arg
-from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureParam, procedure
+from paimon_sql.procedures.builtin import parse_options_arg
+from paimon_sql.procedures.registry import (
+    RESULT,
+    TABLE,
+    ProcedureArgs,
+    ident_arg,
+    optional,
+    procedure,
+    required,
+    table_arg,
+)
 from paimon_sql.table.table import Table
 
 if TYPE_CHECKING:
@@ -24,10 +33,10 @@ _MODES = ("DISTRIBUTED", "LOCAL")
     name="remove_orphan_files",
     params=(
         TABLE,
-        ProcedureParam("older_than", "STRING", False),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
-        ProcedureParam("parallelism", "INT", False),
-        ProcedureParam("mode", "STRING", False),
+        optional("older_than", "STRING"),
+        optional("dry_run", "BOOLEAN", False),
+        optional("parallelism", "INT"),
+        optional("mode", "STRING"),
     ),
     output=(("deletedFileCount", "BIGINT"), ("deletedFileTotalLenInBytes", "BIGINT")),
     description="Deletes the files of table 'table' (or of every table of 'db.*') that no snapshot, tag "
@@ -35,7 +44,7 @@ _MODES = ("DISTRIBUTED", "LOCAL")
                 "('yyyy-MM-dd HH:mm:ss', default one day ago); 'dry_run' only counts. 'mode' (DISTRIBUTED "
                 "or LOCAL) and 'parallelism' are accepted; the files are listed and deleted on the driver.",
 )
-def _remove_orphan_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _remove_orphan_files(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     name = "remove_orphan_files"
     table_text = args["table"]
     if not isinstance(table_text, str) or not table_text.strip():
@@ -81,43 +90,39 @@ def _remove_orphan_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[A
     description="Purges table 'table': drops its branches, tags and consumers, truncates it and expires every "
                 "snapshot but the latest (empty) one, with their files.",
 )
-def _purge_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table_arg(catalog, "purge_files", args["table"]).purge_files()
+def _purge_files(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    args.table(catalog).purge_files()
     return [("Success",)]
 
 
 @procedure(
     name="remove_unexisting_files",
-    params=(
-        TABLE,
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
-        ProcedureParam("parallelism", "INT", False),
-    ),
+    params=(TABLE, optional("dry_run", "BOOLEAN", False), optional("parallelism", "INT")),
     output=(("fileName", "STRING"),),
     description="Removes from table 'table' (one commit) the data files its latest snapshot names that no "
                 "longer exist in storage; one row per such file. 'dry_run' only lists them; 'parallelism' is "
                 "accepted (the folders are listed on the driver).",
 )
-def _remove_unexisting_files(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _remove_unexisting_files(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     name = "remove_unexisting_files"
     table_text = args["table"]
     if not isinstance(table_text, str) or not table_text.strip():
         raise ValidationError(f"Procedure {name}: Cannot handle an empty tableId for argument table")
     if args["parallelism"] is not None and args["parallelism"] < 1:
         raise ValidationError(f"Procedure {name}: parallelism must be at least 1, got {args['parallelism']}")
-    result = table_arg(catalog, name, table_text).remove_unexisting_files(bool(args["dry_run"]))
+    result = args.table(catalog).remove_unexisting_files(bool(args["dry_run"]))
     return [(p,) for p in result.paths]
 
 
 @procedure(
     name="repair_earliest_snapshot",
-    params=(TABLE, ProcedureParam("snapshot_id", "BIGINT", True)),
+    params=(TABLE, required("snapshot_id", "BIGINT")),
     output=(("previous_earliest_snapshot_id", "BIGINT"), ("current_earliest_snapshot_id", "BIGINT")),
     description="Points the EARLIEST hint of table 'table' at 'snapshot_id' when the snapshot files before it "
                 "were lost: every snapshot from it to the latest must exist, and the one before it must not.",
 )
-def _repair_earliest_snapshot(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "repair_earliest_snapshot", args["table"])
+def _repair_earliest_snapshot(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    table = args.table(catalog)
     return [table.repair_earliest_snapshot(args["snapshot_id"])]
 
 
@@ -125,18 +130,18 @@ def _repair_earliest_snapshot(catalog: Catalog, args: dict[str, Any]) -> list[tu
     name="compact_manifest",
     params=(
         TABLE,
-        ProcedureParam("options", "STRING", False),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
-        ProcedureParam("manifest_sort_enabled", "BOOLEAN", False),
-        ProcedureParam("manifest_sort_partition_field", "STRING", False),
-        ProcedureParam("manifest_sort_max_rewrite_size", "STRING", False),
+        optional("options", "STRING"),
+        optional("dry_run", "BOOLEAN", False),
+        optional("manifest_sort_enabled", "BOOLEAN"),
+        optional("manifest_sort_partition_field", "STRING"),
+        optional("manifest_sort_max_rewrite_size", "STRING"),
     ),
     output=RESULT,
     description="Rewrites the manifests of table 'table' to hold only live entries, as one COMPACT snapshot "
                 "('options' 'k=v,...' apply to the call; 'dry_run' only logs what it would rewrite). Sorting "
                 "manifests by partition is not supported.",
 )
-def _compact_manifest(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _compact_manifest(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     name = "compact_manifest"
     if args["manifest_sort_enabled"] or args["manifest_sort_partition_field"] or args["manifest_sort_max_rewrite_size"]:
         raise UnsupportedError(
@@ -145,25 +150,25 @@ def _compact_manifest(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any,
             "manifests to hold only live entries"
         )
     options = parse_options_arg(name, args["options"]) if args["options"] else None
-    table_arg(catalog, name, args["table"]).compact_manifest(bool(args["dry_run"]), options)
+    args.table(catalog).compact_manifest(bool(args["dry_run"]), options)
     return [(True,)]
 
 
 @procedure(
     name="copy",
     params=(
-        ProcedureParam("source_table", "STRING", True),
-        ProcedureParam("target_table", "STRING", True),
-        ProcedureParam("where", "STRING", False),
+        required("source_table", "STRING"),
+        required("target_table", "STRING"),
+        optional("where", "STRING"),
     ),
     output=RESULT,
     description="Copies the files of the latest snapshot of 'source_table' (the partitions 'where' selects) into "
                 "'target_table' (created with the source's schema when missing, else a compatible table) and "
                 "commits them as one OVERWRITE of the partitions they fill.",
 )
-def _copy(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _copy(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     name = "copy"
-    source = table_arg(catalog, name, args["source_table"], "source_table")
+    source = args.table(catalog, "source_table")
     text = args["target_table"]
     target_ident = ident_arg(name, text, "target_table")
     if target_ident.system_table is not None or target_ident.branch is not None or target_ident.in_system_database:

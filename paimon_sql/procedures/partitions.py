@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paimon_sql.procedures.builtin import parse_options_arg, table_arg
+from paimon_sql.procedures.builtin import parse_options_arg
 from paimon_sql.procedures.compaction import parse_partitions_arg
-from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureParam, procedure
+from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureArgs, optional, procedure, required
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
@@ -21,13 +21,13 @@ NO_EXPIRED = "No expired partitions."
     name="expire_partitions",
     params=(
         TABLE,
-        ProcedureParam("expiration_time", "STRING", False),
-        ProcedureParam("timestamp_formatter", "STRING", False),
-        ProcedureParam("timestamp_pattern", "STRING", False),
-        ProcedureParam("expire_strategy", "STRING", False),
-        ProcedureParam("max_expires", "INT", False),
-        ProcedureParam("options", "STRING", False),
-        ProcedureParam("dry_run", "BOOLEAN", False, False),
+        optional("expiration_time", "STRING"),
+        optional("timestamp_formatter", "STRING"),
+        optional("timestamp_pattern", "STRING"),
+        optional("expire_strategy", "STRING"),
+        optional("max_expires", "INT"),
+        optional("options", "STRING"),
+        optional("dry_run", "BOOLEAN", False),
     ),
     output=(("expired_partitions", "STRING"),),
     description="Drops the partitions of table 'table' older than 'expiration_time' (default: the table's "
@@ -35,9 +35,9 @@ NO_EXPIRED = "No expired partitions."
                 "and 'timestamp_formatter') or from their newest file ('update-time'), at most 'max_expires' "
                 "of them; 'options' sets other table options for the call; 'dry_run' only reports.",
 )
-def _expire_partitions(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _expire_partitions(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     name = "expire_partitions"
-    table = table_arg(catalog, name, args["table"])
+    table = args.table(catalog)
     options = parse_options_arg(name, args["options"]) if args["options"] else None
     result = table.expire_partitions(
         expiration_time=args["expiration_time"],
@@ -54,16 +54,12 @@ def _expire_partitions(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any
 
 @procedure(
     name="mark_partition_done",
-    params=(
-        TABLE,
-        ProcedureParam("partitions", "STRING", True),
-    ),
+    params=(TABLE, required("partitions", "STRING")),
     output=RESULT,
     description="Marks the partitions 'partitions' ('k=v,k2=v2;k=v3,...', full specs) of table 'table' done "
                 "with its 'partition.mark-done-action' ('success-file': writes <partition>/_SUCCESS).",
 )
-def _mark_partition_done(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _mark_partition_done(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     name = "mark_partition_done"
-    table = table_arg(catalog, name, args["table"])
-    table.mark_partition_done(parse_partitions_arg(name, args["partitions"]))
+    args.table(catalog).mark_partition_done(parse_partitions_arg(name, args["partitions"]))
     return [(True,)]

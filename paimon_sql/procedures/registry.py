@@ -4,7 +4,9 @@ A ``Procedure`` has a name, typed parameters (Spark SQL type names, required or 
 output columns, as Apache Paimon's Spark procedures declare them; ``call_procedure`` decodes the
 arguments (by name, or positionally in declaration order), checks them and runs the procedure.
 Argument errors raise ``ValidationError`` naming the procedure and the argument; an unknown
-procedure raises ``NotFoundError`` listing the known ones.
+procedure raises ``NotFoundError`` listing the known ones. A procedure's function gets the decoded
+arguments as ``ProcedureArgs`` (a dict by parameter name that knows its procedure):
+``args.table(catalog)`` resolves the shared ``table`` parameter (``TABLE``) in one place.
 
 A procedure's ``output`` is Apache Paimon's (columns, Spark types and rows, for the same call). A
 procedure that can report more declares ``verbose_output``: columns of our own appended after
@@ -21,8 +23,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from paimon_sql.catalog.identifier import DEFAULT_DATABASE
+from paimon_sql.catalog.identifier import DEFAULT_DATABASE, Identifier
 from paimon_sql.errors import NotFoundError, PaimonError, ValidationError
+from paimon_sql.table.table import Table
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
@@ -51,18 +54,44 @@ class ProcedureParam:
         return s
 
 
+def required(name: str, type: str) -> ProcedureParam:
+    """A required parameter (Paimon's ``ProcedureParameter.required``)."""
+    return ProcedureParam(name, type, True)
+
+
+def optional(name: str, type: str, default: object = None) -> ProcedureParam:
+    """An optional parameter, ``default`` when absent or null (Paimon's ``ProcedureParameter.optional``)."""
+    return ProcedureParam(name, type, False, default)
+
+
+class ProcedureArgs(dict[str, Any]):
+    """The decoded arguments of one call: every parameter of ``procedure`` by name (see
+    ``decode_args``), and the resolution of its table arguments."""
+
+    def __init__(self, procedure: str, values: Mapping[str, Any]) -> None:
+        super().__init__(values)
+        self.procedure = procedure
+
+    def table(self, catalog: Catalog, arg: str = "table") -> Table:
+        """The table (or branch) argument ``arg`` names (``table_arg``)."""
+        return table_arg(catalog, self.procedure, self[arg], arg)
+
+
+ProcedureFn = Callable[["Catalog", ProcedureArgs], list[tuple[Any, ...]]]
+
+
 @dataclass(frozen=True)
 class Procedure:
     name: str
     params: tuple[ProcedureParam, ...]
     output: tuple[tuple[str, str], ...]  # (column, Spark SQL type)
     description: str
-    fn: Callable[[Catalog, dict[str, Any]], list[tuple[Any, ...]]] = field(repr=False)
+    fn: ProcedureFn = field(repr=False)
     # A procedure whose work can run as parallel tasks (a Spark job, one task per bucket): ``plan``
     # returns a ProcedureJob (or, when there is nothing to distribute, the rows); ``run_task``
     # (state, task) runs one task anywhere and returns its message; ``finish`` takes every message
     # (on the caller's side) and returns the rows. ``fn`` stays the local way to run it.
-    plan: Callable[[Catalog, dict[str, Any]], ProcedureJob | list[tuple[Any, ...]]] | None = field(
+    plan: Callable[[Catalog, ProcedureArgs], ProcedureJob | list[tuple[Any, ...]]] | None = field(
         default=None, repr=False)
     run_task: Callable[[str, str], str] | None = field(default=None, repr=False)
     finish: Callable[[str, list[str]], list[tuple[Any, ...]]] | None = field(default=None, repr=False)
@@ -109,10 +138,8 @@ class ProcedureResult:
 PROCEDURES: dict[str, Procedure] = {}
 
 # The parameter most procedures start with, and the one-column output most return (Paimon's).
-TABLE = ProcedureParam("table", "STRING", True)
+TABLE = required("table", "STRING")
 RESULT: tuple[tuple[str, str], ...] = (("result", "BOOLEAN"),)
-
-ProcedureFn = Callable[["Catalog", dict[str, Any]], list[tuple[Any, ...]]]
 
 
 def procedure(
@@ -123,7 +150,7 @@ def procedure(
     *,
     verbose_output: tuple[tuple[str, str], ...] = (),
     listed: bool = True,
-    plan: Callable[[Catalog, dict[str, Any]], ProcedureJob | list[tuple[Any, ...]]] | None = None,
+    plan: Callable[[Catalog, ProcedureArgs], ProcedureJob | list[tuple[Any, ...]]] | None = None,
     run_task: Callable[[str, str], str] | None = None,
     finish: Callable[[str, list[str]], list[tuple[Any, ...]]] | None = None,
 ) -> Callable[[ProcedureFn], ProcedureFn]:
@@ -180,6 +207,30 @@ def get_procedure(name: str) -> Procedure:
 # The database a bare table name in a procedure argument (``table => 't'``) belongs to: the
 # session's current database when the procedure is called from SQL (as Paimon resolves it).
 CURRENT_DATABASE: ContextVar[str] = ContextVar("paimon_sql_procedure_database", default=DEFAULT_DATABASE)
+
+
+def ident_arg(procedure: str, value: str, arg: str = "table") -> Identifier:
+    """The identifier a table argument names; ``t`` alone is in the session's current database."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(f"Procedure {procedure}: argument {arg!r} must name a table, got {value!r}")
+    try:
+        bare = "." not in value
+        return Identifier.parse((CURRENT_DATABASE.get(), value.strip().strip("`")) if bare else value)
+    except ValidationError as e:
+        raise ValidationError(f"Procedure {procedure}: argument {arg!r}: {e}") from None
+
+
+def table_arg(catalog: Catalog, procedure: str, value: str, arg: str = "table") -> Table:
+    """The table (or branch, ``db.t$branch_b``) an identifier argument names; ``t`` alone is in the
+    session's current database (``CURRENT_DATABASE``; ``default`` outside SQL), as in Paimon."""
+    ident = ident_arg(procedure, value, arg)
+    if ident.system_table is not None or ident.in_system_database:
+        raise ValidationError(
+            f"Procedure {procedure}: argument {arg!r} must name a table, not the system table {ident.full_name}"
+        )
+    table = catalog.get_table(ident)
+    assert isinstance(table, Table)
+    return table
 
 
 def call_procedure(
@@ -258,7 +309,7 @@ def argument_error(procedure: str, arg: str, detail: str) -> ValidationError:
     return ValidationError(f"Procedure {procedure}, argument {arg!r}: {detail}")
 
 
-def decode_args(proc: Procedure, args: Mapping[str, Any] | Sequence[Any] | None) -> dict[str, Any]:
+def decode_args(proc: Procedure, args: Mapping[str, Any] | Sequence[Any] | None) -> ProcedureArgs:
     """Every parameter of ``proc`` with its checked value (absent optional ones get their default;
     a null argument counts as absent)."""
     given: dict[str, Any] = {}
@@ -300,7 +351,7 @@ def decode_args(proc: Procedure, args: Mapping[str, Any] | Sequence[Any] | None)
             out[p.name] = p.default
             continue
         out[p.name] = _check_type(proc, p, value)
-    return out
+    return ProcedureArgs(proc.name, out)
 
 
 def _check_type(proc: Procedure, p: ProcedureParam, value: Any) -> Any:

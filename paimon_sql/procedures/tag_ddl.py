@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from paimon_sql.errors import AlreadyExistsError, ValidationError
 from paimon_sql.ops import tag_changes as tag_change_ops
 from paimon_sql.ops import tags as tag_ops
-from paimon_sql.procedures.builtin import table_arg
-from paimon_sql.procedures.registry import TABLE, ProcedureParam, procedure
+from paimon_sql.procedures.builtin import delete_tags
+from paimon_sql.procedures.registry import TABLE, ProcedureArgs, optional, procedure, required
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
@@ -36,11 +36,11 @@ def _snapshot(procedure: str, value: int | None) -> int | None:
     name="alter_table_create_tag",
     params=(
         TABLE,
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("snapshot", "BIGINT", False),
-        ProcedureParam("time_retained", "STRING", False),
-        ProcedureParam("replace", "BOOLEAN", False, False),
-        ProcedureParam("if_not_exists", "BOOLEAN", False, False),
+        required("tag", "STRING"),
+        optional("snapshot", "BIGINT"),
+        optional("time_retained", "STRING"),
+        optional("replace", "BOOLEAN", False),
+        optional("if_not_exists", "BOOLEAN", False),
     ),
     output=(),
     description="ALTER TABLE t CREATE TAG [IF NOT EXISTS] / CREATE OR REPLACE TAG / REPLACE TAG: "
@@ -49,11 +49,11 @@ def _snapshot(procedure: str, value: int | None) -> int | None:
                 "it is kept.",
     listed=False,
 )
-def _create_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _create_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     """CREATE TAG [IF NOT EXISTS] / CREATE OR REPLACE TAG / REPLACE TAG."""
     replace: bool = args["replace"]
     where = "ALTER TABLE ... " + ("REPLACE TAG" if replace else "CREATE TAG")
-    table = table_arg(catalog, "alter_table_create_tag", args["table"])
+    table = args.table(catalog)
     tag: str = args["tag"]
     snapshot = _snapshot(where, args["snapshot"])
     retained = tag_change_ops.parse_time_retained(args["time_retained"], where, "RETAIN")
@@ -73,42 +73,28 @@ def _create_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]
 
 @procedure(
     name="alter_table_delete_tag",
-    params=(TABLE, ProcedureParam("tag", "STRING", True)),
+    params=(TABLE, required("tag", "STRING")),
     output=(),
     description="ALTER TABLE t DELETE TAG: deletes the tags 'tag' (comma-separated names); missing "
                 "tags are skipped.",
     listed=False,
 )
-def _delete_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _delete_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     """DELETE TAG [IF EXISTS] a[,b...]: missing tags are skipped either way, as in Paimon."""
-    table = table_arg(catalog, "alter_table_delete_tag", args["table"])
-    text: str = args["tag"]
-    names = [n.strip() for n in text.split(",")]
-    for n in names:  # check every name before deleting any
-        try:
-            tag_ops.validate_tag_name(n, table.name, new=False)
-        except ValidationError as e:
-            raise ValidationError(f"ALTER TABLE ... DELETE TAG {text!r}: {e}") from None
-    for n in dict.fromkeys(names):
-        table.delete_tag(n)
+    delete_tags(args.table(catalog), args["tag"], "ALTER TABLE ... DELETE TAG")
     return []
 
 
 @procedure(
     name="alter_table_rename_tag",
-    params=(
-        TABLE,
-        ProcedureParam("tag", "STRING", True),
-        ProcedureParam("target_tag", "STRING", True),
-    ),
+    params=(TABLE, required("tag", "STRING"), required("target_tag", "STRING")),
     output=(),
     description="ALTER TABLE t RENAME TAG: renames tag 'tag' to 'target_tag'.",
     listed=False,
 )
-def _rename_tag(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _rename_tag(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
     """RENAME TAG a TO b."""
-    table = table_arg(catalog, "alter_table_rename_tag", args["table"])
-    table.rename_tag(args["tag"], args["target_tag"])
+    args.table(catalog).rename_tag(args["tag"], args["target_tag"])
     return []
 
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paimon_sql.procedures.builtin import table_arg
-from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureParam, procedure
+from paimon_sql.procedures.registry import RESULT, TABLE, ProcedureArgs, optional, procedure
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
@@ -15,13 +14,13 @@ if TYPE_CHECKING:
 
 @procedure(
     name="expire_tags",
-    params=(TABLE, ProcedureParam("older_than", "STRING", False)),
+    params=(TABLE, optional("older_than", "STRING")),
     output=(("expired_tags", "STRING"),),
     description="Deletes the tags of table 'table' whose time_retained has passed, and those created before "
                 "'older_than' ('yyyy-MM-dd HH:mm:ss'); one row per expired tag.",
 )
-def _expire_tags(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table = table_arg(catalog, "expire_tags", args["table"])
+def _expire_tags(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    table = args.table(catalog)
     expired = table.expire_tags(args["older_than"])
     return [(name,) for name in expired] or [("No expired tags.",)]
 
@@ -34,8 +33,8 @@ def _expire_tags(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]
                 "'tag.automatic-creation' process-time / watermark tags of its snapshots, then the tags whose "
                 "time_retained has passed ('tag.time-expire-enabled').",
 )
-def _trigger_tag_automatic_creation(catalog: Catalog, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    table_arg(catalog, "trigger_tag_automatic_creation", args["table"]).trigger_tag_automatic_creation()
+def _trigger_tag_automatic_creation(catalog: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+    args.table(catalog).trigger_tag_automatic_creation()
     return [(True,)]
 
 

@@ -123,7 +123,7 @@ class CompactRewriter:
             return "rewrite"  # deletion vectors: its retractions must go
         if output_level == self.max_level:
             return "changelog"
-        if self.engine.name == "deduplicate" and not self.spec.sequence_columns:
+        if self.engine.newest_record_wins and not self.spec.sequence_columns:
             return "changelog"  # the newest record wins: merging cannot change the file's rows
         return "rewrite"
 

@@ -16,12 +16,16 @@ from paimon_sql.errors import AlreadyExistsError, NotFoundError, TableNotFoundEr
 from paimon_sql.procedures import (
     PROCEDURES,
     Procedure,
+    ProcedureArgs,
     ProcedureParam,
     ProcedureResult,
     call_procedure,
     decode_args,
+    optional,
     register,
+    required,
 )
+from paimon_sql.procedures.registry import TABLE
 
 
 @pytest.fixture()
@@ -68,6 +72,14 @@ def test_declarations_are_paimons() -> None:
     assert PROCEDURES["rollback"].signature == (
         "rollback(table STRING, version STRING = NULL, snapshot BIGINT = NULL, tag STRING = NULL)"
     )
+
+
+def test_parameter_helpers_are_paimons_required_and_optional() -> None:
+    assert required("tag", "STRING") == ProcedureParam("tag", "STRING", True)
+    assert optional("dry_run", "BOOLEAN", False) == ProcedureParam("dry_run", "BOOLEAN", False, False)
+    assert str(optional("snapshot", "BIGINT")) == "snapshot BIGINT = NULL"
+    with pytest.raises(ValidationError, match="unknown type 'TEXT'"):
+        required("x", "TEXT")
 
 
 def test_unknown_procedure(catalog: Catalog) -> None:
@@ -131,6 +143,28 @@ def test_decoding(catalog: Catalog, typed: Procedure) -> None:
 # ----------------------------------------------------------------------------------------------
 # create_tag
 # ----------------------------------------------------------------------------------------------
+
+
+def test_table_argument_resolved_by_the_registry(catalog: Catalog, t: Table) -> None:
+    """``args.table(catalog)``: the shared ``table`` parameter resolved in one place, its errors
+    naming the procedure and the argument; a bare name is in the call's current database."""
+    def fn(c: Catalog, args: ProcedureArgs) -> list[tuple[Any, ...]]:
+        return [(args.table(c).identifier, args.procedure)]
+
+    register(Procedure("zz_table", (TABLE,), (("name", "STRING"), ("procedure", "STRING")), "test", fn))
+    try:
+        decoded = decode_args(PROCEDURES["zz_table"], ["db.t"])
+        assert isinstance(decoded, ProcedureArgs) and decoded == {"table": "db.t"}
+        assert call_procedure(catalog, "zz_table", {"table": "db.t"}).rows == [("db.t", "zz_table")]
+        assert call_procedure(catalog, "zz_table", ["t"], current_database="db").rows == [("db.t", "zz_table")]
+        with pytest.raises(TableNotFoundError, match=r"^Procedure zz_table: .*db\.missing"):
+            call_procedure(catalog, "zz_table", ["db.missing"])
+        with pytest.raises(ValidationError, match=r"^Procedure zz_table: argument 'table' must name a table"):
+            call_procedure(catalog, "zz_table", ["db.t$snapshots"])
+        with pytest.raises(ValidationError, match=r"^Procedure zz_table: argument 'table' must name a table"):
+            call_procedure(catalog, "zz_table", ["  "])
+    finally:
+        del PROCEDURES["zz_table"]
 
 
 def test_create_tag(catalog: Catalog, t: Table) -> None:

@@ -13,7 +13,7 @@ import pytest
 from paimon_sql import Catalog
 from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import TableNotFoundError, ValidationError
-from paimon_sql.procedures.builtin import table_arg
+from paimon_sql.procedures.registry import table_arg
 from paimon_sql.table.system._format import (
     java_concurrent_hash_map_order,
     java_hash_map_order,
