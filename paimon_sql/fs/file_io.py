@@ -19,6 +19,7 @@ import pyarrow.fs as pafs
 
 from paimon_sql.errors import NotFoundError, ValidationError
 from paimon_sql.fs import s3
+from paimon_sql.fs.paths import basename, join, parent  # noqa: F401 (re-exported: the engine imports them from here)
 from paimon_sql.fs.snapshot_commit import (
     AtomicCreateCommit,
     ConditionalPutCommit,
@@ -33,22 +34,6 @@ class FileStatus:
     size: int
     is_dir: bool
     mtime_ms: int
-
-
-def join(*parts: str) -> str:
-    out = parts[0].rstrip("/")
-    for p in parts[1:]:
-        if p:
-            out = out + "/" + p.strip("/")
-    return out
-
-
-def parent(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[0]
-
-
-def basename(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1]
 
 
 @dataclass(frozen=True)

@@ -22,17 +22,30 @@ import os
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from paimon_sql.errors import UnsupportedError
+from paimon_sql.fs.paths import basename, join, parent
 
 if TYPE_CHECKING:
-    from paimon_sql.fs.file_io import FileIO
+    import pyarrow.fs as pafs
+
     from paimon_sql.fs.s3 import ConditionalPut
 
 T = TypeVar("T")
 
 LOCK_ENABLED = "lock.enabled"
+
+
+class FileIO(Protocol):
+    """What a commit strategy uses of the warehouse's ``paimon_sql.fs.file_io.FileIO`` (which
+    carries the strategy, hence not imported here)."""
+
+    fs: pafs.FileSystem
+
+    def exists(self, path: str) -> bool: ...
+
+    def overwrite_atomic(self, path: str, data: bytes) -> None: ...
 
 
 class CatalogLock(ABC):
@@ -63,8 +76,6 @@ class AtomicCreateCommit(SnapshotCommit):
     name = "atomic-create"
 
     def try_create(self, file_io: FileIO, path: str, data: bytes) -> bool:
-        from paimon_sql.fs.file_io import basename, join, parent
-
         file_io.fs.create_dir(parent(path), recursive=True)
         tmp = join(parent(path), f".{basename(path)}.{uuid.uuid4()}.tmp")
         with open(tmp, "wb") as f:

@@ -136,3 +136,15 @@ def engine(name: str) -> MergeEngine:
 
 def engine_of(options: CoreOptions) -> MergeEngine:
     return engine(options.merge_engine)
+
+
+def build_merge_spec(
+    options: CoreOptions,
+    key_columns: Sequence[str],
+    value_fields: Sequence[DataField],
+    primary_keys: Sequence[str],
+    where: str = "",
+) -> MergeSpec:
+    """The MergeSpec of the table's merge engine (``options``) for merging ``value_fields``; raises
+    for options paimon_sql does not implement (naming them and ``where``, the table)."""
+    return engine_of(options).spec(options, key_columns, value_fields, primary_keys, where)

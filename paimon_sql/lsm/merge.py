@@ -11,7 +11,7 @@ tests compare the view with.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Protocol
 
 import numpy as np
@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.format.system_fields import KIND, SEQ
-from paimon_sql.lsm.agg_base import FieldAgg, make_segments
+from paimon_sql.lsm.agg_base import make_segments
 from paimon_sql.lsm.aggregate import aggregate_column, build_field_aggs
 from paimon_sql.lsm.merge_arrays import (
     KIND_DELETE,
@@ -34,29 +34,10 @@ from paimon_sql.lsm.merge_arrays import (
     partial_update_seq_and_insert,
 )
 from paimon_sql.lsm.merge_runs import SortedView, sorted_view
-from paimon_sql.lsm.partial_update_groups import SequenceGroup, merge_with_groups
+from paimon_sql.lsm.merge_spec import MergeSpec, SequenceGroup  # noqa: F401 (re-exported)
+from paimon_sql.lsm.partial_update_groups import merge_with_groups
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import DataField
-
-
-@dataclass(frozen=True)
-class MergeSpec:
-    """What a merge needs to know about the table."""
-
-    key_columns: tuple[str, ...]
-    sequence_columns: tuple[str, ...] = ()  # the 'sequence.field' columns, compared before _SEQUENCE_NUMBER
-    sequence_ascending: bool = True  # 'sequence.field.sort-order' (nulls are the oldest either way)
-    ignore_delete: bool = False
-    # partial-update / aggregation: a -D record replaces the key's row (and, last, removes it)
-    remove_record_on_delete: bool = False
-    # aggregation: how each value column is aggregated (columns without one keep the newest value);
-    # partial-update: the aggregate functions of columns in sequence groups
-    field_aggs: tuple[FieldAgg, ...] = ()
-    # partial-update: 'fields.<s1,s2>.sequence-group' = 'f1,f2'
-    sequence_groups: tuple[SequenceGroup, ...] = ()
-    # partial-update: 'partial-update.remove-record-on-sequence-group' (sequence fields): a -D record
-    # that updates the group of one of them removes the row (it becomes the row's new initial values)
-    remove_record_on_sequence_group: tuple[str, ...] = ()
 
 
 def _key_table(table: pa.Table, key_columns: Sequence[str], others: Sequence[str] = ()) -> pa.Table:
@@ -294,17 +275,3 @@ def aggregation_spec(
         spec, field_aggs=build_field_aggs(options, value_fields, primary_keys),
         remove_record_on_delete=options.aggregation_remove_record_on_delete,
     )
-
-
-def build_merge_spec(
-    options: CoreOptions,
-    key_columns: Sequence[str],
-    value_fields: Sequence[DataField],
-    primary_keys: Sequence[str],
-    where: str = "",
-) -> MergeSpec:
-    """The MergeSpec of the table's merge engine (``options``) for merging ``value_fields``; raises
-    for options paimon_sql does not implement (naming them and ``where``, the table)."""
-    from paimon_sql.lsm.engines import engine_of  # the registry builds on this module
-
-    return engine_of(options).spec(options, key_columns, value_fields, primary_keys, where)

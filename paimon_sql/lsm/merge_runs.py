@@ -32,7 +32,7 @@ from paimon_sql.format.system_fields import SEQ
 from paimon_sql.lsm.merge_arrays import PER_KEY_NULL_PLACEMENT, group_last_mask, java_key_order
 
 if TYPE_CHECKING:
-    from paimon_sql.lsm.merge import MergeSpec
+    from paimon_sql.lsm.merge_spec import MergeSpec
 
 _MAX_BITS = 63
 _GROUP = "\x00key group"  # a column name no table has

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -35,21 +34,9 @@ from paimon_sql.lsm.merge_arrays import (
     last_where,
     partial_update_seq_and_insert,
 )
+from paimon_sql.lsm.merge_spec import MergeSpec, SequenceGroup
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import DataField
-
-if TYPE_CHECKING:
-    from paimon_sql.lsm.merge import MergeSpec
-
-
-@dataclass(frozen=True)
-class SequenceGroup:
-    """A partial-update sequence group: ``fields`` change only with records whose ``sequence_fields``
-    (compared in order, nulls first) are not all null; a record older than the row's sequence leaves
-    them (aggregated fields: aggregates them in reverse), a newer or equal one sets them."""
-
-    sequence_fields: tuple[str, ...]
-    fields: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from paimon_sql.errors import AlreadyCommittedError, CommitConflictError, WriteConflictError
 from paimon_sql.meta.file_store import FileStore
@@ -30,6 +30,7 @@ from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry, merge_entries
 from paimon_sql.meta.manifest_file_meta import ManifestFileMeta
 from paimon_sql.meta.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
+from paimon_sql.write.changes import CommitChanges, WriteBase  # noqa: F401 (WriteBase re-exported)
 from paimon_sql.write.conflicts import (
     SequenceConflictError,
     changes_since,
@@ -42,22 +43,10 @@ from paimon_sql.write.conflicts import (
     check_total_buckets,
 )
 
-if TYPE_CHECKING:
-    from paimon_sql.write.table_write import CommitChanges
-
 _LOG = logging.getLogger(__name__)
 
 # Rewrite the base manifests into one when a snapshot has this many of them (manifest.merge-min-count)
 _ENTRIES_PER_MANIFEST = 200_000
-
-
-@dataclass(frozen=True)
-class WriteBase:
-    """What a writer laid its files out by: the snapshot its sequence numbers and dynamic-bucket
-    assignments continue from (None: the table had none) and the schema it wrote with."""
-
-    snapshot_id: int | None
-    schema_id: int
 
 
 @dataclass(frozen=True)

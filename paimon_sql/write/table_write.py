@@ -12,7 +12,6 @@ import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -40,8 +39,8 @@ from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.options.validation import check_full_compaction_delta_commits
 from paimon_sql.types import to_arrow_type
 from paimon_sql.write.bucket_writer import BucketWriter
+from paimon_sql.write.changes import CommitChanges, WriteBase  # noqa: F401 (CommitChanges re-exported)
 from paimon_sql.write.column_defaults import fill_column_defaults
-from paimon_sql.write.commit import WriteBase
 from paimon_sql.write.conflicts import describe_partition
 from paimon_sql.write.cross_partition import CrossPartitionAssigner, is_cross_partition
 from paimon_sql.write.dynamic_bucket import PartitionBuckets, read_hashes, write_hash_index
@@ -59,29 +58,6 @@ from paimon_sql.write.grouping import group_ids
 _HASH_CHUNK = 1 << 18
 _WRITE_THREADS = max(1, min(4, os.cpu_count() or 1))
 _GROUP_COL = "__paimon_group"
-
-
-@dataclass
-class CommitChanges:
-    """What one write adds to a table (and, for overwrite/delete, what it removes)."""
-
-    entries: list[ManifestEntry] = field(default_factory=list)
-    # what the writers' compaction removed (DELETE) and added (ADD): committed as a COMPACT snapshot
-    # after the one adding ``entries``
-    compact_entries: list[ManifestEntry] = field(default_factory=list)
-    # the compacted buckets' new DELETION_VECTORS index files, committed with the COMPACT snapshot
-    # (each replaces its bucket's index; a DELETE entry removes it when no vector is left)
-    compact_index_entries: list[IndexManifestEntry] = field(default_factory=list)
-    # new HASH index files; they replace the index of the same (partition, bucket)
-    index_entries: list[IndexManifestEntry] = field(default_factory=list)
-    # changelog files (ADD entries): of the written records, committed with ``entries``
-    # (changelog-producer input), and of the compaction, committed with the COMPACT snapshot
-    # (lookup, full-compaction)
-    changelog_entries: list[ManifestEntry] = field(default_factory=list)
-    compact_changelog_entries: list[ManifestEntry] = field(default_factory=list)
-    written_paths: list[str] = field(default_factory=list)
-    # the snapshot and schema the writer numbered and laid out its files by (None: unknown)
-    base: WriteBase | None = None
 
 
 def conform(store: FileStore, data: pa.Table) -> pa.Table:

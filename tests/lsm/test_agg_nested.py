@@ -19,7 +19,8 @@ from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.format.binary_row import encode_row
 from paimon_sql.format.murmur import murmur_hash_bytes
 from paimon_sql.lsm.aggregate import AGGREGATORS, FieldAgg, build_field_aggs
-from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec, aggregation, build_merge_spec
+from paimon_sql.lsm.engines import build_merge_spec
+from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec, aggregation
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import (
     ArrayType,

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from paimon_sql.errors import PaimonError, UnsupportedError, ValidationError
 from paimon_sql.lsm.aggregate import FieldAgg, build_field_aggs
-from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec, aggregation, build_merge_spec
+from paimon_sql.lsm.engines import build_merge_spec
+from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec, aggregation
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import (
     ArrayType,

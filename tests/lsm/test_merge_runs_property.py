@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paimon_sql.errors import PaimonError
-from paimon_sql.lsm.engines import engine
-from paimon_sql.lsm.merge import KIND, SEQ, build_merge_spec, reference_view, sort_indices
+from paimon_sql.lsm.engines import build_merge_spec, engine
+from paimon_sql.lsm.merge import KIND, SEQ, reference_view, sort_indices
 from paimon_sql.lsm.merge_runs import encode_keys, sorted_view
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import BigIntType, DataField, IntType, VarCharType

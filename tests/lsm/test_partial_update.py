@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paimon_sql.errors import UnsupportedError, ValidationError
-from paimon_sql.lsm.merge import KIND, SEQ, build_merge_spec, partial_update
+from paimon_sql.lsm.engines import build_merge_spec
+from paimon_sql.lsm.merge import KIND, SEQ, partial_update
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import BigIntType, DataField, IntType, VarBinaryType, VarCharType
 from tests.helpers.aggregate_model import Col, Group, canon, partial_update_key
