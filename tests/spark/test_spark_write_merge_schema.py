@@ -4,6 +4,7 @@ ports of WriteMergeSchemaTest / DataFrameWriteTestBase (schema evolution) statem
 from __future__ import annotations
 
 import datetime
+import os
 from typing import Any
 
 import pytest
@@ -71,3 +72,30 @@ def test_refused_without_the_option(spark: Any, sql: Any, db: str) -> None:
     finally:
         spark.conf.unset("spark.paimon.write.merge-schema")
     assert sql(f"SELECT * FROM {t}") == [(1, "1", 1)]
+
+
+def test_path_write_adds_columns(spark: Any, sql: Any, db: str) -> None:
+    """DataFrameWriteTestBase "Schema evolution": ``df.write.format("paimon").save(location)``."""
+    t = f"paimon.{db}.p"
+    spark.sql(f"CREATE TABLE {t} (a INT, b STRING)")
+    location = os.path.join(spark.conf.get("spark.sql.catalog.paimon.warehouse"), f"{db}.db", "p")
+    spark.createDataFrame([(1, "a")], "a INT, b STRING").write.format("paimon").mode("append").save(location)
+    (spark.createDataFrame([(3, "c", 345)], "a INT, b STRING, c BIGINT").write.format("paimon").mode("append")
+     .option("write.merge-schema", "true").save(location))
+    assert sql(f"SELECT * FROM {t} ORDER BY a") == [(1, "a", None), (3, "c", 345)]
+
+
+def test_sql_insert_by_name(spark: Any, sql: Any, db: str) -> None:
+    """WriteMergeSchemaTest "sql write": INSERT INTO t BY NAME with spark.paimon.write.merge-schema."""
+    t = f"paimon.{db}.s"
+    spark.sql(f"CREATE TABLE {t} (a INT, b STRING)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, '1'), (2, '2')")
+    spark.conf.set("spark.paimon.write.merge-schema", "true")
+    try:
+        spark.sql(f"INSERT INTO {t} BY NAME SELECT 3 AS a, '3' AS b, 3 AS c")
+        assert sql(f"SELECT * FROM {t} ORDER BY a") == [(1, "1", None), (2, "2", None), (3, "3", 3)]
+        spark.sql(f"INSERT INTO {t} BY NAME SELECT '4' AS d, '4' AS b, 4 AS c")
+    finally:
+        spark.conf.unset("spark.paimon.write.merge-schema")
+    assert sql(f"SELECT * FROM {t} ORDER BY a NULLS FIRST") == [
+        (None, "4", 4, "4"), (1, "1", None, None), (2, "2", None, None), (3, "3", 3, None)]

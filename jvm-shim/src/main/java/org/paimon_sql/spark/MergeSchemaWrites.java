@@ -16,6 +16,7 @@ import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression$;
 import org.apache.spark.sql.catalyst.plans.logical.AppendData;
+import org.apache.spark.sql.catalyst.plans.logical.InsertIntoStatement;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.OverwriteByExpression;
 import org.apache.spark.sql.catalyst.plans.logical.OverwritePartitionsDynamic;
@@ -50,6 +51,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * writes cast); Spark's output resolution then finds nothing left to do. The schema change is
  * committed when the write is analysed, before its data is written (as Paimon's V1 write commits
  * it before writing). Writes by position keep Spark's checks (Paimon merges schemas by name only).
+ * Also a resolution rule, for SQL {@code INSERT INTO t BY NAME} with the session setting (its query
+ * is resolved in that batch; the rule meets the statement before Spark turns it into a write).
  */
 final class MergeSchemaWrites extends Rule<LogicalPlan> {
   static final String MERGE_SCHEMA = "write.merge-schema";
@@ -73,6 +76,18 @@ final class MergeSchemaWrites extends Rule<LogicalPlan> {
           return merge(w, options);
         }
       }
+      if (p instanceof InsertIntoStatement i && i.byName() && i.partitionSpec().isEmpty()
+          && i.userSpecifiedCols().isEmpty() && i.query().resolved() && i.query().getTagValue(DONE).isEmpty()
+          && i.table() instanceof DataSourceV2Relation r && r.table() instanceof PaimonTable pt) {
+        Map<String, String> options = new HashMap<>(r.options().asCaseSensitiveMap());
+        if (flag(options, MERGE_SCHEMA)) {
+          PaimonTable evolved = evolve(new Target(pt.catalog(), pt.identifier()), i.query(), options);
+          LogicalPlan query = aligned(i.query(), evolved);
+          query.setTagValue(DONE, Boolean.TRUE);
+          return i.copy(relation(r, evolved), i.partitionSpec(), i.userSpecifiedCols(), query, i.overwrite(),
+              i.ifPartitionNotExists(), i.byName(), i.replaceCriteriaOpt(), i.withSchemaEvolution());
+        }
+      }
       return p;
     }));
   }
@@ -82,24 +97,36 @@ final class MergeSchemaWrites extends Rule<LogicalPlan> {
     if (t == null) {
       return (LogicalPlan) w;
     }
-    Map<String, Object> p = t.catalog.ctx();
-    p.put("namespace", t.ident.namespace().length == 1 ? t.ident.namespace()[0] : String.join(".", t.ident.namespace()));
-    p.put("table", t.ident.name());
-    p.put("schema", w.query().schema().json());
-    p.put("type_widening", flag(options, TYPE_WIDENING));
-    p.put("explicit_cast", flag(options, EXPLICIT_CAST));
-    p.put("case_sensitive", SQLConf.get().caseSensitiveAnalysis());
-    p.put("dynamic_options", DynamicOptions.of(t.catalog.name(), t.ident));
-    PaimonTable evolved = PaimonTable.fromDescription(t.catalog, t.ident,
-        t.catalog.bridge().call("merge_write_schema", p, e -> PaimonCatalog.notFound(t.ident, e)));
+    PaimonTable evolved = evolve(t, w.query(), options);
     LogicalPlan query = aligned(w.query(), evolved);
     query.setTagValue(DONE, Boolean.TRUE);
     V2WriteCommand out = w.withNewQuery(query);
     if (w.table() instanceof DataSourceV2Relation r) {
-      out = out.withNewTable(
-          DataSourceV2Relation.create(evolved, r.catalog(), r.identifier(), r.options(), Option.empty()));
+      out = out.withNewTable(relation(r, evolved));
     }
     return (LogicalPlan) out;
+  }
+
+  /** Merges the query's schema into the table's (the bridge); the table after the merge. */
+  private PaimonTable evolve(Target t, LogicalPlan query, Map<String, String> options) {
+    Map<String, Object> p = t.catalog.ctx();
+    p.put("namespace", String.join(".", t.ident.namespace()));
+    p.put("table", t.ident.name());
+    p.put("schema", query.schema().json());
+    p.put("type_widening", flag(options, TYPE_WIDENING));
+    p.put("explicit_cast", flag(options, EXPLICIT_CAST));
+    p.put("case_sensitive", SQLConf.get().caseSensitiveAnalysis());
+    p.put("dynamic_options", DynamicOptions.of(t.catalog.name(), t.ident));
+    return PaimonTable.fromDescription(t.catalog, t.ident,
+        t.catalog.bridge().call("merge_write_schema", p, e -> PaimonCatalog.notFound(t.ident, e)));
+  }
+
+  /** {@code r} with the evolved table. */
+  private static DataSourceV2Relation relation(DataSourceV2Relation r, PaimonTable evolved) {
+    if (r.table() instanceof PaimonTable old && old.isLoadedByPath()) {
+      evolved.loadedByPath();
+    }
+    return DataSourceV2Relation.create(evolved, r.catalog(), r.identifier(), r.options(), Option.empty());
   }
 
   /** The query's columns by name in the table's order; missing ones null, others cast. */

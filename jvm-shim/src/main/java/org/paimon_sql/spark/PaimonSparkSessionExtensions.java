@@ -77,6 +77,7 @@ public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSession
     });
     extensions.injectResolutionRule(session -> new StoreAssignmentCasts());
     extensions.injectHintResolutionRule(session -> new MergeSchemaWrites(session));
+    extensions.injectResolutionRule(session -> new MergeSchemaWrites(session));
     extensions.injectPostHocResolutionRule(session -> new NotNullColumnCheck());
     extensions.injectPostHocResolutionRule(session -> new ReplaceTableSelfReference());
     PaimonTableValuedFunctions.all().forEach(extensions::injectTableFunction);
