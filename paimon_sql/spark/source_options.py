@@ -133,22 +133,27 @@ TIME_TRAVEL_KEYS = (*travel.TRAVEL_OPTIONS, "log.scan.timestamp-millis")
 # limits, write.use-v2-write, requiredSparkConfsCheck.enabled, split sizing...) change nothing here;
 # read.allow.fullScan is applied (a table option of the engine, see paimon_sql.options.scan);
 # write.hive-style-dynamic-partition.enabled is applied by the shim's HiveStyleDynamicPartition rule,
-# legacy-timestamp-mapping.enabled by the shim and the Spark type mapping (spark_types.py).
+# legacy-timestamp-mapping.enabled by the shim and the Spark type mapping (spark_types.py);
+# write.merge-schema* by the shim's MergeSchemaWrites rule for batch writes by name (streaming
+# writes refuse them: STREAM_NOT_IMPLEMENTED).
 CONNECTOR_NOT_IMPLEMENTED: dict[str, tuple[str, str]] = {
-    **dict.fromkeys(
-        ["write.merge-schema", "write.merge-schema.type-widening", "write.merge-schema.explicit-cast"],
-        ("false", "schema evolution on write through Spark is not implemented yet (the Python API has it: "
-                  "Table.write_merge_schema)"),
-    ),
     "read.changelog": ("false", "batch reads with row kinds are not implemented (streaming reads take it: "
                        "spark.readStream.format('paimon').option('read.changelog', 'true').load(path))"),
 }
 
 
-def check_connector_options(options: Mapping[str, str], table: str) -> None:
+STREAM_NOT_IMPLEMENTED: dict[str, tuple[str, str]] = dict.fromkeys(
+    ["write.merge-schema", "write.merge-schema.type-widening", "write.merge-schema.explicit-cast"],
+    ("false", "a streaming write does not evolve the table's schema (batch writes by name do)"),
+)
+
+
+def check_connector_options(
+    options: Mapping[str, str], table: str, refused: Mapping[str, tuple[str, str]] = CONNECTOR_NOT_IMPLEMENTED,
+) -> None:
     """Refuses Spark connector options paimon_sql does not implement (UnsupportedError naming them
     and saying why) instead of ignoring them."""
-    lowered = {k.lower(): (k, v) for k, v in CONNECTOR_NOT_IMPLEMENTED.items()}
+    lowered = {k.lower(): (k, v) for k, v in refused.items()}
     for key, value in _lower(options).items():
         if key not in lowered:
             continue

@@ -40,7 +40,7 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 
 from paimon_sql.errors import PaimonError, ValidationError
 from paimon_sql.fs.file_io import FileIO, join
-from paimon_sql.spark.source_options import _lower
+from paimon_sql.spark.source_options import STREAM_NOT_IMPLEMENTED, _lower, check_connector_options
 from paimon_sql.spark.writer import PaimonCommitMessage, PaimonWriter
 
 _LOG = logging.getLogger(__name__)
@@ -142,6 +142,8 @@ def task_batch_id() -> int | None:
 def stream_writer(source: Any, schema: st.StructType, overwrite: bool) -> PaimonStreamWriter:
     """The writer of one micro-batch of the data source ``source`` (a ``PaimonDataSource``):
     its batch writer (``overwrite``: complete output mode) with the query's commit user."""
+    check_connector_options(source.options, str(source.options.get("table") or source.options.get("path")),
+                            STREAM_NOT_IMPLEMENTED)
     writer: PaimonWriter = source.writer(schema, overwrite)
     user = stream_commit_user(source.options, writer.store.schema.options, writer.table_name)
     return PaimonStreamWriter(writer, user)

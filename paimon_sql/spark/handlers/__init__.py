@@ -6,6 +6,7 @@ of its area:
 
 - ``catalog``: the catalog's life cycle and namespaces (databases);
 - ``tables``: loading a table and the DDL (create, alter, drop, rename);
+- ``merge_schema``: a Spark write's schema evolution (``write.merge-schema``);
 - ``replace``: REPLACE TABLE / CREATE OR REPLACE TABLE in place;
 - ``scan``: read planning (native parquet reads, ``count(*)`` from the manifests);
 - ``write``: DELETE FROM and TRUNCATE;
@@ -28,6 +29,7 @@ from __future__ import annotations
 # the area modules register their calls when imported
 from paimon_sql.spark.handlers import (  # noqa: F401
     catalog,
+    merge_schema,
     partitions,
     procedures,
     replace,

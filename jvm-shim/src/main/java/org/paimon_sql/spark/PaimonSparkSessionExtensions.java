@@ -15,6 +15,7 @@ import scala.runtime.BoxedUnit;
  * {@link ReplaceTableSelfReference} (a self-referencing {@code REPLACE TABLE ... AS SELECT}),
  * {@link SaveAsTableOverwrite} ({@code saveAsTable} in overwrite mode keeps the table's definition),
  * {@link StoreAssignmentCasts} (Paimon's casts of written columns),
+ * {@link MergeSchemaWrites} (Paimon's {@code write.merge-schema} for DataFrame writes by name),
  * and {@link HiveStyleDynamicPartition} (Paimon's {@code write.hive-style-dynamic-partition.enabled}),
  * and Paimon's table-valued functions ({@link PaimonTableValuedFunctions}: {@code paimon_incremental_query},
  * {@code paimon_incremental_between_timestamp}, {@code paimon_incremental_to_auto_tag}),
@@ -75,6 +76,8 @@ public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSession
       return new HiveStyleDynamicPartition();
     });
     extensions.injectResolutionRule(session -> new StoreAssignmentCasts());
+    extensions.injectHintResolutionRule(session -> new MergeSchemaWrites(session));
+    extensions.injectResolutionRule(session -> new MergeSchemaWrites(session));
     extensions.injectPostHocResolutionRule(session -> new NotNullColumnCheck());
     extensions.injectPostHocResolutionRule(session -> new ReplaceTableSelfReference());
     PaimonTableValuedFunctions.all().forEach(extensions::injectTableFunction);

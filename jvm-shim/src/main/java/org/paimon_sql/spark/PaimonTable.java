@@ -450,6 +450,11 @@ public class PaimonTable
     return catalog;
   }
 
+  /** The table's identifier in {@link #catalog()}. */
+  Identifier identifier() {
+    return ident;
+  }
+
   /**
    * Every scan gets a Python data source object of its own (see {@link PaimonScanBuilder}), so the
    * Python reader may take Spark's filters ({@code paimon.filter-pushdown}) when the session lets

@@ -1,0 +1,112 @@
+"""Paimon's ``write.merge-schema`` on DataFrame writes by name (the shim's ``MergeSchemaWrites``):
+ports of WriteMergeSchemaTest / DataFrameWriteTestBase (schema evolution) statements and answers."""
+
+from __future__ import annotations
+
+import datetime
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.spark
+
+
+def _types(spark: Any, t: str) -> list[tuple[str, str]]:
+    return [(f.name, f.dataType.simpleString()) for f in spark.table(t).schema.fields]
+
+
+def test_dataframe_write_adds_columns(spark: Any, sql: Any, db: str) -> None:
+    """WriteMergeSchemaTest "dataframe write": new columns, then missing and new columns."""
+    t = f"paimon.{db}.t"
+    spark.sql(f"CREATE TABLE {t} (a INT, b STRING)")
+    spark.createDataFrame([(1, "1"), (2, "2")], "a INT, b STRING").write.format("paimon").mode("append").saveAsTable(t)
+    (spark.createDataFrame([(3, "3", 3)], "a INT, b STRING, c INT").write.format("paimon").mode("append")
+     .option("write.merge-schema", "true").saveAsTable(t))
+    assert sql(f"SELECT * FROM {t} ORDER BY a") == [(1, "1", None), (2, "2", None), (3, "3", 3)]
+    spark.createDataFrame([("4", "4", 4)], "d STRING, b STRING, c INT").writeTo(t).option(
+        "write.merge-schema", "true").append()
+    assert sql(f"SELECT * FROM {t} ORDER BY a NULLS FIRST") == [
+        (None, "4", 4, "4"), (1, "1", None, None), (2, "2", None, None), (3, "3", 3, None)]
+    assert _types(spark, t) == [("a", "int"), ("b", "string"), ("c", "int"), ("d", "string")]
+
+
+def test_type_widening_and_refusals(spark: Any, sql: Any, db: str, spark_warehouse: str, tmp_path: Path) -> None:
+    """INT -> BIGINT keeps the table's type without type-widening and widens it with; a lossy change
+    (STRING -> DATE) is refused without explicit-cast (nothing written, schema unchanged) and done
+    with it (DataFrameWriteTestBase "allowExplicitCast = true")."""
+    t = f"paimon.{db}.w"
+    spark.sql(f"CREATE TABLE {t} (id INT, a INT, b STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 1, '2023-08-01')")
+    df = spark.createDataFrame([(2, 2, "2023-08-02")], "id INT, a BIGINT, b STRING")
+    df.writeTo(t).option("write.merge-schema", "true").append()
+    assert _types(spark, t) == [("id", "int"), ("a", "int"), ("b", "string")]
+    df.writeTo(t).option("write.merge-schema", "true").option("write.merge-schema.type-widening", "true").append()
+    assert _types(spark, t) == [("id", "int"), ("a", "bigint"), ("b", "string")]
+    dated = spark.createDataFrame([(3, 3, datetime.date(2023, 8, 3))], "id INT, a BIGINT, b DATE")
+    with pytest.raises(Exception, match="b"):  # noqa: PT011 - Spark wraps the engine's error
+        (dated.writeTo(t).option("write.merge-schema", "true").option("write.merge-schema.type-widening", "true")
+         .append())
+    assert _types(spark, t) == [("id", "int"), ("a", "bigint"), ("b", "string")]
+    assert sql(f"SELECT count(*) FROM {t}") == [(2,)]
+    (dated.writeTo(t).option("write.merge-schema", "true").option("write.merge-schema.type-widening", "true")
+     .option("write.merge-schema.explicit-cast", "true").append())
+    assert _types(spark, t) == [("id", "int"), ("a", "bigint"), ("b", "date")]
+    want = [(1, 1, datetime.date(2023, 8, 1)), (2, 2, datetime.date(2023, 8, 2)), (3, 3, datetime.date(2023, 8, 3))]
+    assert sql(f"SELECT * FROM {t} ORDER BY id") == want
+    # pypaimon 2.1.0 reads the evolved table (files of three schema versions) the same
+    from tests.helpers.interop_util import PypaimonIO, ensure_pypaimon_python
+
+    python, why = ensure_pypaimon_python()
+    if python is None:
+        pytest.skip(why)
+    scratch = tmp_path / "ipc"
+    scratch.mkdir()
+    got = PypaimonIO(python, Path(spark_warehouse), scratch).read(f"{db}.w")
+    assert sorted(zip(*(got.column(c).to_pylist() for c in ("id", "a", "b")))) == want
+
+
+def test_refused_without_the_option(spark: Any, sql: Any, db: str) -> None:
+    """Extra columns without write.merge-schema: Spark's output check refuses, nothing written;
+    the session setting spark.paimon.write.merge-schema turns it on."""
+    t = f"paimon.{db}.r"
+    spark.sql(f"CREATE TABLE {t} (a INT, b STRING)")
+    df = spark.createDataFrame([(1, "1", 1)], "a INT, b STRING, c INT")
+    with pytest.raises(Exception, match="too many data columns|extra columns|INCOMPATIBLE_DATA"):  # noqa: PT011
+        df.writeTo(t).append()
+    assert sql(f"SELECT count(*) FROM {t}") == [(0,)]
+    assert _types(spark, t) == [("a", "int"), ("b", "string")]
+    spark.conf.set("spark.paimon.write.merge-schema", "true")
+    try:
+        df.writeTo(t).append()
+    finally:
+        spark.conf.unset("spark.paimon.write.merge-schema")
+    assert sql(f"SELECT * FROM {t}") == [(1, "1", 1)]
+
+
+def test_path_write_adds_columns(spark: Any, sql: Any, db: str) -> None:
+    """DataFrameWriteTestBase "Schema evolution": ``df.write.format("paimon").save(location)``."""
+    t = f"paimon.{db}.p"
+    spark.sql(f"CREATE TABLE {t} (a INT, b STRING)")
+    location = os.path.join(spark.conf.get("spark.sql.catalog.paimon.warehouse"), f"{db}.db", "p")
+    spark.createDataFrame([(1, "a")], "a INT, b STRING").write.format("paimon").mode("append").save(location)
+    (spark.createDataFrame([(3, "c", 345)], "a INT, b STRING, c BIGINT").write.format("paimon").mode("append")
+     .option("write.merge-schema", "true").save(location))
+    assert sql(f"SELECT * FROM {t} ORDER BY a") == [(1, "a", None), (3, "c", 345)]
+
+
+def test_sql_insert_by_name(spark: Any, sql: Any, db: str) -> None:
+    """WriteMergeSchemaTest "sql write": INSERT INTO t BY NAME with spark.paimon.write.merge-schema."""
+    t = f"paimon.{db}.s"
+    spark.sql(f"CREATE TABLE {t} (a INT, b STRING)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, '1'), (2, '2')")
+    spark.conf.set("spark.paimon.write.merge-schema", "true")
+    try:
+        spark.sql(f"INSERT INTO {t} BY NAME SELECT 3 AS a, '3' AS b, 3 AS c")
+        assert sql(f"SELECT * FROM {t} ORDER BY a") == [(1, "1", None), (2, "2", None), (3, "3", 3)]
+        spark.sql(f"INSERT INTO {t} BY NAME SELECT '4' AS d, '4' AS b, 4 AS c")
+    finally:
+        spark.conf.unset("spark.paimon.write.merge-schema")
+    assert sql(f"SELECT * FROM {t} ORDER BY a NULLS FIRST") == [
+        (None, "4", 4, "4"), (1, "1", None, None), (2, "2", None, None), (3, "3", 3, None)]
