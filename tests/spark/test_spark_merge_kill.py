@@ -34,16 +34,22 @@ def _ppid(pid: int) -> int:
     return int(stat.rsplit(")", 1)[1].split()[1])
 
 
+TASK_DAEMON = "-m pyspark.daemon pyspark.worker"
+
+
 def _python_workers_of_this_process() -> list[int]:
-    """The forked Python workers (children of a ``pyspark.daemon``) that descend from this test
-    process's own Spark JVM (other processes on the machine may run Spark too)."""
+    """The forked Python workers that run tasks (children of the ``pyspark.daemon`` of
+    ``pyspark.worker``) and descend from this test process's own Spark JVM (other processes on the
+    machine may run Spark too). Not the idle workers of the driver's data source steps (one daemon
+    per step: ``...commit_data_source_write`` runs the abort): killing those is not a task crash,
+    and Spark may hand a killed idle worker (not yet reaped) to the abort, which then fails."""
     me, out = os.getpid(), []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         pid = int(entry)
         parent = _ppid(pid)
-        if "pyspark.daemon" not in _cmdline(pid) or "pyspark.daemon" not in _cmdline(parent):
+        if not _cmdline(pid).rstrip().endswith(TASK_DAEMON) or not _cmdline(parent).rstrip().endswith(TASK_DAEMON):
             continue
         p = parent
         while p > 1 and p != me:
