@@ -95,8 +95,9 @@ def test_merge_killed_mid_write_commits_nothing_and_leaves_no_files(
 
     th = threading.Thread(target=killer, daemon=True)
     th.start()
+    started = time.monotonic()
     try:
-        with pytest.raises(Exception):  # noqa: B017 (Spark reports the lost worker in its own words)
+        with pytest.raises(Exception) as failure:  # noqa: B017 (Spark reports the lost worker in its own words)
             spark.sql(f"MERGE INTO {db}.t t USING merge_kill_src s ON t.id = s.id "
                       "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
     finally:
@@ -104,7 +105,10 @@ def test_merge_killed_mid_write_commits_nothing_and_leaves_no_files(
         th.join()
     assert killed, "no writing Python worker was found and killed"
     assert t.snapshot_ids() == before_snapshots
-    assert _data_files(root) == before_files
+    # what the statement's failure looked like, should files be left (a diagnosis for a flaky run)
+    how = (f"statement failed after {time.monotonic() - started:.1f} s, {len(killed)} workers killed: "
+           f"{str(failure.value).splitlines()[0][:300] if str(failure.value) else type(failure.value).__name__}")
+    assert _data_files(root) == before_files, how
     # the table answers as before the statement, and takes the next MERGE
     assert sql(f"SELECT count(*), min(v), max(v) FROM {db}.t") == [(1000, "old", "old")]
     spark.sql(f"MERGE INTO {db}.t t USING (SELECT id, 'new' v FROM range(990, 1010)) s ON t.id = s.id "
