@@ -21,14 +21,14 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from paimon_sql.catalog.identifier import DEFAULT_DATABASE, Identifier
 from paimon_sql.errors import NotFoundError, PaimonError, ValidationError
-from paimon_sql.table.table import Table
 
 if TYPE_CHECKING:
     from paimon_sql.catalog.catalog import Catalog
+    from paimon_sql.table.table import Table
 
 _R = TypeVar("_R")
 PARAM_TYPES = ("STRING", "BIGINT", "INT", "BOOLEAN", "DOUBLE")
@@ -228,9 +228,8 @@ def table_arg(catalog: Catalog, procedure: str, value: str, arg: str = "table") 
         raise ValidationError(
             f"Procedure {procedure}: argument {arg!r} must name a table, not the system table {ident.full_name}"
         )
-    table = catalog.get_table(ident)
-    assert isinstance(table, Table)
-    return table
+    # not a system table (refused above): the data table itself
+    return cast("Table", catalog.get_table(ident))
 
 
 def call_procedure(
