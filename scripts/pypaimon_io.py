@@ -26,6 +26,12 @@ Commands (each prints one JSON object on stdout):
       Reads every snapshot into DIR/snapshot-<id>.arrow; prints {"snapshot_ids": [...]}.
   snapshots --warehouse W --table db.t
       Prints {"snapshot_ids": [...]} (ascending).
+  serve
+      Runs commands for as long as stdin is open, so that a test run pays pypaimon's import (~1-2 s)
+      once: each request is one JSON line {"argv": [...], "env": {...}} (the command line of one of the
+      commands above; "env" sets PYPAIMON_CATALOG_OPTIONS for it), each answer one JSON line on stdout
+      {"ok": RESULT} or {"error": "what went wrong"}. What commands print goes to stderr. A fresh
+      catalog is made per request, as in the one-command-per-process use.
 """
 
 from __future__ import annotations
@@ -255,8 +261,43 @@ def main(argv: list[str] | None = None) -> int:
     common(p_snap)
     p_snap.set_defaults(func=cmd_snapshots)
 
+    p_serve = sub.add_parser("serve")
+    p_serve.set_defaults(func=None)
+
     args = parser.parse_args(argv)
+    if args.func is None:
+        return serve(parser)
     print(json.dumps(args.func(args)))
+    return 0
+
+
+def serve(parser: argparse.ArgumentParser) -> int:
+    """One JSON request per stdin line, one JSON answer per stdout line (see the module docstring)."""
+    answers = sys.stdout
+    sys.stdout = sys.stderr  # anything a command prints must not be taken for an answer
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            env = request.get("env") or {}
+            for key in ("PYPAIMON_CATALOG_OPTIONS",):
+                if env.get(key) is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = env[key]
+            args = parser.parse_args(request["argv"])
+            if args.func is None:
+                raise SystemExit("serve cannot be nested")
+            answer: dict[str, Any] = {"ok": args.func(args)}
+        except SystemExit as exc:  # argparse errors and the commands' own refusals
+            answer = {"error": f"exit: {exc.code}"}
+        except Exception as exc:  # the request fails; the server goes on
+            import traceback
+
+            answer = {"error": "".join(traceback.format_exception(exc))}
+        answers.write(json.dumps(answer) + "\n")
+        answers.flush()
     return 0
 
 

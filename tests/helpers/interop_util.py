@@ -3,12 +3,16 @@ driver for scripts/pypaimon_io.py (which runs in the separate pypaimon venv)."""
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import datetime as dt
 import json
 import math
 import os
+import select
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -96,14 +100,8 @@ class PypaimonIO:
         self._n = 0
 
     def _run(self, *args: str) -> dict[str, Any]:
-        cmd = [str(self.python), str(IO_SCRIPT), args[0], "--warehouse", str(self.warehouse), *args[1:]]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0:
-            raise PypaimonError(
-                f"pypaimon {' '.join(args[:3])} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}"
-            )
-        result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
-        return result
+        argv = [args[0], "--warehouse", str(self.warehouse), *args[1:]]
+        return _server(self.python).request(argv, f"pypaimon {' '.join(args[:3])}")
 
     def _tmp(self, stem: str) -> Path:
         self._n += 1
@@ -169,7 +167,100 @@ class PypaimonIO:
 
 
 class PypaimonError(RuntimeError):
-    """pypaimon_io.py exited non-zero."""
+    """A pypaimon_io.py command failed."""
+
+
+class _PypaimonServer:
+    """One long-lived ``pypaimon_io.py serve`` process per pypaimon python: each command is one JSON
+    line in and one out, so a test run imports pypaimon once instead of once per call (~1-2 s each).
+    A process that dies or does not answer within the timeout is killed and started again for the next
+    request; the failed request raises PypaimonError with the end of its stderr."""
+
+    TIMEOUT = 600.0
+
+    def __init__(self, python: Path) -> None:
+        self.python = python
+        self._proc: subprocess.Popen[str] | None = None
+        self._stderr: Any = None
+
+    def _start(self) -> subprocess.Popen[str]:
+        if self._proc is not None and self._proc.poll() is None:
+            return self._proc
+        self.close()
+        self._stderr = tempfile.TemporaryFile(mode="w+", prefix="pypaimon-serve-")
+        self._proc = subprocess.Popen(
+            [str(self.python), str(IO_SCRIPT), "serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+        )
+        return self._proc
+
+    def _stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        self._stderr.flush()
+        self._stderr.seek(0)
+        tail: str = self._stderr.read()[-4000:]
+        return tail
+
+    def request(self, argv: list[str], what: str) -> dict[str, Any]:
+        proc = self._start()
+        assert proc.stdin is not None and proc.stdout is not None
+        env = {"PYPAIMON_CATALOG_OPTIONS": os.environ.get("PYPAIMON_CATALOG_OPTIONS")}
+        try:
+            proc.stdin.write(json.dumps({"argv": argv, "env": env}) + "\n")
+            proc.stdin.flush()
+            ready, _, _ = select.select([proc.stdout], [], [], self.TIMEOUT)
+            line = proc.stdout.readline() if ready else ""
+        except OSError as exc:
+            line = ""
+            why = f"{type(exc).__name__}: {exc}"
+        else:
+            why = "no answer within the timeout" if not ready else "the process ended"
+        if not line:
+            tail = self._stderr_tail()
+            self.close()
+            raise PypaimonError(f"{what} failed ({why}):\n{tail}")
+        answer: dict[str, Any] = json.loads(line)
+        if "error" in answer:
+            raise PypaimonError(f"{what} failed: {answer['error']}\n{self._stderr_tail()[-2000:]}")
+        result: dict[str, Any] = answer["ok"]
+        return result
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            if proc.stdin is not None:
+                with contextlib.suppress(OSError):
+                    proc.stdin.close()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+
+_SERVERS: dict[Path, _PypaimonServer] = {}
+
+
+def _server(python: Path) -> _PypaimonServer:
+    server = _SERVERS.get(python)
+    if server is None:
+        server = _SERVERS[python] = _PypaimonServer(python)
+    return server
+
+
+@atexit.register
+def _close_servers() -> None:
+    for server in _SERVERS.values():
+        server.close()
 
 
 # ---------------------------------------------------------------------------------------------------
