@@ -15,15 +15,22 @@ def catalog(tmp_path) -> Catalog:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="session")
-def installed_wheel(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
-    """The python of a new virtualenv holding only paimon_sql's wheel (built from a clean copy of
-    this tree) and its dependencies."""
-    from tests.helpers.wheel_install import build_wheel, clean_copy, install_into_new_venv
+def built_dist(tmp_path_factory) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
+    """(sdist, wheel) built as ``python -m build`` does from a clean copy of this tree: the sdist
+    first (sources, no jar), then the wheel from the sdist (which compiles the shim)."""
+    from tests.helpers.wheel_install import build_sdist, build_wheel, clean_copy
 
     base = tmp_path_factory.mktemp("wheel")
-    src = clean_copy(base / "src")
-    wheel = build_wheel(src, base / "dist")
-    return install_into_new_venv(wheel, base / "venv")
+    sdist = build_sdist(clean_copy(base / "src"), base / "sdist")
+    return sdist, build_wheel(sdist, base / "dist")
+
+
+@pytest.fixture(scope="session")
+def installed_wheel(built_dist, tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+    """The python of a new virtualenv holding only paimon_sql's wheel and its dependencies."""
+    from tests.helpers.wheel_install import install_into_new_venv
+
+    return install_into_new_venv(built_dist[1], tmp_path_factory.mktemp("wheel-venv") / "venv")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -39,10 +39,22 @@ def _run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
     return run  # type: ignore[no-any-return]
 
 
+def build_sdist(src: Path, dest: Path) -> Path:
+    """The sdist of the tree at ``src``, made by the project's build backend (what ``python -m build``
+    calls first)."""
+    code = ("import sys; sys.path.insert(0, 'build_backend'); import paimon_sql_build as b; "
+            f"print(b.build_sdist({str(dest)!r}))")
+    _run([sys.executable, "-c", code], cwd=str(src), timeout=300)
+    sdists = list(dest.glob("paimon_sql-*.tar.gz"))
+    assert len(sdists) == 1, sdists
+    return sdists[0]
+
+
 def build_wheel(src: Path, dist: Path) -> Path:
-    """``pip wheel`` with build isolation (setuptools and pyspark in pip's own build env)."""
+    """``pip wheel`` of a source tree or an sdist, with build isolation (setuptools and pyspark in
+    pip's own build env)."""
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check", "-q",
-          "-w", str(dist), str(src)], cwd=str(dist.parent))
+          "-w", str(dist), str(src)], cwd=str(dist.parent), timeout=900)
     wheels = list(dist.glob("paimon_sql-*.whl"))
     assert len(wheels) == 1, wheels
     return wheels[0]

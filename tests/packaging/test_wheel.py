@@ -135,29 +135,16 @@ def test_installed_session_runs_sql(installed_wheel: Path, tmp_path: Path) -> No
 
 
 @pytest.mark.slow
-def test_a_wheel_built_from_the_sdist_carries_the_shim(tmp_path: Path) -> None:
-    """``python -m build``'s path: an sdist (Java sources and the build backend, no jar), then a wheel
-    built from it, which compiles the shim."""
+def test_a_wheel_built_from_the_sdist_carries_the_shim(built_dist: tuple[Path, Path]) -> None:
+    """``python -m build``'s path (the one every installed-wheel test uses): an sdist with the Java
+    sources and the build backend but no jar, then a wheel built from it, which compiles the shim."""
     import tarfile
 
-    from tests.helpers.wheel_install import clean_copy
-
-    src = clean_copy(tmp_path / "src")
-    sdist_dir = tmp_path / "sdist"
-    code = ("import sys; sys.path.insert(0, 'build_backend'); import paimon_sql_build as b; "
-            f"print(b.build_sdist({str(sdist_dir)!r}))")
-    run = subprocess.run([sys.executable, "-c", code], cwd=src, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr[-3000:]
-    (sdist,) = sdist_dir.glob("paimon_sql-*.tar.gz")
+    sdist, wheel = built_dist
     with tarfile.open(sdist) as tf:
         names = tf.getnames()
     assert any(n.endswith("jvm-shim/src/main/java/org/paimon_sql/spark/PaimonCatalog.java") for n in names)
     assert any(n.endswith("build_backend/shim.py") for n in names)
     assert not any(n.endswith(".jar") for n in names)
-    wheel_dir = tmp_path / "dist"
-    run = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "--disable-pip-version-check",
-                          "-w", str(wheel_dir), str(sdist)], capture_output=True, text=True, timeout=900)
-    assert run.returncode == 0, run.stderr[-3000:]
-    (wheel,) = wheel_dir.glob("paimon_sql-*.whl")
     with zipfile.ZipFile(wheel) as z:
         assert "paimon_sql/spark/jars/paimon-sql-shim.jar" in z.namelist()
