@@ -110,3 +110,23 @@ def test_sql_insert_by_name(spark: Any, sql: Any, db: str) -> None:
         spark.conf.unset("spark.paimon.write.merge-schema")
     assert sql(f"SELECT * FROM {t} ORDER BY a NULLS FIRST") == [
         (None, "4", 4, "4"), (1, "1", None, None), (2, "2", None, None), (3, "3", 3, None)]
+
+
+def test_schema_committed_when_the_write_runs(spark: Any, sql: Any, db: str) -> None:
+    """The merge is planned while the write is analysed and committed when it runs: an EXPLAIN of the
+    write (analysed and planned, never run) leaves the schema as it was; the write itself evolves it
+    (one schema version)."""
+    t = f"paimon.{db}.e"
+    spark.sql(f"CREATE TABLE {t} (a INT, b STRING)")
+    spark.conf.set("spark.paimon.write.merge-schema", "true")
+    try:
+        plan = sql(f"EXPLAIN INSERT INTO {t} BY NAME SELECT 1 AS a, '1' AS b, 1 AS c")
+        assert "AppendData" in plan[0][0]
+        assert _types(spark, t) == [("a", "int"), ("b", "string")]
+        assert sql(f"SELECT count(*) FROM paimon.{db}.`e$schemas`") == [(1,)]
+        spark.sql(f"INSERT INTO {t} BY NAME SELECT 1 AS a, '1' AS b, 1 AS c")
+    finally:
+        spark.conf.unset("spark.paimon.write.merge-schema")
+    assert _types(spark, t) == [("a", "int"), ("b", "string"), ("c", "int")]
+    assert sql(f"SELECT count(*) FROM paimon.{db}.`e$schemas`") == [(2,)]
+    assert sql(f"SELECT * FROM {t}") == [(1, "1", 1)]

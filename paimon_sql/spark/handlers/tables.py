@@ -173,14 +173,21 @@ def _describe(cat: Catalog, ident: Identifier, params: Params) -> Result:
         tt = time_travel(dyn, table)
         if tt:
             schema = table.resolve_read(**tt)[1].schema
+    return _describe_schema(stored, schema, {**base_opts, **tt_opts}, bool(tt_opts), params)
+
+
+def _describe_schema(stored: Table, schema: TableSchema, options: dict[str, str], read_only: bool,
+                     params: Params) -> Result:
+    """The description of ``stored`` read or written with ``schema`` (its current one, a time
+    travel's, or one a write has planned but not committed yet)."""
     bucket, bucket_keys, bucket_key_types = _bucket_layout(schema)
     return {
         "schema": add_default_metadata(spark_types.spark_schema_json(schema.fields, _legacy(params)), schema.fields),
         "properties": _table_properties(stored, schema),
         "partition_keys": list(schema.partition_keys),
         "primary_keys": list(schema.primary_keys),
-        "options": {**base_opts, **tt_opts},
-        "read_only": bool(tt_opts),
+        "options": options,
+        "read_only": read_only,
         # the shim clusters writes of fixed-bucket tables by (partition, paimon_bucket(bucket, keys))
         "bucket": bucket,
         "bucket_keys": bucket_keys,

@@ -31,6 +31,7 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import scala.Option;
 import scala.PartialFunction$;
 import scala.jdk.javaapi.CollectionConverters;
@@ -48,9 +49,10 @@ import scala.jdk.javaapi.CollectionConverters;
  * a refused type change fails the statement before anything is written), then aligns the query to
  * the evolved table by name: the table's columns in its order, a column the query lacks as null,
  * a column of another type cast to the table's type with the session's ANSI mode (as Paimon's
- * writes cast); Spark's output resolution then finds nothing left to do. The schema change is
- * committed when the write is analysed, before its data is written (as Paimon's V1 write commits
- * it before writing). Writes by position keep Spark's checks (Paimon merges schemas by name only).
+ * writes cast); Spark's output resolution then finds nothing left to do. The schema change is only
+ * planned here; it is committed when the write runs ({@link PaimonWrite#toBatch}), before its data
+ * is written, as Paimon's write command commits it before writing: an {@code EXPLAIN} of the write,
+ * or a statement that fails before it runs, leaves the schema as it was. Writes by position keep Spark's checks (Paimon merges schemas by name only).
  * Also a resolution rule, for SQL {@code INSERT INTO t BY NAME} with the session setting (its query
  * is resolved in that batch; the rule meets the statement before Spark turns it into a write).
  */
@@ -103,6 +105,12 @@ final class MergeSchemaWrites extends Rule<LogicalPlan> {
     V2WriteCommand out = w.withNewQuery(query);
     if (w.table() instanceof DataSourceV2Relation r) {
       out = out.withNewTable(relation(r, evolved));
+    } else if (w.table() instanceof UnresolvedRelation u) {
+      // resolved here with the planned table: loading it would give the schema before the merge,
+      // which is committed only when the write runs
+      out = out.withNewTable(DataSourceV2Relation.create(
+          evolved, Option.apply(t.catalog), Option.apply(t.ident), CaseInsensitiveStringMap.empty(),
+          Option.empty())); // the options stay the write's (Spark's V2Writes takes them from one side)
     }
     return (LogicalPlan) out;
   }
@@ -117,8 +125,11 @@ final class MergeSchemaWrites extends Rule<LogicalPlan> {
     p.put("explicit_cast", flag(options, EXPLICIT_CAST));
     p.put("case_sensitive", SQLConf.get().caseSensitiveAnalysis());
     p.put("dynamic_options", DynamicOptions.of(t.catalog.name(), t.ident));
-    return PaimonTable.fromDescription(t.catalog, t.ident,
-        t.catalog.bridge().call("merge_write_schema", p, e -> PaimonCatalog.notFound(t.ident, e)));
+    p.put("commit", false); // planned now, committed when the write runs (PaimonWrite.toBatch)
+    Map<String, Object> r =
+        t.catalog.bridge().call("merge_write_schema", p, e -> PaimonCatalog.notFound(t.ident, e));
+    PaimonTable evolved = PaimonTable.fromDescription(t.catalog, t.ident, r);
+    return Boolean.TRUE.equals(r.get("schema_merge_pending")) ? evolved.withPendingSchemaMerge(p) : evolved;
   }
 
   /** {@code r} with the evolved table. */

@@ -58,6 +58,11 @@ public class PaimonTable
   private List<String> bucketKeyTypes = Collections.emptyList();
   /** Loaded by {@link PaimonSource} (a path): Spark's relation has no catalog to look functions up in. */
   private boolean byPath = false;
+  /**
+   * A {@code write.merge-schema} change planned while the write was analysed and committed when it
+   * runs (the bridge call's parameters), or null; see {@link MergeSchemaWrites}.
+   */
+  private Map<String, Object> pendingSchemaMerge = null;
 
   PaimonTable(
       PaimonCatalog catalog,
@@ -123,6 +128,39 @@ public class PaimonTable
   PaimonTable loadedByPath() {
     this.byPath = true;
     return this;
+  }
+
+  /**
+   * This table as a planned {@code write.merge-schema} change would leave it: the change (the bridge
+   * call {@code merge_write_schema} with {@code params}) is committed by {@link #commitPendingSchemaMerge},
+   * when a write into this table runs.
+   */
+  PaimonTable withPendingSchemaMerge(Map<String, Object> params) {
+    this.pendingSchemaMerge = new HashMap<>(params);
+    return this;
+  }
+
+  /**
+   * Commits the schema change planned for this write, if any (once): merged with the table's
+   * schema of now, which must give the schema the write was planned with; a schema changed in
+   * between (another writer's ALTER) fails the write before any data is written.
+   */
+  @SuppressWarnings("unchecked")
+  synchronized void commitPendingSchemaMerge() {
+    if (pendingSchemaMerge == null) {
+      return;
+    }
+    Map<String, Object> p = new HashMap<>(pendingSchemaMerge);
+    p.put("commit", true);
+    Map<String, Object> r = catalog.bridge().call("merge_write_schema", p, e -> PaimonCatalog.notFound(ident, e));
+    StructType committed = (StructType) DataType.fromJson((String) r.get("schema"));
+    if (!committed.sameType(schema)) {
+      throw Errors.sneaky(new PaimonException(ErrorKind.COMMIT_CONFLICT,
+          "Table " + PaimonCatalog.quoted(ident) + ": its schema changed while the write with "
+              + "write.merge-schema was planned (planned " + schema.simpleString() + ", now "
+              + committed.simpleString() + "); run the write again", null));
+    }
+    pendingSchemaMerge = null;
   }
 
   /** Whether this table is read only (a time travel or a system table). */

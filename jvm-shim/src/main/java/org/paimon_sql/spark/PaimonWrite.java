@@ -203,6 +203,7 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
 
   @Override
   public BatchWrite toBatch() {
+    table.commitPendingSchemaMerge(); // the write runs now (not when it was planned or explained)
     return delegate.toBatch();
   }
 
