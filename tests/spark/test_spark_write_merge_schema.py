@@ -130,3 +130,47 @@ def test_schema_committed_when_the_write_runs(spark: Any, sql: Any, db: str) -> 
     assert _types(spark, t) == [("a", "int"), ("b", "string"), ("c", "int")]
     assert sql(f"SELECT count(*) FROM paimon.{db}.`e$schemas`") == [(2,)]
     assert sql(f"SELECT * FROM {t}") == [(1, "1", 1)]
+
+
+def test_nested_struct_fields(spark: Any, sql: Any, db: str) -> None:
+    """WriteMergeSchemaTest "nested struct with new fields by sql / by dataframe", "deeply nested struct
+    with new fields", "nested struct new fields and top-level new column together" and "nested struct
+    with missing fields": new fields inside ROW columns are added (by name, at the end of their ROW),
+    fields the data lacks are written as null, a null ROW stays null."""
+    from pyspark.sql import Row
+
+    t = f"paimon.{db}.ns"
+    spark.sql(f"CREATE TABLE {t} (id INT, info STRUCT<key1 STRUCT<key2 STRING, key3 STRING>>)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, struct(struct('v2a', 'v3a')))")
+    spark.conf.set("spark.paimon.write.merge-schema", "true")
+    try:
+        spark.sql(f"INSERT INTO {t} BY NAME SELECT 3 AS id, named_struct('key1', named_struct("
+                  "'key2', 'v2c', 'key4', 'v4c', 'key3', 'v3c')) AS info")
+        spark.sql(f"INSERT INTO {t} BY NAME SELECT 4 AS id, CAST(NULL AS STRUCT<key1: STRUCT<key3: STRING>>) AS info")
+        m = f"paimon.{db}.nm"
+        spark.sql(f"CREATE TABLE {m} (id INT, info STRUCT<f1 STRING, f2 STRING, f3 STRING>)")
+        spark.sql(f"INSERT INTO {m} VALUES (1, struct('a', 'b', 'c'))")
+        spark.sql(f"INSERT INTO {m} BY NAME SELECT 2 AS id, named_struct('f2', 'y', 'f3', 'z') AS info")
+        spark.sql(f"INSERT INTO {m} BY NAME SELECT 3 AS id, named_struct('f1', 'x', 'f4', 'w', 'f3', 'z') AS info,"
+                  " 'top' AS extra")
+        spark.sql(f"INSERT INTO {m} BY NAME SELECT 4 AS id, named_struct('f2', 'p', 'f3', 'q', 'f4', 'r') AS info")
+    finally:
+        spark.conf.unset("spark.paimon.write.merge-schema")
+    assert sql(f"SELECT * FROM {t} ORDER BY id") == [
+        (1, Row(key1=Row(key2="v2a", key3="v3a", key4=None))),
+        (3, Row(key1=Row(key2="v2c", key3="v3c", key4="v4c"))),
+        (4, None)]
+    assert sql(f"SELECT * FROM {m} ORDER BY id") == [
+        (1, Row(f1="a", f2="b", f3="c", f4=None), None),
+        (2, Row(f1=None, f2="y", f3="z", f4=None), None),
+        (3, Row(f1="x", f2=None, f3="z", f4="w"), "top"),
+        (4, Row(f1=None, f2="p", f3="q", f4="r"), None)]
+    # a DataFrame write (WriteMergeSchemaTest "... by dataframe"), with type widening inside the ROW
+    d = f"paimon.{db}.nd"
+    spark.sql(f"CREATE TABLE {d} (id INT, info STRUCT<f1 INT, f2 STRING>)")
+    spark.sql(f"INSERT INTO {d} VALUES (1, struct(10, 'a'))")
+    df = spark.createDataFrame([(2, (20, "new", "b"))], "id INT, info STRUCT<f1: BIGINT, f3: STRING, f2: STRING>")
+    (df.write.format("paimon").mode("append").option("write.merge-schema", "true")
+     .option("write.merge-schema.type-widening", "true").saveAsTable(d))
+    assert sql(f"SELECT * FROM {d} ORDER BY id") == [(1, Row(f1=10, f2="a", f3=None)), (2, Row(f1=20, f2="b", f3="new"))]
+    assert _types(spark, d) == [("id", "int"), ("info", "struct<f1:bigint,f2:string,f3:string>")]

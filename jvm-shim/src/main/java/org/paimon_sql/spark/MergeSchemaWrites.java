@@ -10,8 +10,12 @@ import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
 import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.Cast;
+import org.apache.spark.sql.catalyst.expressions.CreateNamedStruct;
 import org.apache.spark.sql.catalyst.expressions.EvalMode$;
 import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.GetStructField;
+import org.apache.spark.sql.catalyst.expressions.If;
+import org.apache.spark.sql.catalyst.expressions.IsNull;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression$;
@@ -30,7 +34,9 @@ import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import scala.Option;
 import scala.PartialFunction$;
@@ -160,9 +166,8 @@ final class MergeSchemaWrites extends Rule<LogicalPlan> {
       if (a == null) {
         projection.add(alias(new Literal(null, to), f.name()));
         same = false;
-      } else if (!a.dataType().sameType(to) && Cast.canCast(a.dataType(), to)) {
-        projection.add(alias(new Cast(a, to, Option.apply(tz), EvalMode$.MODULE$.fromSQLConf(SQLConf.get())),
-            f.name()));
+      } else if (!a.dataType().sameType(to) && convertible(a.dataType(), to, caseSensitive)) {
+        projection.add(alias(convert(a, a.dataType(), to, caseSensitive, tz), f.name()));
         same = false;
       } else {
         projection.add(a);
@@ -171,6 +176,56 @@ final class MergeSchemaWrites extends Rule<LogicalPlan> {
       k++;
     }
     return same ? query : new Project(CollectionConverters.asScala(projection).toSeq(), query);
+  }
+
+  /** Whether {@link #convert} can turn a value of type {@code from} into {@code to}. */
+  private static boolean convertible(DataType from, DataType to, boolean caseSensitive) {
+    if (from instanceof StructType fs && to instanceof StructType ts) {
+      for (StructField t : ts.fields()) {
+        StructField f = field(fs, t.name(), caseSensitive);
+        if (f != null && !f.dataType().sameType(t.dataType()) && !convertible(f.dataType(), t.dataType(), caseSensitive)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return Cast.canCast(from, to);
+  }
+
+  /**
+   * {@code e} (of type {@code from}) as a value of the table's type {@code to}: a ROW field by field by
+   * name (fields the data lacks are null, as Paimon's writes fill them; a null ROW stays null), other
+   * types cast with the session's ANSI mode.
+   */
+  private static Expression convert(Expression e, DataType from, DataType to, boolean caseSensitive, String tz) {
+    if (from.sameType(to)) {
+      return e;
+    }
+    if (from instanceof StructType fs && to instanceof StructType ts) {
+      List<Expression> children = new ArrayList<>();
+      for (StructField t : ts.fields()) {
+        children.add(Literal.create(t.name(), DataTypes.StringType));
+        StructField f = field(fs, t.name(), caseSensitive);
+        if (f == null) {
+          children.add(new Literal(null, t.dataType()));
+        } else {
+          Expression child = new GetStructField(e, fs.fieldIndex(f.name()), Option.apply(f.name()));
+          children.add(convert(child, f.dataType(), t.dataType(), caseSensitive, tz));
+        }
+      }
+      Expression struct = new CreateNamedStruct(CollectionConverters.asScala(children).toList());
+      return new If(new IsNull(e), new Literal(null, to), struct);
+    }
+    return new Cast(e, to, Option.apply(tz), EvalMode$.MODULE$.fromSQLConf(SQLConf.get()));
+  }
+
+  private static StructField field(StructType s, String name, boolean caseSensitive) {
+    for (StructField f : s.fields()) {
+      if (caseSensitive ? f.name().equals(name) : f.name().equalsIgnoreCase(name)) {
+        return f;
+      }
+    }
+    return null;
   }
 
   private static NamedExpression alias(Expression e, String name) {
