@@ -174,3 +174,28 @@ def test_nested_struct_fields(spark: Any, sql: Any, db: str) -> None:
      .option("write.merge-schema.type-widening", "true").saveAsTable(d))
     assert sql(f"SELECT * FROM {d} ORDER BY id") == [(1, Row(f1=10, f2="a", f3=None)), (2, Row(f1=20, f2="b", f3="new"))]
     assert _types(spark, d) == [("id", "int"), ("info", "struct<f1:bigint,f2:string,f3:string>")]
+
+
+def test_case_insensitive_names(spark: Any, sql: Any, db: str) -> None:
+    """WriteMergeSchemaTest "case-insensitive dataframe write", "only case differs, no schema change",
+    "repeated writes with alternating case", "nested struct case mismatch with new sub-field"."""
+    t = f"paimon.{db}.ci"
+    spark.sql(f"CREATE TABLE {t} (id INT, name STRING)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a')")
+    spark.createDataFrame([(3, "c", 100)], "ID INT, NAME STRING, extra INT").write.format("paimon").mode(
+        "append").option("write.merge-schema", "true").saveAsTable(t)
+    n = f"paimon.{db}.cn"
+    spark.sql(f"CREATE TABLE {n} (id INT, info STRUCT<key1: STRING, key2: STRING>)")
+    spark.sql(f"INSERT INTO {n} VALUES (1, named_struct('key1', 'a', 'key2', 'b'))")
+    spark.conf.set("spark.paimon.write.merge-schema", "true")
+    try:
+        spark.sql(f"INSERT INTO {t} BY NAME SELECT 4 AS ID, 'd' AS NAME")
+        spark.sql(f"INSERT INTO {t} BY NAME SELECT 5 AS Id, 'e' AS NaMe, 7 AS EXTRA")
+        spark.sql(f"INSERT INTO {n} BY NAME SELECT 2 AS id, named_struct('KEY1', 'A', 'KEY2', 'B', 'key3', 'C') AS info")
+    finally:
+        spark.conf.unset("spark.paimon.write.merge-schema")
+    assert _types(spark, t) == [("id", "int"), ("name", "string"), ("extra", "int")]
+    assert sql(f"SELECT * FROM {t} ORDER BY id") == [(1, "a", None), (3, "c", 100), (4, "d", None), (5, "e", 7)]
+    assert _types(spark, n) == [("id", "int"), ("info", "struct<key1:string,key2:string,key3:string>")]
+    assert sql(f"SELECT id, info.key1, info.key2, info.key3 FROM {n} ORDER BY id") == [
+        (1, "a", "b", None), (2, "A", "B", "C")]
