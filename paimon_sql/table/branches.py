@@ -7,15 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from paimon_sql.errors import NotFoundError
 from paimon_sql.lazy import lazy_module
 from paimon_sql.meta.file_store import MAIN_BRANCH
-from paimon_sql.names import check_name
-from paimon_sql.table.facets import Facet
+from paimon_sql.table.facets import Facet, TableHandle
 
 if TYPE_CHECKING:
     from paimon_sql.ops import branches as branch_ops
-    from paimon_sql.table.table import Table
 else:
     branch_ops = lazy_module("paimon_sql.ops.branches")
 
@@ -29,20 +26,9 @@ class Branches(Facet):
         """The branches of the table (``main`` not included)."""
         return branch_ops.branch_names(self.table.store)
 
-    def switch_to(self, name: str) -> Table:
+    def switch_to(self, name: str) -> TableHandle:
         """The branch ``name`` of this table (``main``: the main branch), to read and write."""
-        table = self.table
-        name = check_name("branch", name, f"table {table.table_name}")
-        if not branch_ops.branch_exists(table.store, name):
-            raise NotFoundError(
-                f"Branch {name!r} of table {table.table_name} does not exist "
-                f"(branches: {', '.join(self()) or 'none'})"
-            )
-        store = table.store.for_branch(name, table.schema)
-        schema = store.schemas.latest()
-        if schema is None:
-            raise NotFoundError(f"Branch {name!r} of table {table.table_name} has no schema")
-        return type(table)(table.file_io, table.path, table.table_name, schema, name)
+        return self.table.switch_to_branch(name)
 
     def create(self, branch: str, tag: str | None = None, ignore_if_exists: bool = False) -> branch_ops.CreateBranchResult:
         """Creates ``branch`` from ``tag`` of this table (or branch), or empty with the current schema."""

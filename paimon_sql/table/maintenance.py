@@ -16,8 +16,10 @@ from paimon_sql.fs.file_io import join
 from paimon_sql.lazy import lazy_module
 from paimon_sql.meta.file_store import MAIN_BRANCH
 from paimon_sql.predicate import Predicate
-from paimon_sql.table.facets import Facet
+from paimon_sql.table.branches import Branches
+from paimon_sql.table.facets import Facet, TableHandle
 from paimon_sql.table.partitions import partition_predicate, partition_spec
+from paimon_sql.table.tags import Tags
 
 if TYPE_CHECKING:
     from paimon_sql.ops import compact as compact_ops
@@ -28,7 +30,6 @@ if TYPE_CHECKING:
     from paimon_sql.ops import partitions as partition_ops
     from paimon_sql.ops import repair as repair_ops
     from paimon_sql.ops import rescale as rescale_ops
-    from paimon_sql.table.table import Table
 else:
     compact_ops = lazy_module("paimon_sql.ops.compact")
     consumer_ops = lazy_module("paimon_sql.ops.consumers")
@@ -103,7 +104,7 @@ class Maintenance(Facet):
         buckets: Iterable[int] | None = None,
         options: Mapping[str, str] | None = None,
         partition_idle_time: str | _dt.timedelta | None = None,
-    ) -> tuple[Table, compact_ops.CompactPlan | compact_ops.CompactTableResult]:
+    ) -> tuple[TableHandle, compact_ops.CompactPlan | compact_ops.CompactTableResult]:
         """The table as compaction sees it (``options`` applied) and its plan (see ``compact``); an
         empty or append table is compacted at once and its result returned instead."""
         store = self.table.store
@@ -138,7 +139,7 @@ class Maintenance(Facet):
 
     def _scope(
         self, partitions: PartitionSpecs | None, where: str | Predicate | None, options: Mapping[str, str] | None,
-    ) -> tuple[Table, Callable[[bytes], bool] | None, Predicate | None]:
+    ) -> tuple[TableHandle, Callable[[bytes], bool] | None, Predicate | None]:
         """The table with ``options`` and the partition test and predicate a compaction selects by."""
         self.table.new_commit().check_maintenance()
         table = self.table.copy({**(options or {}), "write-only": "false"})
@@ -190,11 +191,12 @@ class Maintenance(Facet):
         table = self.table
         if table.store.branch != MAIN_BRANCH:
             raise ValidationError(f"purge_files of table {self.identifier}: purge the main branch, not a branch")
-        names = table.branches()
+        branches, tags = Branches(table), Tags(table)
+        names = branches()
         if names:
-            table.delete_branch(names)
-        for tag in table.store.tags.tag_names():
-            table.delete_tag(tag)
+            branches.delete(names)
+        for tag in tags():
+            tags.delete(tag)
         self.clear_consumers()
         table.truncate()
         table.file_io.delete_dir(join(table.store.meta_path, "changelog"))
@@ -212,7 +214,7 @@ class Maintenance(Facet):
         return list(consumer_ops.clear_consumers(self.table.store, including, excluding).cleared)
 
     # -- copy -----------------------------------------------------------------------------------
-    def copy_files_to(self, target: Table, where: str | Predicate | None = None) -> copy_ops.CopyResult:
+    def copy_files_to(self, target: TableHandle, where: str | Predicate | None = None) -> copy_ops.CopyResult:
         """Paimon's ``copy``: this table's live files (of the partitions ``where`` selects, a
         predicate on partition columns) copied into ``target`` (a compatible table) and committed there
         as one OVERWRITE of the partitions they fill."""

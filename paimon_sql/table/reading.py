@@ -1,4 +1,4 @@
-"""The read side of the Table facade: the ``TableScan`` a ``Table.scan`` / ``read`` / ``plan`` builds
+"""The read side of the TableHandle facade: the ``TableScan`` a ``Table.scan`` / ``read`` / ``plan`` builds
 (Paimon's ``ReadBuilder``, pyiceberg's ``Table.scan``), with the incremental range taken from the
 keyword arguments or the table's (dynamic) ``incremental-between*`` options, and the
 ``incremental-to-auto-tag`` range resolved against the table's automatic tags."""
@@ -16,17 +16,17 @@ from paimon_sql.predicate import Predicate
 from paimon_sql.scan import incremental
 from paimon_sql.scan.incremental import INCREMENTAL_OPTIONS, IncrementalRange, IncrementalSpec
 from paimon_sql.scan.table_scan import TableScan
+from paimon_sql.table.facets import TableHandle
 
 if TYPE_CHECKING:
     from paimon_sql.meta.file_store import FileStore
     from paimon_sql.ops import tag_auto as tag_auto_ops
-    from paimon_sql.table.table import Table
 else:
     tag_auto_ops = lazy_module("paimon_sql.ops.tag_auto")
 
 
 def new_scan(
-    table: Table, columns: Sequence[str] | None, filter: str | Predicate | None, snapshot_id: int | None,
+    table: TableHandle, columns: Sequence[str] | None, filter: str | Predicate | None, snapshot_id: int | None,
     tag: str | None, timestamp_ms: int | None, latest_snapshot_id: int | None, watermark: int | None,
     read_optimized: bool, incremental_between: tuple[int | str, int | str] | str | None,
     incremental_between_timestamp: tuple[int, int] | str | None, incremental_to_auto_tag: str | None,

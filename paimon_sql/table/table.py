@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -23,6 +23,7 @@ from paimon_sql.meta.file_store import MAIN_BRANCH, FileStore, branch_identifier
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.meta.schema_change import SchemaChange
 from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.names import check_name
 from paimon_sql.predicate import Predicate
 from paimon_sql.scan.reader import output_schema
 from paimon_sql.scan.split import DataSplit
@@ -30,6 +31,8 @@ from paimon_sql.scan.table_scan import FALLBACK_BRANCH as FALLBACK_BRANCH  # (re
 from paimon_sql.scan.table_scan import TableScan
 from paimon_sql.table import reading, writing
 from paimon_sql.table.branches import Branches
+from paimon_sql.table.facets import Overwrite as Overwrite  # (re-exported)
+from paimon_sql.table.facets import WriteInput as WriteInput  # (re-exported)
 from paimon_sql.table.facets import delegate
 from paimon_sql.table.maintenance import Maintenance
 from paimon_sql.table.partitions import Partitions
@@ -41,11 +44,10 @@ from paimon_sql.write.table_write import CommitChanges, TableWrite
 # the operation modules load when an operation first runs (a write or read does not import them all)
 if TYPE_CHECKING:
     from paimon_sql.ops import alter as alter_ops
+    from paimon_sql.ops import branches as branch_ops
 else:
     alter_ops = lazy_module("paimon_sql.ops.alter")
-
-Overwrite = Union[bool, Mapping[str, Any], str]  # noqa: UP007
-WriteInput = Union[pa.Table, pa.RecordBatchReader, Iterable[pa.RecordBatch]]  # noqa: UP007
+    branch_ops = lazy_module("paimon_sql.ops.branches")
 
 
 class Table:
@@ -116,6 +118,20 @@ class Table:
 
     def __repr__(self) -> str:
         return f"Table({self.identifier!r}, fields={self.schema.field_names})"
+
+    def switch_to_branch(self, name: str) -> Table:
+        """The branch ``name`` of this table (``main``: the main branch), to read and write."""
+        name = check_name("branch", name, f"table {self.table_name}")
+        if not branch_ops.branch_exists(self.store, name):
+            raise NotFoundError(
+                f"Branch {name!r} of table {self.table_name} does not exist "
+                f"(branches: {', '.join(self.branches()) or 'none'})"
+            )
+        store = self.store.for_branch(name, self.schema)
+        schema = store.schemas.latest()
+        if schema is None:
+            raise NotFoundError(f"Branch {name!r} of table {self.table_name} has no schema")
+        return Table(self.file_io, self.path, self.table_name, schema, name)
 
     # -- sub-facades: the operations grouped by what they act on ----------------------------------
     @property
@@ -318,7 +334,6 @@ class Table:
     create_tag_from_timestamp = delegate(Tags, Tags.create_from_timestamp)
     expire_tags = delegate(Tags, Tags.expire)
     trigger_tag_automatic_creation = delegate(Tags, Tags.trigger_automatic_creation)
-    switch_to_branch = delegate(Branches, Branches.switch_to)
     create_branch = delegate(Branches, Branches.create)
     delete_branch = delegate(Branches, Branches.delete)
     rename_branch = delegate(Branches, Branches.rename)

@@ -1,4 +1,4 @@
-"""The write side of the Table facade: ``Table.write`` (with the redo on conflict), the schema-merging
+"""The write side of the TableHandle facade: ``Table.write`` (with the redo on conflict), the schema-merging
 write, ``commit_changes`` (many writers' prepared changes as one snapshot through the table's
 ``TableCommit``, Paimon's ``BatchWriteBuilder`` / ``TableCommitImpl.commit``) and DELETE. The writers are
 ``write/table_write.py``'s ``TableWrite``; the commit is ``table/table_commit.py``."""
@@ -17,6 +17,7 @@ from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.predicate import Predicate
+from paimon_sql.table.facets import Overwrite, TableHandle, WriteInput
 from paimon_sql.table.partitions import partition_spec
 from paimon_sql.write.commit import CommitRequest, WriteBase, WriteCompaction, redo_on_conflict
 from paimon_sql.write.conflicts import check_files_of_table, check_one_writer_per_bucket
@@ -27,14 +28,13 @@ if TYPE_CHECKING:
     from paimon_sql.ops import delete as delete_ops
     from paimon_sql.ops import merge_schema as merge_schema_ops
     from paimon_sql.ops import partitions as partition_ops
-    from paimon_sql.table.table import Overwrite, Table, WriteInput
 else:
     delete_ops = lazy_module("paimon_sql.ops.delete")
     merge_schema_ops = lazy_module("paimon_sql.ops.merge_schema")
     partition_ops = lazy_module("paimon_sql.ops.partitions")
 
 
-def write(table: Table, data: WriteInput, overwrite: Overwrite) -> int:
+def write(table: TableHandle, data: WriteInput, overwrite: Overwrite) -> int:
     """``Table.write``: one commit of ``data`` (see there), redone on the latest snapshot and schema
     after a conflict when the input is a ``pa.Table``."""
     current = [table]
@@ -65,7 +65,7 @@ def write(table: Table, data: WriteInput, overwrite: Overwrite) -> int:
 
 
 def write_merge_schema(
-    table: Table, data: pa.Table, overwrite: Overwrite, type_widening: bool, explicit_cast: bool,
+    table: TableHandle, data: pa.Table, overwrite: Overwrite, type_widening: bool, explicit_cast: bool,
     case_sensitive: bool,
 ) -> int:
     """``Table.write_merge_schema``: the schema of ``data`` merged into the table's, then written."""
@@ -78,7 +78,7 @@ def write_merge_schema(
 
 
 def commit_changes(
-    table: Table, changes: Sequence[CommitChanges], overwrite: Overwrite, renumber: bool,
+    table: TableHandle, changes: Sequence[CommitChanges], overwrite: Overwrite, renumber: bool,
     commit_identifier: int | None,
 ) -> int | None:
     """``Table.commit_changes`` (see there): ONE snapshot of what several writers prepared."""
@@ -137,7 +137,7 @@ def commit_changes(
     return snap.id
 
 
-def check_changes(table: Table, changes: Sequence[CommitChanges]) -> WriteBase | None:
+def check_changes(table: TableHandle, changes: Sequence[CommitChanges]) -> WriteBase | None:
     """The common base of ``changes`` after checking that they are this table's prepared,
     uncommitted writes (every added data and index file exists where this table keeps it)."""
     if isinstance(changes, CommitChanges) or not isinstance(changes, Sequence):
@@ -175,7 +175,7 @@ def check_changes(table: Table, changes: Sequence[CommitChanges]) -> WriteBase |
     return WriteBase(first, bases[0].schema_id)
 
 
-def abort_changes(table: Table, changes: Sequence[CommitChanges | None]) -> None:
+def abort_changes(table: TableHandle, changes: Sequence[CommitChanges | None]) -> None:
     """Deletes the files of prepared but uncommitted writes (failed tasks give None); only files
     inside the table's folder are touched."""
     root = table.path.rstrip("/") + "/"
@@ -186,7 +186,7 @@ def abort_changes(table: Table, changes: Sequence[CommitChanges | None]) -> None
                     table.file_io.delete_quietly(p)
 
 
-def check_rows_in_spec(table: Table, entries: list[ManifestEntry], spec: dict[str, str]) -> None:
+def check_rows_in_spec(table: TableHandle, entries: list[ManifestEntry], spec: dict[str, str]) -> None:
     """Raises when a partition-overwrite write has rows outside the overwritten partition."""
     if not spec:
         return
@@ -199,7 +199,7 @@ def check_rows_in_spec(table: Table, entries: list[ManifestEntry], spec: dict[st
             )
 
 
-def delete(table: Table, predicate: str | Predicate) -> int | None:
+def delete(table: TableHandle, predicate: str | Predicate) -> int | None:
     """``Table.delete``: the rows matching ``predicate`` deleted in one commit."""
     if not isinstance(predicate, (str, Predicate)) or (isinstance(predicate, str) and not predicate.strip()):
         raise ValidationError(
