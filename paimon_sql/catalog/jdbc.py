@@ -33,6 +33,7 @@ from paimon_sql.catalog.jdbc_lock import (
     LOCK_KEY_MAX_LENGTH,
     JdbcCatalogLock,
     LockSettings,
+    bool_option,
     create_lock_table,
     lock_enabled,
 )
@@ -99,16 +100,6 @@ SYNC_ALL_PROPERTIES = "sync-all-properties"
 T = TypeVar("T")
 
 
-def _bool_option(options: Mapping[str, str], key: str, default: bool) -> bool:
-    text = options.get(key)
-    if text is None:
-        return default
-    v = str(text).strip().lower()
-    if v not in ("true", "false"):
-        raise ValidationError(f"Catalog option {key!r} must be true or false, got {text!r}")
-    return v == "true"
-
-
 class JdbcCatalog(Catalog):
     """Paimon's JDBC catalog; options: ``uri`` (required), ``jdbc.*`` (connection properties:
     ``jdbc.user``, ``jdbc.password``), ``catalog-key`` (default ``jdbc``), ``lock.enabled``,
@@ -122,7 +113,7 @@ class JdbcCatalog(Catalog):
         opts = {str(k): str(v) for k, v in (options or {}).items()}
         self.jdbc = JdbcSettings.of(opts)  # refuses a missing or unknown uri before anything else
         self.catalog_key = opts.get(CATALOG_KEY_OPTION) or DEFAULT_CATALOG_KEY
-        self.sync_table_properties = _bool_option(opts, SYNC_ALL_PROPERTIES, True)
+        self.sync_table_properties = bool_option(opts, SYNC_ALL_PROPERTIES, True)
         self.lock_settings = LockSettings.of(self.jdbc, opts)
         self.lock: JdbcCatalogLock | None = None
         self.conn: JdbcConnection = self.jdbc.connect()  # connection errors name 'uri' / 'jdbc.*'

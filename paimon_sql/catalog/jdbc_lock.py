@@ -64,15 +64,20 @@ def _duration(options: Mapping[str, str], key: str, default_ms: int) -> int:
     return ms
 
 
-def lock_enabled(options: Mapping[str, str], object_store: bool) -> bool:
-    """Paimon's rule: ``lock.enabled`` when given, else whether the warehouse is an object store."""
-    text = options.get(LOCK_ENABLED)
+def bool_option(options: Mapping[str, str], key: str, default: bool) -> bool:
+    """The catalog option ``key``, true or false (any case), ``default`` when not given."""
+    text = options.get(key)
     if text is None:
-        return object_store
+        return default
     v = str(text).strip().lower()
     if v not in ("true", "false"):
-        raise ValidationError(f"Catalog option {LOCK_ENABLED!r} must be true or false, got {text!r}")
+        raise ValidationError(f"Catalog option {key!r} must be true or false, got {text!r}")
     return v == "true"
+
+
+def lock_enabled(options: Mapping[str, str], object_store: bool) -> bool:
+    """Paimon's rule: ``lock.enabled`` when given, else whether the warehouse is an object store."""
+    return bool_option(options, LOCK_ENABLED, object_store)
 
 
 @dataclass(frozen=True)

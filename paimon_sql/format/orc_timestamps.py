@@ -142,14 +142,7 @@ def _lz4_block_decompress(src: bytes) -> bytes:
     while pos < n:
         token = src[pos]
         pos += 1
-        lit = token >> 4
-        if lit == 15:
-            while True:
-                b = src[pos]
-                pos += 1
-                lit += b
-                if b != 255:
-                    break
+        lit, pos = _lz4_length(src, pos, token >> 4)
         out += src[pos : pos + lit]
         pos += lit
         if pos >= n:
@@ -158,18 +151,26 @@ def _lz4_block_decompress(src: bytes) -> bytes:
         pos += 2
         if offset == 0 or offset > len(out):
             raise CorruptFileError("ORC LZ4 chunk: bad match offset")
-        match = (token & 0x0F) + 4
-        if token & 0x0F == 15:
-            while True:
-                b = src[pos]
-                pos += 1
-                match += b
-                if b != 255:
-                    break
+        match, pos = _lz4_length(src, pos, token & 0x0F)
+        match += 4
         start = len(out) - offset
         for i in range(match):
             out.append(out[start + i])
     return bytes(out)
+
+
+def _lz4_length(src: bytes, pos: int, nibble: int) -> tuple[int, int]:
+    """An LZ4 literal or match length: the token's 4 bits, extended by bytes while they are 255 when
+    the bits are 15; returns the length and the position after it."""
+    length = nibble
+    if nibble == 15:
+        while True:
+            b = src[pos]
+            pos += 1
+            length += b
+            if b != 255:
+                break
+    return length, pos
 
 
 def _decompress_chunk(kind: str, data: bytes) -> bytes:

@@ -30,6 +30,7 @@ from typing import Any
 import pyarrow.fs as pafs
 
 from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.process_state import ProcessCache, process_cache
 
 SCHEMES = ("s3", "s3a", "s3n")
 _PREFIXES = ("s3.", "s3a.", "fs.s3a.", "fs.s3.")
@@ -301,8 +302,8 @@ class ConditionalPut:
                 "commits to bucket "
                 f"{bucket!r} need a lock (catalog option 'lock.enabled' with a catalog that provides one)"
             )
-        _HONOURED.add(key)
+        _HONOURED.put(key, True)
 
 
 # (endpoint, bucket) pairs whose store was seen to refuse a second conditional PUT of one key
-_HONOURED: set[tuple[str | None, str]] = set()
+_HONOURED: ProcessCache[tuple[str | None, str], bool] = process_cache("fs.s3.conditional_put", 256)

@@ -6,8 +6,9 @@ vectorised helpers over segments they share."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -201,3 +202,20 @@ def agg_and_retract_rows(seg: Segments, active: np.ndarray) -> tuple[np.ndarray,
     """(rows calling agg(), rows calling retract()) among the active rows; reset rows are neither."""
     agg = active & ~seg.retract & ~seg.reset_rows
     return agg, active & seg.retract
+
+
+def fold_segments(values: pa.Array, seg: Segments, step: Callable[[Any, Any, int], Any]) -> pa.Array:
+    """Per segment, a row-at-a-time fold (for nested values no Arrow kernel merges as Paimon does):
+    a reset row that starts the segment gives the accumulator, ``step(acc, value, row)`` folds each
+    other row in (null before the first)."""
+    py = values.to_pylist()
+    out: list[Any] = []
+    for start, end in zip(seg.starts.tolist(), seg.ends.tolist()):
+        acc: Any = None
+        for r in range(start, end + 1):
+            if seg.reset_rows[r] and r == start:
+                acc = py[r]
+            else:
+                acc = step(acc, py[r], r)
+        out.append(acc)
+    return pa.array(out, type=values.type)

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from paimon_sql import types as pt
 from paimon_sql.errors import UnsupportedError, ValidationError
-from paimon_sql.lsm.agg_base import Aggregator, FieldAgg, Segments, agg_and_retract_rows
+from paimon_sql.lsm.agg_base import Aggregator, FieldAgg, Segments, agg_and_retract_rows, fold_segments
 from paimon_sql.lsm.agg_java_keys import MapKeyHash, java_value, set_key
 from paimon_sql.types import DataType
 
@@ -159,18 +159,13 @@ class MergeMapWithKeyTime(Aggregator):
         ts = self.time_field(fa)
         hash_of = cast(pt.MapType, fa.data_type).key.accept(_KeyHash())
         what = f"Aggregation of field {fa.column!r} (merge_map_with_keytime)"
-        py = values.to_pylist()
-        out: list[list[tuple[Any, Any]] | None] = []
-        for start, end in zip(seg.starts.tolist(), seg.ends.tolist()):
-            acc: list[tuple[Any, Any]] | None = None
-            for r in range(start, end + 1):
-                x = py[r]
-                if seg.reset_rows[r] and r == start:
-                    acc = x
-                elif agg[r] and x is not None:
-                    acc = x if acc is None else _merge(acc, x, ts, hash_of, what)
-            out.append(acc)
-        return pa.array(out, type=values.type)
+
+        def step(acc: list[tuple[Any, Any]] | None, x: list[tuple[Any, Any]] | None, r: int) -> Any:
+            if not agg[r] or x is None:
+                return acc
+            return x if acc is None else _merge(acc, x, ts, hash_of, what)
+
+        return fold_segments(values, seg, step)
 
 
 def _merge(acc: list[tuple[Any, Any]], x: list[tuple[Any, Any]], ts: str,

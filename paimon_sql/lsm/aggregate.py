@@ -45,6 +45,7 @@ from paimon_sql.lsm.agg_base import (
     decimal_from_unscaled,
     decimal_unscaled,
     first_true,
+    fold_segments,
     last_true,
     numpy_result,
     take_or_null,
@@ -182,6 +183,14 @@ def _overflow(fa: FieldAgg, what: str) -> ValidationError:
     )
 
 
+def _plus_minus_rows(values: pa.Array, seg: Segments, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rows whose non-null value a sum or product takes in: reset and agg rows; rows it takes out:
+    retractions)."""
+    agg, retract = agg_and_retract_rows(seg, active)
+    valid = valid_mask(values)
+    return (agg | seg.reset_rows) & valid, retract & valid
+
+
 class Sum(Aggregator):
     """Sum of the non-null values; a retraction subtracts (from null: the negated value). Integer
     overflow fails as in Java (Math.addExact); wide decimals become null on overflow (Paimon's
@@ -196,10 +205,7 @@ class Sum(Aggregator):
         _check_numeric(self.name, field, t)
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, retract = agg_and_retract_rows(seg, active)
-        valid = valid_mask(values)
-        plus = (agg | seg.reset_rows) & valid
-        minus = retract & valid
+        plus, minus = _plus_minus_rows(values, seg, active)
         contrib = plus | minus
         has = count_true(contrib, seg) > 0
         t = fa.data_type
@@ -347,10 +353,7 @@ class Product(Aggregator):
         _check_numeric(self.name, field, t)
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
-        agg, retract = agg_and_retract_rows(seg, active)
-        valid = valid_mask(values)
-        plus = (agg | seg.reset_rows) & valid
-        minus = retract & valid
+        plus, minus = _plus_minus_rows(values, seg, active)
         has = count_true(plus, seg) > 0
         t = fa.data_type
         fns = _product_fns(t, fa)
@@ -748,19 +751,13 @@ class Collect(Aggregator):
         """Paimon's fold, per key: where Java's set order or a retraction forces it."""
         element_type = cast(pt.ArrayType, fa.data_type).element
         hash_of = element_type.accept(SetHash()) if fa.distinct else None
-        py = values.to_pylist()
-        out: list[list[Any] | None] = []
-        for start, end in zip(seg.starts.tolist(), seg.ends.tolist()):
-            acc: list[Any] | None = None
-            for r in range(start, end + 1):
-                if seg.reset_rows[r] and r == start:
-                    acc = py[r]
-                elif agg[r]:
-                    acc = _collect_agg(acc, py[r], fa.distinct, hash_of)
-                elif retract[r]:
-                    acc = _collect_retract(acc, py[r])
-            out.append(acc)
-        return pa.array(out, type=values.type)
+
+        def step(acc: list[Any] | None, x: list[Any] | None, r: int) -> Any:
+            if agg[r]:
+                return _collect_agg(acc, x, fa.distinct, hash_of)
+            return _collect_retract(acc, x) if retract[r] else acc
+
+        return fold_segments(values, seg, step)
 
 
 def _collect_agg(
@@ -823,21 +820,16 @@ class MergeMap(Aggregator):
         agg, retract = agg_and_retract_rows(seg, active)
         key_type = cast(pt.MapType, fa.data_type).key
         hash_of = key_type.accept(MapKeyHash())
-        py = values.to_pylist()
-        out: list[list[tuple[Any, Any]] | None] = []
-        for start, end in zip(seg.starts.tolist(), seg.ends.tolist()):
-            acc: list[tuple[Any, Any]] | None = None
-            for r in range(start, end + 1):
-                x = py[r]
-                if seg.reset_rows[r] and r == start:
-                    acc = x
-                elif agg[r]:
-                    acc = acc if x is None else x if acc is None else _hash_map(acc + x, hash_of)
-                elif retract[r] and acc is not None and x:
-                    gone = {k for k, _ in x}
-                    acc = _hash_map([(k, v) for k, v in acc if k not in gone], hash_of)
-            out.append(acc)
-        return pa.array(out, type=values.type)
+
+        def step(acc: list[tuple[Any, Any]] | None, x: list[tuple[Any, Any]] | None, r: int) -> Any:
+            if agg[r]:
+                return acc if x is None else x if acc is None else _hash_map(acc + x, hash_of)
+            if retract[r] and acc is not None and x:
+                gone = {k for k, _ in x}
+                return _hash_map([(k, v) for k, v in acc if k not in gone], hash_of)
+            return acc
+
+        return fold_segments(values, seg, step)
 
 
 def _hash_map(items: list[tuple[Any, Any]], hash_of: Callable[[Any], int] | None) -> list[tuple[Any, Any]]:

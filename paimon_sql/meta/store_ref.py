@@ -3,13 +3,13 @@ small picklable references and are rebuilt (and cached) there."""
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Any
 
 from paimon_sql.fs.file_io import FileIO
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
+from paimon_sql.process_state import ProcessCache, process_cache
 
 
 @dataclass(frozen=True)
@@ -31,17 +31,9 @@ class StoreRef:
         return (type(self.file_io.fs).__name__, self.path, self.branch, self.name, self.schema.to_json())
 
     def open(self) -> FileStore:
-        k = self.key()
-        with _CACHE_LOCK:
-            store = _STORE_CACHE.get(k)
-            if store is None:
-                if len(_STORE_CACHE) >= 32:
-                    _STORE_CACHE.clear()
-                store = FileStore(self.file_io, self.path, self.name, self.schema, self.branch)
-                _STORE_CACHE[k] = store
-            return store
+        return _STORES.get_or_create(
+            self.key(), lambda: FileStore(self.file_io, self.path, self.name, self.schema, self.branch))
 
 
 # Python workers are reused across tasks: keep their stores (schema and manifest caches) warm
-_STORE_CACHE: dict[tuple[Any, ...], FileStore] = {}
-_CACHE_LOCK = threading.Lock()
+_STORES: ProcessCache[tuple[Any, ...], FileStore] = process_cache("meta.stores", 32)

@@ -32,7 +32,7 @@ from paimon_sql.meta.schema_change import (
     UpdateComment,
 )
 from paimon_sql.options import CoreOptions, check_implemented, validate_options
-from paimon_sql.options.support import option_change_error, option_reset_error
+from paimon_sql.options.support import NOT_DYNAMIC, option_change_error, option_reset_error
 from paimon_sql.options.validation import check_full_compaction_delta_commits
 from paimon_sql.scan.default_values import check_default_values
 from paimon_sql.type_casts import alter_cast_exists, explain, supports_cast
@@ -143,6 +143,50 @@ def changes_from_arguments(table: str, **args: Any) -> list[SchemaChange]:
 def alter_schema(store: FileStore, **args: Any) -> TableSchema:
     """The next schema after ``Table.alter``'s keyword arguments (see ``changes_from_arguments``)."""
     return apply_changes(store, changes_from_arguments(store.name, **args))
+
+
+def alter_table(store: FileStore, changes: Sequence[SchemaChange], arguments: Mapping[str, Any]) -> TableSchema:
+    """``Table.alter``: the schema after ``changes`` (values) or ``arguments`` (its keyword
+    arguments, never both), written as the table's next schema version."""
+    unknown = sorted(set(arguments) - set(ALTER_ARGUMENTS))
+    if unknown:
+        raise ValidationError(
+            f"alter of table {store.name}: unknown argument(s) {unknown}; "
+            f"expected any of {list(ALTER_ARGUMENTS)}"
+        )
+    if changes and arguments:
+        raise ValidationError(
+            f"alter of table {store.name}: give schema changes or keyword arguments, not both"
+        )
+    todo = list(changes) or changes_from_arguments(store.name, **arguments)
+    new_schema = apply_changes(store, todo)
+    store.schemas.commit(new_schema)
+    return new_schema
+
+
+def with_dynamic_options(schema: TableSchema, table: str, dynamic_options: Mapping[str, str]) -> TableSchema | None:
+    """``schema`` with ``dynamic_options`` over its options (``Table.copy``), None when they change
+    nothing. Paimon's checkImmutability: the rules of ALTER TABLE on a table with data, and the
+    options that are never dynamic; the merged options are validated."""
+    dyn = {str(k): str(v) for k, v in dynamic_options.items()}
+    current = schema.options
+    changed = {k: v for k, v in dyn.items()
+               if current.get(k) != v and not unchanged_option(k, current.get(k), v, schema)}
+    if not changed:
+        return None
+    for key in sorted(changed):
+        if key in NOT_DYNAMIC:
+            raise UnsupportedError(
+                f"Table {table}: option {key!r} cannot be changed by a dynamic (per-read or "
+                f"session) option (set to {changed[key]!r})"
+            )
+        error = option_change_error(current, key, current.get(key), changed[key])
+        if error:
+            raise UnsupportedError(error)
+    merged = {**current, **changed}
+    validate_options(merged, table, columns=schema.field_names)
+    check_implemented(changed, table)
+    return dataclasses.replace(schema, options=merged)
 
 
 def unchanged_option(key: str, old: str | None, new: str, schema: TableSchema) -> bool:

@@ -40,8 +40,9 @@ step, replacing what an interrupted run copied. Do not run it while writers comm
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from paimon_sql.errors import AlreadyExistsError, NotFoundError, PaimonError, ValidationError
 from paimon_sql.fs.file_io import basename, join
@@ -58,6 +59,7 @@ FALLBACK_BRANCH = "scan.fallback-branch"
 PRIMARY_BRANCH = "scan.primary-branch"
 _TMP_PREFIX = ".tmp-"
 _DELETING_PREFIX = ".deleting-"
+K = TypeVar("K", int, str)
 
 
 @dataclass(frozen=True)
@@ -367,24 +369,12 @@ def fast_forward(store: FileStore, branch: str) -> FastForwardResult:
                       reverse=True):
         if fio.delete(schemas.path(sid)):
             deleted_schemas.append(sid)
-    copied_schemas = []
-    for sid, data in sorted(src_schema_files.items()):
-        if _differs(store, schemas.path(sid), data):
-            fio.overwrite_atomic(schemas.path(sid), data)
-            copied_schemas.append(sid)
+    copied_schemas = _copy_differing(store, src_schema_files, schemas.path)
     schemas.invalidate_cache()
     # 5. the branch's snapshots, lowest first
-    copied_snapshots = []
-    for sid, data in sorted(src_snapshots.items()):
-        if sid > kept_until and _differs(store, sm.path(sid), data):
-            fio.overwrite_atomic(sm.path(sid), data)
-            copied_snapshots.append(sid)
+    copied_snapshots = _copy_differing(store, {i: d for i, d in src_snapshots.items() if i > kept_until}, sm.path)
     # 6. the branch's tags
-    copied_tags = []
-    for name, data in sorted(src_tag_files.items()):
-        if _differs(store, tags.path(name), data):
-            fio.overwrite_atomic(tags.path(name), data)
-            copied_tags.append(name)
+    copied_tags = _copy_differing(store, src_tag_files, tags.path)
     # 7. hints
     ids = sm.snapshot_ids()
     if ids:
@@ -395,6 +385,17 @@ def fast_forward(store: FileStore, branch: str) -> FastForwardResult:
         tuple(deleted_snapshots), tuple(copied_snapshots), tuple(sorted(doomed_tags)),
         tuple(copied_tags), tuple(deleted_schemas), tuple(copied_schemas),
     )
+
+
+def _copy_differing(store: FileStore, files: Mapping[K, bytes], path_of: Callable[[K], str]) -> list[K]:
+    """Writes each of ``files`` (by key, in key order) whose content at ``path_of(key)`` differs;
+    returns the keys written."""
+    copied = []
+    for key, data in sorted(files.items()):
+        if _differs(store, path_of(key), data):
+            store.file_io.overwrite_atomic(path_of(key), data)
+            copied.append(key)
+    return copied
 
 
 def _differs(store: FileStore, path: str, data: bytes | None) -> bool:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
 from paimon_sql.errors import PaimonError
@@ -27,6 +26,7 @@ from paimon_sql.ops import partitions as partition_ops
 from paimon_sql.ops import tag_auto as tag_auto_ops
 from paimon_sql.ops.expire import changelog_decoupled, expire_changelogs, expire_consumers, expire_snapshots
 from paimon_sql.options.lifecycle import SNAPSHOT_EXPIRE_EXECUTION_MODE
+from paimon_sql.process_state import ProcessCache, process_cache
 
 _LOG = logging.getLogger(__name__)
 
@@ -103,30 +103,16 @@ class TableMaintenance:
             pool.shutdown(wait=False)
 
 
-_REGISTRY: OrderedDict[str, TableMaintenance] = OrderedDict()
-_REGISTRY_LOCK = threading.Lock()
+_REGISTRY: ProcessCache[str, TableMaintenance] = process_cache(
+    "ops.maintenance", lambda: MAX_TABLES, TableMaintenance.close)
 
 
 def maintenance_of(store: FileStore) -> TableMaintenance:
     """The maintenance of ``store``'s table folder and branch in this process (bounded registry)."""
     key = store.meta_path
-    evicted: list[TableMaintenance] = []
-    with _REGISTRY_LOCK:
-        m = _REGISTRY.get(key)
-        if m is None or m.closed:
-            m = _REGISTRY[key] = TableMaintenance(key)
-        _REGISTRY.move_to_end(key)
-        while len(_REGISTRY) > MAX_TABLES:
-            evicted.append(_REGISTRY.popitem(last=False)[1])
-    for old in evicted:
-        old.close()
-    return m
+    return _REGISTRY.get_or_create(key, lambda: TableMaintenance(key), lambda m: not m.closed)
 
 
 def close_all() -> None:
     """Closes every table's maintenance (their background threads stop after their work)."""
-    with _REGISTRY_LOCK:
-        all_ = list(_REGISTRY.values())
-        _REGISTRY.clear()
-    for m in all_:
-        m.close()
+    _REGISTRY.clear()

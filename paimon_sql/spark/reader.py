@@ -222,8 +222,6 @@ class PaimonReader(DataSourceReader):
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, SplitPartition):
             return  # an empty scan: Spark still runs one task with InputPartition(None)
-        from paimon_sql.scan.table_scan import read_planned_split
-
         store = partition.store.open()
         fields: Sequence[pt.DataField] = store.schema.fields
         meta = self.metadata_columns
@@ -246,15 +244,8 @@ class PaimonReader(DataSourceReader):
             # batch per task
             yield from self._one_batch(store, partition, read_fields, pred, meta, names, target)
             return
-        for split in partition.splits:
-            if meta:
-                tbl = read_split_with_metadata(store, split, read_fields, pred, meta)
-            else:
-                tbl = read_planned_split(store, split, read_fields, pred)
-            if tbl.num_rows == 0:
-                continue
-            tbl = tbl.select(list(names)).rename_columns(list(names.values()))
-            batches = conform_to(tbl, target, self.options.get(OPT_TIME_ZONE)).to_batches(max_chunksize=batch_rows)
+        for split, tbl in self._split_tables(store, partition, read_fields, pred, meta, names, target):
+            batches = tbl.to_batches(max_chunksize=batch_rows)
             if not self.input_file:
                 yield from batches
                 continue
@@ -264,14 +255,13 @@ class PaimonReader(DataSourceReader):
                 yield with_input_file(b, path)
 
 
-    def _one_batch(self, store: FileStore, partition: SplitPartition, read_fields: list[pt.DataField],
-                   pred: Predicate | None, meta: list[str], names: dict[str, str],
-                   target: pa.Schema) -> Iterator[pa.RecordBatch]:
-        """The task's rows as one batch (see ``read``)."""
+    def _split_tables(self, store: FileStore, partition: SplitPartition, read_fields: list[pt.DataField],
+                      pred: Predicate | None, meta: list[str], names: dict[str, str],
+                      target: pa.Schema) -> Iterator[tuple[DataSplit, pa.Table]]:
+        """Each split of the task with rows, read (with the metadata columns ``meta``), named as
+        Spark's schema and conformed to ``target``."""
         from paimon_sql.scan.table_scan import read_planned_split
 
-        parts: list[pa.Table] = []
-        paths: set[str | None] = set()
         for split in partition.splits:
             if meta:
                 tbl = read_split_with_metadata(store, split, read_fields, pred, meta)
@@ -279,8 +269,17 @@ class PaimonReader(DataSourceReader):
                 tbl = read_planned_split(store, split, read_fields, pred)
             if tbl.num_rows == 0:
                 continue
-            parts.append(conform_to(tbl.select(list(names)).rename_columns(list(names.values())), target,
-                                    self.options.get(OPT_TIME_ZONE)))
+            tbl = tbl.select(list(names)).rename_columns(list(names.values()))
+            yield split, conform_to(tbl, target, self.options.get(OPT_TIME_ZONE))
+
+    def _one_batch(self, store: FileStore, partition: SplitPartition, read_fields: list[pt.DataField],
+                   pred: Predicate | None, meta: list[str], names: dict[str, str],
+                   target: pa.Schema) -> Iterator[pa.RecordBatch]:
+        """The task's rows as one batch (see ``read``)."""
+        parts: list[pa.Table] = []
+        paths: set[str | None] = set()
+        for split, tbl in self._split_tables(store, partition, read_fields, pred, meta, names, target):
+            parts.append(tbl)
             paths.add(local_path(split, split.files[0]) if len(split.files) == 1 else None)
         if not parts:
             return

@@ -11,6 +11,7 @@ from paimon_sql.catalog.catalog import Catalog
 from paimon_sql.catalog.factory import load_catalog
 from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.process_state import ProcessCache, process_cache
 from paimon_sql.spark.handlers.registry import Params
 from paimon_sql.table.table import Table
 
@@ -25,7 +26,7 @@ PROP_EXTERNAL = "external"
 IGNORED_PROPS = {PROP_OWNER, "is_managed_location", "collation", "table_type"}
 OPTION_PREFIX = "option."
 
-_catalogs: dict[tuple[str, tuple[tuple[str, str], ...]], Catalog] = {}
+_catalogs: ProcessCache[tuple[str, tuple[tuple[str, str], ...]], Catalog] = process_cache("spark.catalogs", 64)
 
 
 def catalog_of(params: Params) -> Catalog:
@@ -44,7 +45,8 @@ def catalog_of(params: Params) -> Catalog:
         opened = load_catalog(warehouse, options)  # the option 'metastore' picks the kind
         if not isinstance(opened, Catalog):
             raise UnsupportedError(f"The Spark catalog cannot use a {type(opened).__name__}")
-        cat = _catalogs[key] = opened
+        _catalogs.put(key, opened)
+        cat = opened
     return cat
 
 
@@ -52,7 +54,7 @@ def known_catalog_options(warehouse: str) -> dict[str, str]:
     """The options of a catalog this process has opened on ``warehouse`` (the session's catalog
     on an ``s3://`` warehouse: its endpoint and credentials), for a table loaded by path; empty when
     none (then the AWS environment variables apply)."""
-    for (wh, options), _cat in list(_catalogs.items()):
+    for (wh, options), _cat in _catalogs.items():
         if wh.rstrip("/") == warehouse.rstrip("/"):
             return dict(options)
     return {}

@@ -6,12 +6,10 @@ from __future__ import annotations
 from paimon_sql.catalog.catalog import build_schema, system_database_error
 from paimon_sql.catalog.replace import ReplaceResult, replace_table, undo_replace
 from paimon_sql.errors import UnsupportedError, ValidationError
-from paimon_sql.options import validate_options
-from paimon_sql.spark import spark_types
 from paimon_sql.spark.column_defaults import spark_defaults, with_defaults
 from paimon_sql.spark.handlers.common import catalog_of, data_table, identifier, str_param
 from paimon_sql.spark.handlers.registry import WARNINGS_KEY, Params, Result, handler
-from paimon_sql.spark.handlers.tables import _create_options, _describe, _legacy
+from paimon_sql.spark.handlers.tables import _describe, table_definition
 
 
 @handler("latest_snapshot", read_only=True)
@@ -38,21 +36,14 @@ def replace_table_handler(params: Params) -> Result:
             "or a system table"
         )
     table = data_table(cat, ident)
-    legacy = _legacy(params)
-    schema = spark_types.arrow_schema(str_param(params, "schema"), f"table {ident.full_name}", legacy)
-    partition_keys = [str(k) for k in params.get("partition_keys") or []]
-    options, comment = _create_options(ident, cat, params.get("properties") or {})
-    pks = [k.strip() for k in options.get("primary-key", "").split(",") if k.strip()]
-    warnings = validate_options(
-        {k: v for k, v in options.items() if k != "primary-key"}, ident.full_name, primary_keys=pks
-    )
-    new_schema = with_defaults(build_schema(ident.full_name, schema, None, partition_keys, options, comment),
+    d = table_definition(cat, ident, params)
+    new_schema = with_defaults(build_schema(ident.full_name, d.schema, None, d.partition_keys, d.options, d.comment),
                                spark_defaults(str_param(params, "schema")), ident.full_name)
     if params.get("check_only"):  # a replace by drop and create checks the new definition first
         return {}
     result = replace_table(table, new_schema)
-    out = _describe(cat, ident, {"legacy_timestamp_mapping": legacy})
-    out[WARNINGS_KEY] = warnings
+    out = _describe(cat, ident, {"legacy_timestamp_mapping": d.legacy})
+    out[WARNINGS_KEY] = d.warnings
     out["undo"] = {
         "previous_schema_id": result.previous_schema_id,
         "previous_snapshot_id": result.previous_snapshot_id,

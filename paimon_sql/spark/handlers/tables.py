@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from paimon_sql.catalog.catalog import Catalog, system_database_error
 from paimon_sql.catalog.identifier import Identifier
@@ -62,6 +62,9 @@ from paimon_sql.spark.source_options import (
     time_travel,
 )
 from paimon_sql.table.table import Table
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 @handler("list_tables", read_only=True)
@@ -260,6 +263,29 @@ def create_table(params: Params) -> Result:
     if ident.in_system_database:
         raise system_database_error(f"create table {ident.full_name}")
     ident.check_plain()
+    d = table_definition(cat, ident, params)
+    cat.create_table(ident, d.schema, partition_keys=d.partition_keys, options=d.options, comment=d.comment,
+                     column_defaults=spark_defaults(str_param(params, "schema")))
+    out = _describe(cat, ident, {"legacy_timestamp_mapping": d.legacy})
+    out[WARNINGS_KEY] = d.warnings
+    return out
+
+
+class TableDefinition(NamedTuple):
+    """A CREATE / REPLACE TABLE request's table: Arrow schema, partition keys, options (the
+    validation's warnings), comment, and whether timestamps use the legacy mapping."""
+
+    schema: pa.Schema
+    partition_keys: list[str]
+    options: dict[str, str]
+    comment: str | None
+    warnings: list[str]
+    legacy: bool
+
+
+def table_definition(cat: Catalog, ident: Identifier, params: Params) -> TableDefinition:
+    """The table a CREATE / REPLACE TABLE request defines (``schema``, ``partition_keys``,
+    ``properties``), its options validated."""
     legacy = _legacy(params)
     schema = spark_types.arrow_schema(str_param(params, "schema"), f"table {ident.full_name}", legacy)
     partition_keys = [str(k) for k in params.get("partition_keys") or []]
@@ -268,11 +294,7 @@ def create_table(params: Params) -> Result:
     warnings = validate_options(
         {k: v for k, v in options.items() if k != "primary-key"}, ident.full_name, primary_keys=pks
     )
-    cat.create_table(ident, schema, partition_keys=partition_keys, options=options, comment=comment,
-                     column_defaults=spark_defaults(str_param(params, "schema")))
-    out = _describe(cat, ident, {"legacy_timestamp_mapping": legacy})
-    out[WARNINGS_KEY] = warnings
-    return out
+    return TableDefinition(schema, partition_keys, options, comment, warnings, legacy)
 
 
 def _path(change: Mapping[str, Any]) -> tuple[str, ...]:
