@@ -30,11 +30,10 @@ from paimon_sql.lsm.changelog import LEVEL, key_mask
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.options import CoreOptions
+from paimon_sql.options.merge import LOOKUP_CACHE_MAX_MEMORY_SIZE
 from paimon_sql.scan.reader import data_file_plan, evolve_file_table, read_data_file
 from paimon_sql.scan.split import DataSplit
 from paimon_sql.types import DataField
-
-CACHE_MAX_MEMORY = "lookup.cache-max-memory-size"
 
 # a batch holds at most this share of lookup.cache-max-memory-size (decoded Arrow data may be
 # larger than the parquet uncompressed size the rows per batch are estimated from)
@@ -48,7 +47,7 @@ READ_BUFFER = 1 << 16
 def lookup_memory_bytes(options: CoreOptions) -> int:
     """``lookup.cache-max-memory-size`` in bytes (default 256 mb; a value that does not parse is
     refused naming the option when read)."""
-    return int(options.get(CACHE_MAX_MEMORY))
+    return options.get(LOOKUP_CACHE_MAX_MEMORY_SIZE)
 
 
 def _stats_comparable(t: pa.DataType) -> bool:
