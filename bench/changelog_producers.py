@@ -5,9 +5,9 @@ docs/benchmarks.md).
     .venv/bin/python bench/changelog_producers.py --rows 200000   # quick
 
 On W1's data (bench/w1_data.py; primary-key table, bucket 4): the base write and the upsert
-timed for changelog-producer none, input, lookup and full-compaction (with full-compaction.delta-commits
-= 1, so each write fully compacts and writes its changelog, as Paimon's batch writers do), each
-in a fresh process (its peak RSS reported), and the ratios against none. Every table is read back
+timed for changelog-producer none, input, lookup (also with lookup.cache-max-memory-size = 16 mb)
+and full-compaction (with full-compaction.delta-commits = 1, so each write fully compacts and
+writes its changelog, as Paimon's batch writers do), each in a fresh process (its peak RSS reported), and the ratios against none. Every table is read back
 and its changelog row count checked (lookup: one +I per base row, then +I / -U+U per upserted
 key).
 """
@@ -37,6 +37,8 @@ PRODUCERS: dict[str, dict[str, str]] = {
     "input": {"changelog-producer": "input"},
     "lookup": {"changelog-producer": "lookup"},
     "full-compaction": {"changelog-producer": "full-compaction", "full-compaction.delta-commits": "1"},
+    # lookup with a small memory bound: looked-up files stream in 4 mb batches
+    "lookup-16mb": {"changelog-producer": "lookup", "lookup.cache-max-memory-size": "16 mb"},
 }
 
 

@@ -168,11 +168,17 @@ class CompactRewriter:
                 and not self.spec.ignore_delete:
             # one file, nothing looked up: its keys are unique and in order, each its own merge
             merged = table.drop_columns([LEVEL])
+        elif not data and len(files) == 1 and files[0].level == 0 and self.engine.newest_record_wins \
+                and not self.spec.sequence_columns and not self.first_row and not self.spec.ignore_delete:
+            # a level-0 file moving up unchanged, the newest record winning: each key's merge is the
+            # file's record (the looked-up ones are older); they only serve as the changelog's before
+            merged = table.filter(pa.array(levels == 0)).drop_columns([LEVEL])
         else:
             merged = self.engine.merge(table.drop_columns([LEVEL]), self.spec, keep_deletes=True)
         if self.first_row and lookup and self.dvs is None and merged.num_rows:
             merged = self._drop_keys_in(merged, lookup)
-        changelog = self._changelog(mode, table, levels, merged) if mode is not None else None
+        one_level0 = sum(1 for f in files if f.level == 0) == 1
+        changelog = self._changelog(mode, table, levels, merged, one_level0) if mode is not None else None
         if drop_delete:
             merged = _drop_retractions(merged)
         if data:
@@ -200,9 +206,12 @@ class CompactRewriter:
         write_rolling(store, self.split.bucket_dir, self.namer, out, rows_per_file, output_level, seq_range, result)
         return result
 
-    def _changelog(self, mode: str, table: pa.Table, levels: np.ndarray, merged: pa.Table) -> pa.Table:
+    def _changelog(
+        self, mode: str, table: pa.Table, levels: np.ndarray, merged: pa.Table, one_level0: bool = False,
+    ) -> pa.Table:
         """The changelog rows of a rewrite: ``table`` its records (with ``LEVEL``), ``levels`` their
-        levels, ``merged`` the merge (retractions kept)."""
+        levels, ``merged`` the merge (retractions kept); ``one_level0``: the level-0 records are one
+        file's (a key at most once)."""
         keys = self.key_names
         if mode == "lookup" and self.first_row:
             # first-row: a key none of the older levels holds is new (+I); others emit nothing
@@ -212,8 +221,8 @@ class CompactRewriter:
             changed, before = levels == 0, levels > 0
         else:  # full compaction: keys with records below the top; before: their top-level record
             changed, before = levels < self.max_level, levels == self.max_level
-        if changed.all():
-            after = merged
+        if changed.all() or (mode == "lookup" and one_level0 and merged.num_rows == int(changed.sum())):
+            after = merged  # every merged key has a changed record (one level-0 file: keys unique)
         else:
             after = merged.filter(pa.array(key_mask(merged, changed_keys(table, keys, changed), keys)))
         prior = before_rows(table, keys, before).select(merged.column_names)

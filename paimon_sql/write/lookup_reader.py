@@ -107,24 +107,33 @@ class LookupFileReader:
         key_col = plan[0][0][1] if self.key_fields else None  # the first key's column in the file
         try:
             with store.file_io.open_input_file(path) as fh:
-                pf = pq.ParquetFile(fh, pre_buffer=False, buffer_size=READ_BUFFER, page_checksum_verification=True)
-                meta = pf.metadata
+                meta = pq.read_metadata(fh)
                 if meta.num_rows != f.row_count:
                     raise CorruptFileError(f"it holds {meta.num_rows} rows, but its manifest entry records {f.row_count}")
+                groups = [meta.row_group(g) for g in range(meta.num_row_groups)]
+                # row groups within a batch's share of the bound are read whole (pre-buffered, the
+                # fastest read); larger ones stream in bounded batches through a small buffer
+                whole = all(rg.total_byte_size <= self.memory_bytes / BATCH_SHARE for rg in groups)
+                pf = pq.ParquetFile(fh, metadata=meta, pre_buffer=whole, buffer_size=0 if whole else READ_BUFFER,
+                                    page_checksum_verification=True)
                 leaves = [meta.schema.column(i).path for i in range(meta.num_columns)]
                 key_index = leaves.index(key_col) if key_col in leaves else -1
                 offset = 0
-                for g in range(meta.num_row_groups):
-                    rg = meta.row_group(g)
+                for g, rg in enumerate(groups):
                     start, offset = offset, offset + rg.num_rows
                     if rg.num_rows == 0 or self._skip(rg, key_index, lo_hi):
                         continue
-                    rows = self.batch_rows(rg.total_byte_size / rg.num_rows)
+                    batches: Iterator[pa.Table | pa.RecordBatch]
+                    if whole:
+                        batches = iter([pf.read_row_group(g, columns=file_cols, use_threads=True)])
+                    else:
+                        batches = pf.iter_batches(batch_size=self.batch_rows(rg.total_byte_size / rg.num_rows),
+                                                  row_groups=[g], columns=file_cols, use_threads=True)
                     pos = start
-                    for batch in pf.iter_batches(batch_size=rows, row_groups=[g], columns=file_cols,
-                                                 use_threads=True):
+                    for batch in batches:
                         n = batch.num_rows
-                        t = evolve_file_table(pa.Table.from_batches([batch]), n, plan)
+                        raw = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
+                        t = evolve_file_table(raw, n, plan)
                         self.peak_batch_bytes = max(self.peak_batch_bytes, t.nbytes)
                         if keep is not None:
                             t = t.filter(pa.array(keep[pos:pos + n]))
