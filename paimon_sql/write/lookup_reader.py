@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from paimon_sql.errors import CorruptFileError
+from paimon_sql.errors import CorruptFileError, NotFoundError
 from paimon_sql.format.data_files import file_format_of
 from paimon_sql.lsm.changelog import LEVEL, key_mask
 from paimon_sql.meta.data_file_meta import DataFileMeta
@@ -84,16 +84,43 @@ class LookupFileReader:
         (a mask over the file's rows, a deletion vector) drops; None when none. Parquet files are
         read in bounded batches; others whole."""
         fmt = file_format_of(f.file_name, self.store.options.file_format).lower()
-        parts = self._parquet_parts(f, need, keep) if fmt == "parquet" else iter([self._whole(f, keep)])
-        found = []
-        for t in parts:
-            hit = key_mask(t, need, self.key_names)
-            if hit.any():
-                found.append(t.filter(pa.array(hit)))
+        found: list[pa.Table] = []
+        try:
+            self._filter(self._parquet_parts(f, need, keep) if fmt == "parquet" else iter([self._whole(f, keep)]),
+                         need, found)
+        except (CorruptFileError, NotFoundError):
+            if fmt != "parquet":
+                raise
+            # a damaged or lost file: read as scans read it (refused, or skipped with
+            # scan.ignore-corrupt-files / scan.ignore-lost-files), whole
+            found.clear()
+            self._filter(iter([self._whole(f, keep)]), need, found)
         if not found:
             return None
         out = pa.concat_tables(found) if len(found) > 1 else found[0]
         return out.append_column(LEVEL, pa.array(np.full(out.num_rows, f.level, dtype=np.int32)))
+
+    def _filter(self, parts: Iterator[pa.Table], need: pa.Table, found: list[pa.Table]) -> None:
+        ints = self._sorted_int_keys(need)
+        for t in parts:
+            if ints is not None and t.column(self.key_names[0]).null_count == 0:
+                # one integer key: a binary search in the sorted wanted keys (no hash set per batch)
+                keys = np.asarray(t.column(self.key_names[0]).to_numpy(), dtype=np.int64)
+                pos = np.minimum(np.searchsorted(ints, keys), len(ints) - 1)
+                hit = ints[pos] == keys
+            else:
+                hit = key_mask(t, need, self.key_names)
+            if hit.any():
+                found.append(t.filter(pa.array(hit)))
+
+    def _sorted_int_keys(self, need: pa.Table) -> np.ndarray | None:
+        """The wanted keys, sorted, when the key is one integer column without nulls."""
+        if len(self.key_names) != 1 or need.num_rows == 0:
+            return None
+        col = need.column(self.key_names[0])
+        if not pa.types.is_integer(col.type) or col.null_count:
+            return None
+        return np.sort(np.asarray(col.to_numpy(), dtype=np.int64))
 
     def _whole(self, f: DataFileMeta, keep: np.ndarray | None) -> pa.Table:
         t = read_data_file(self.store, self.split, f, self.fields, self.system_columns, self.key_fields)

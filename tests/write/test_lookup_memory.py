@@ -170,3 +170,23 @@ def test_bad_memory_size_names_the_option() -> None:
         with pytest.raises(PaimonError, match="lookup.cache-max-memory-size"):
             cat.create_table("db.t", pa.schema([("k", pa.int64())]), primary_keys=["k"],
                              options={"changelog-producer": "lookup", "lookup.cache-max-memory-size": "lots"})
+
+
+def test_lost_looked_up_file_is_refused() -> None:
+    """A looked-up file that is gone fails the write as scans fail (naming the table), and the
+    table stays as it was."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cat = Catalog(tmp)
+        cat.create_database("db")
+        schema = pa.schema([("k", pa.int64()), ("v", pa.string())])
+        t = cat.create_table("db.t", schema, primary_keys=["k"],
+                             options={"bucket": "1", "changelog-producer": "lookup"})
+        t.write(pa.table({"k": list(range(100)), "v": ["a"] * 100}, schema=schema))
+        bucket = os.path.join(tmp, "db.db", "t", "bucket-0")
+        for n in os.listdir(bucket):
+            if n.startswith("data-"):
+                os.remove(os.path.join(bucket, n))
+        before = t.store.snapshots.latest_id()
+        with pytest.raises(PaimonError, match="db.t"):
+            cat.get_table("db.t").write(pa.table({"k": [5, 500], "v": ["b", "c"]}, schema=schema))
+        assert cat.get_table("db.t").store.snapshots.latest_id() == before
