@@ -131,7 +131,7 @@ def dictionary_columns(table: pa.Table) -> bool | list[str]:
     sample = table.slice(0, DICTIONARY_SAMPLE_ROWS)
     limit = DICTIONARY_MAX_DISTINCT * sample.num_rows
     return [name for name, col in zip(table.column_names, sample.columns)
-            if pc.count_distinct(col, mode="all").as_py() <= limit]
+            if len(pc.unique(col)) <= limit]  # (unique: several times faster than count_distinct)
 
 
 def write_file(

@@ -167,6 +167,14 @@ LOOKUP_COMPACT_MAX_INTERVAL: Option[int] = Option(
     "num-sorted-run.compaction-trigger, never less than it).",
 )
 
+LOOKUP_CACHE_MAX_MEMORY_SIZE: Option[int] = Option(
+    "lookup.cache-max-memory-size",
+    MEMORY,
+    "256 mb",
+    "changelog-producer lookup: at most this much of a looked-up file is decoded in memory at a time "
+    "(compactions read the levels above their output in batches of a quarter of it).",
+)
+
 DELETION_VECTORS_ENABLED: Option[bool] = Option(
     "deletion-vectors.enabled",
     BOOL,

@@ -203,7 +203,6 @@ _KEPT: tuple[Option[Any], ...] = (
     kept("lookup.cache-file-retention", DURATION, "1 h"),
     kept("lookup.cache-max-disk-size", MEMORY, f"{LONG_MAX} bytes"),
     kept("lookup.cache-spill-compression", STRING, "zstd"),
-    kept("lookup.cache-max-memory-size", MEMORY, "256 mb"),
     kept("lookup.blob-as-descriptor", BOOL, "false"),
     kept("lookup.cache.high-priority-pool-ratio", DOUBLE, "0.25"),
     kept("lookup.cache.bloom.filter.enabled", BOOL, "true"),

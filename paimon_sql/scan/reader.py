@@ -29,6 +29,10 @@ from paimon_sql.scan.default_values import fill_defaults
 from paimon_sql.scan.split import DataSplit, DeletionFile
 from paimon_sql.types import ArrayType, DataField, DataType, MapType, RowType, to_arrow_field, to_arrow_type
 
+# how a data file's columns become the output columns: (out name, file column, field) per output
+# column, and the file schema's fields by id (``data_file_plan``)
+Wanted = tuple[list[tuple[str, "str | None", "DataField | None"]], dict[int, DataField]]
+
 _LOG = logging.getLogger(__name__)
 
 
@@ -97,16 +101,12 @@ def _evolve(arr: pa.Array, source: DataType, target: DataType) -> pa.Array:
     return cast_array(arr, source, target)
 
 
-def read_data_file(
-    store: FileStore,
-    split: DataSplit,
-    f: DataFileMeta,
-    fields: Sequence[DataField],
-    system_columns: Sequence[str] = (),
+def data_file_plan(
+    store: FileStore, f: DataFileMeta, fields: Sequence[DataField], system_columns: Sequence[str] = (),
     key_fields: Sequence[DataField] = (),
-) -> pa.Table:
-    """Reads one data file as the current schema's ``fields`` (mapped by field id), plus the given
-    system columns (``_SEQUENCE_NUMBER``, ``_VALUE_KIND``) and ``_KEY_<name>`` columns."""
+) -> tuple[list[str], Wanted]:
+    """The columns to read from data file ``f`` and how they map to the output (see
+    ``read_data_file``; ``evolve_file_table`` applies the mapping to what was read)."""
     if f.write_cols is not None:
         # data evolution: the file holds some columns of rows whose others live in other files
         # (matched by first_row_id); reading it alone would return NULL for those
@@ -128,22 +128,15 @@ def read_data_file(
         prev = by_id.get(fld.id)
         wanted.append((fld.name, prev.name if prev else None, fld))
     file_cols = sorted({c for _, c, _ in wanted if c is not None})
-    path = store.data_file_path(split.bucket_dir, f.file_name, f.external_path)
-    try:
-        table = read_file(store.file_io, path, _file_format(store, f), file_cols, f.row_count, f.file_size)
-    except CorruptFileError as e:
-        if not store.options.scan_ignore_corrupt_files:
-            raise CorruptFileError(f"Table {store.name}: {e}") from e
-        _LOG.warning("scan.ignore-corrupt-files: skipping a data file of table %s: %s", store.name, e)
-        return _no_rows(wanted)
-    except NotFoundError as e:
-        if not store.options.scan_ignore_lost_files:
-            raise NotFoundError(f"Table {store.name}: {e}") from e
-        _LOG.warning("scan.ignore-lost-files: skipping a data file of table %s: %s", store.name, e)
-        return _no_rows(wanted)
-    n = table.num_rows if file_cols else f.row_count
+    return file_cols, (wanted, by_id)
+
+
+def evolve_file_table(table: pa.Table | None, n: int, plan: Wanted) -> pa.Table:
+    """The output columns of ``plan`` (``data_file_plan``) from ``table``, the file columns read
+    (None when none were: ``n`` rows)."""
+    wanted, by_id = plan
     arrays, names = [], []
-    present = set(table.column_names) if file_cols else set()
+    present = set(table.column_names) if table is not None else set()
     for out, col, target in wanted:
         if col is None or (target is not None and col not in present):
             # a column the file's schema has but the file lacks (Paimon's readers fill nulls: files a
@@ -151,10 +144,38 @@ def read_data_file(
             assert target is not None
             arrays.append(pa.nulls(n, to_arrow_type(target.type)))
         else:
+            assert table is not None
             arr = table.column(col)
             arrays.append(_cast(arr, by_id[target.id].type, target) if target is not None else arr)
         names.append(out)
-    out_table = pa.Table.from_arrays(arrays, names=names)
+    return pa.Table.from_arrays(arrays, names=names)
+
+
+def read_data_file(
+    store: FileStore,
+    split: DataSplit,
+    f: DataFileMeta,
+    fields: Sequence[DataField],
+    system_columns: Sequence[str] = (),
+    key_fields: Sequence[DataField] = (),
+) -> pa.Table:
+    """Reads one data file as the current schema's ``fields`` (mapped by field id), plus the given
+    system columns (``_SEQUENCE_NUMBER``, ``_VALUE_KIND``) and ``_KEY_<name>`` columns."""
+    file_cols, plan = data_file_plan(store, f, fields, system_columns, key_fields)
+    path = store.data_file_path(split.bucket_dir, f.file_name, f.external_path)
+    try:
+        table = read_file(store.file_io, path, _file_format(store, f), file_cols, f.row_count, f.file_size)
+    except CorruptFileError as e:
+        if not store.options.scan_ignore_corrupt_files:
+            raise CorruptFileError(f"Table {store.name}: {e}") from e
+        _LOG.warning("scan.ignore-corrupt-files: skipping a data file of table %s: %s", store.name, e)
+        return _no_rows(plan[0])
+    except NotFoundError as e:
+        if not store.options.scan_ignore_lost_files:
+            raise NotFoundError(f"Table {store.name}: {e}") from e
+        _LOG.warning("scan.ignore-lost-files: skipping a data file of table %s: %s", store.name, e)
+        return _no_rows(plan[0])
+    out_table = evolve_file_table(table if file_cols else None, table.num_rows if file_cols else f.row_count, plan)
     dv = split.deletion_files.get(f.file_name)
     if dv is not None:
         out_table = apply_deletion_vector(store, out_table, dv)

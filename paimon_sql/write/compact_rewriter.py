@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paimon_sql.format.data_files import file_format_of
 from paimon_sql.format.system_fields import KEY_PREFIX, KIND, SEQ
 from paimon_sql.lsm.changelog import (
     LEVEL,
@@ -41,7 +42,7 @@ from paimon_sql.lsm.changelog import (
 from paimon_sql.lsm.engines import engine_of
 from paimon_sql.lsm.levels import KeyComparator
 from paimon_sql.lsm.merge import MergeSpec, java_key_order
-from paimon_sql.meta.data_file_meta import DataFileMeta
+from paimon_sql.meta.data_file_meta import DataFileMeta, local_wall_clock_ms
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.kinds import FileSource
 from paimon_sql.scan.reader import read_data_file
@@ -49,6 +50,7 @@ from paimon_sql.scan.split import DataSplit
 from paimon_sql.types import DataField
 from paimon_sql.write.deletion_vectors import BucketDeletionVectors
 from paimon_sql.write.file_writer import FileNamer, kv_arrow_schema, write_data_file
+from paimon_sql.write.lookup_reader import LookupFileReader, lookup_memory_bytes
 
 
 @dataclass
@@ -101,6 +103,9 @@ class CompactRewriter:
         self.compare = dedup_fields(opts, [f.name for f in store.schema.fields])
         self.changelog_namer = FileNamer(opts.changelog_file_prefix, namer.extension)
         self.key_cmp = KeyComparator([k.type for k in store.key_fields])
+        # looked-up files are read in batches bounded by lookup.cache-max-memory-size
+        self.looker = LookupFileReader(store, self.split, list(store.schema.fields), (SEQ, KIND), store.key_fields,
+                                       self.key_names, lookup_memory_bytes(opts))
 
     def changelog_mode(self, output_level: int, files: Sequence[DataFileMeta]) -> str | None:
         """'lookup' or 'full' when a rewrite of ``files`` into ``output_level`` produces changelog
@@ -145,6 +150,8 @@ class CompactRewriter:
         store = self.store
         fields = list(store.schema.fields)
         mode = self.changelog_mode(output_level, files)
+        if not data and mode is not None and len(files) == 1 and self._changelog_is_the_file(files[0], output_level, lookup):
+            return self._copy_as_changelog(files[0], output_level)
         parts = [self._read(f, fields, level=True) for f in files]
         table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
         older: list[tuple[str, np.ndarray]] = []
@@ -161,11 +168,17 @@ class CompactRewriter:
                 and not self.spec.ignore_delete:
             # one file, nothing looked up: its keys are unique and in order, each its own merge
             merged = table.drop_columns([LEVEL])
+        elif not data and len(files) == 1 and files[0].level == 0 and self.engine.newest_record_wins \
+                and not self.spec.sequence_columns and not self.first_row and not self.spec.ignore_delete:
+            # a level-0 file moving up unchanged, the newest record winning: each key's merge is the
+            # file's record (the looked-up ones are older); they only serve as the changelog's before
+            merged = table.filter(pa.array(levels == 0)).drop_columns([LEVEL])
         else:
             merged = self.engine.merge(table.drop_columns([LEVEL]), self.spec, keep_deletes=True)
         if self.first_row and lookup and self.dvs is None and merged.num_rows:
             merged = self._drop_keys_in(merged, lookup)
-        changelog = self._changelog(mode, table, levels, merged) if mode is not None else None
+        one_level0 = sum(1 for f in files if f.level == 0) == 1
+        changelog = self._changelog(mode, table, levels, merged, one_level0) if mode is not None else None
         if drop_delete:
             merged = _drop_retractions(merged)
         if data:
@@ -193,9 +206,12 @@ class CompactRewriter:
         write_rolling(store, self.split.bucket_dir, self.namer, out, rows_per_file, output_level, seq_range, result)
         return result
 
-    def _changelog(self, mode: str, table: pa.Table, levels: np.ndarray, merged: pa.Table) -> pa.Table:
+    def _changelog(
+        self, mode: str, table: pa.Table, levels: np.ndarray, merged: pa.Table, one_level0: bool = False,
+    ) -> pa.Table:
         """The changelog rows of a rewrite: ``table`` its records (with ``LEVEL``), ``levels`` their
-        levels, ``merged`` the merge (retractions kept)."""
+        levels, ``merged`` the merge (retractions kept); ``one_level0``: the level-0 records are one
+        file's (a key at most once)."""
         keys = self.key_names
         if mode == "lookup" and self.first_row:
             # first-row: a key none of the older levels holds is new (+I); others emit nothing
@@ -205,12 +221,55 @@ class CompactRewriter:
             changed, before = levels == 0, levels > 0
         else:  # full compaction: keys with records below the top; before: their top-level record
             changed, before = levels < self.max_level, levels == self.max_level
-        if changed.all():
-            after = merged
+        if changed.all() or (mode == "lookup" and one_level0 and merged.num_rows == int(changed.sum())):
+            after = merged  # every merged key has a changed record (one level-0 file: keys unique)
         else:
             after = merged.filter(pa.array(key_mask(merged, changed_keys(table, keys, changed), keys)))
         prior = before_rows(table, keys, before).select(merged.column_names)
         return changelog_of(prior, after, keys, self.compare)
+
+    def _changelog_is_the_file(self, f: DataFileMeta, output_level: int, lookup: Sequence[DataFileMeta]) -> bool:
+        """True when the changelog of moving level-0 file ``f`` up unchanged is ``f`` itself: all its
+        records are inserts (+I), no older level can hold one of its keys (no file above the output
+        meets its key range), the merge keeps each record as it is and the changelog files would be
+        written with the data file's format, compression and statistics."""
+        opts = self.store.options
+        if f.level != 0 or self.first_row or self.spec.ignore_delete or self.dvs is not None \
+                or f.delete_row_count != 0 or f.extra_files or f.schema_id != self.store.schema.id:
+            return False
+        fmt = (opts.get("changelog-file.format") or opts.file_format).lower()
+        if file_format_of(f.file_name, opts.file_format).lower() != fmt \
+                or (opts.get("changelog-file.compression") or opts.file_compression) != opts.file_compression \
+                or (opts.get("changelog-file.stats-mode") or opts.metadata_stats_mode) != opts.metadata_stats_mode:
+            return False
+        for o in lookup:
+            if o.level > output_level and self.key_cmp.compare(o.max_key, f.min_key) >= 0 \
+                    and self.key_cmp.compare(o.min_key, f.max_key) <= 0:
+                return False
+        kinds = read_data_file(self.store, self.split, f, [], (KIND,), ()).column(KIND)
+        return kinds.null_count == 0 and not pc.any(pc.not_equal(kinds, 0)).as_py()
+
+    def _copy_as_changelog(self, f: DataFileMeta, output_level: int) -> CompactResult:
+        """``f`` moved to ``output_level`` unchanged, its bytes copied as the changelog file (every
+        record an insert no older level knows: the changelog is the file's rows, as they are)."""
+        store = self.store
+        result = CompactResult([f], [replace(f, level=output_level)])
+        name = self.changelog_namer.next()
+        path, external_path = store.new_data_file(self.split.bucket_dir, name)
+        src = store.data_file_path(self.split.bucket_dir, f.file_name, f.external_path)
+        try:
+            with store.file_io.open_input_file(src) as i, store.file_io.open_output_stream(path) as o:
+                while chunk := i.read(COPY_CHUNK):
+                    o.write(chunk)
+        except BaseException:
+            store.file_io.delete_quietly(path)
+            raise
+        result.written.append(path)
+        result.changelog.append(replace(
+            f, file_name=name, level=output_level, creation_time_ms=local_wall_clock_ms(),
+            file_source=FileSource.APPEND, embedded_file_index=None, external_path=external_path,
+            first_row_id=None))
+        return result
 
     def _write_changelog(
         self, changelog: pa.Table, level: int, files: Sequence[DataFileMeta], result: CompactResult,
@@ -228,7 +287,7 @@ class CompactRewriter:
                 mm = pc.min_max(chunk.column(SEQ))
                 meta, path = write_data_file(
                     store, self.split.bucket_dir, self.changelog_namer, chunk, int(mm["min"].as_py()),
-                    int(mm["max"].as_py()), level=level, file_source=FileSource.APPEND,
+                    int(mm["max"].as_py()), level=level, file_source=FileSource.APPEND, changelog=True,
                 )
                 result.changelog.append(meta)
                 result.written.append(path)
@@ -243,8 +302,9 @@ class CompactRewriter:
     ) -> pa.Table:
         """``table`` plus, for each key it holds only at level 0, that key's records in ``lookup``
         (the levels above the output; reads keep the lowest level's). Files are read one at a time,
-        only those whose key range meets the level-0 files' (Paimon's LookupLevels looks keys up
-        level by level)."""
+        only those whose key range meets the level-0 files', in batches bounded by
+        ``lookup.cache-max-memory-size``, level by level from the lowest, a key found in one level
+        not looked for above (Paimon's LookupLevels; ``paimon_sql.write.lookup_reader``)."""
         levels = np.asarray(table.column(LEVEL).to_numpy(), dtype=np.int32)
         if not lookup or not (levels == 0).any():
             return table
@@ -258,13 +318,24 @@ class CompactRewriter:
         lo = min((f.min_key for f in level0), key=self.key_cmp.key)
         hi = max((f.max_key for f in level0), key=self.key_cmp.key)
         found: list[pa.Table] = []
-        for f in sorted(lookup, key=lambda f: f.level):
-            if self.key_cmp.compare(f.max_key, lo) < 0 or self.key_cmp.compare(f.min_key, hi) > 0:
-                continue
-            rows = self._read(f, fields, level=True)
-            hit = key_mask(rows, need, self.key_names)
-            if hit.any():
-                found.append(rows.filter(pa.array(hit)).cast(table.schema))
+        by_level: dict[int, list[DataFileMeta]] = {}
+        for f in lookup:
+            if self.key_cmp.compare(f.max_key, lo) >= 0 and self.key_cmp.compare(f.min_key, hi) <= 0:
+                by_level.setdefault(f.level, []).append(f)
+        for level in sorted(by_level):
+            at_level: list[pa.Table] = []
+            for f in by_level[level]:
+                keep = self.dvs.keep_mask(f.file_name, f.row_count) if self.dvs is not None else None
+                rows = self.looker.matches(f, need, keep)
+                if rows is not None:
+                    at_level.append(rows.cast(table.schema))
+            if at_level:
+                found += at_level
+                # a key found here is not looked for above (the lowest level's record is the one)
+                got = pa.concat_tables(at_level)
+                need = need.filter(pa.array(~key_mask(need, got, self.key_names)))
+                if need.num_rows == 0:
+                    break
         return pa.concat_tables([table, *found]) if found else table
 
     def _read(
@@ -319,6 +390,9 @@ class CompactRewriter:
         rows = mine.append_column("__row", pa.array(range(merged.num_rows), pa.int64()))
         kept = rows.join(theirs, keys=self.key_names, join_type="left anti").column("__row")
         return merged.take(pc.take(kept, pc.sort_indices(kept)))
+
+
+COPY_CHUNK = 1 << 20  # bytes per read when a data file is copied as a changelog file
 
 
 def _order_keys(table: pa.Table, names: Sequence[str]) -> pa.Table:
