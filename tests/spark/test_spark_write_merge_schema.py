@@ -199,3 +199,44 @@ def test_case_insensitive_names(spark: Any, sql: Any, db: str) -> None:
     assert _types(spark, n) == [("id", "int"), ("info", "struct<key1:string,key2:string,key3:string>")]
     assert sql(f"SELECT id, info.key1, info.key2, info.key3 FROM {n} ORDER BY id") == [
         (1, "a", "b", None), (2, "A", "B", "C")]
+
+
+def test_merge_into_evolves_the_schema(spark: Any, sql: Any, db: str) -> None:
+    """WriteMergeSchemaTest "Merge into with merge-schema: ..." (source uppercase does not create
+    duplicate columns, append-only target evolves, extra column with case-mismatched columns, only
+    case differs, nested struct fields case mismatch) and "Merge into without merge-schema: ARRAY<INT>
+    target with ARRAY<BIGINT> source": UPDATE SET * / INSERT * add the source's new columns."""
+    pk = "TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')"
+    t, a, n, r = (f"paimon.{db}.{x}" for x in ("mt", "ma", "mn", "mr"))
+    spark.sql(f"CREATE TABLE {t} (id INT, name STRING) {pk}")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
+    spark.sql(f"CREATE TABLE {a} (id INT, name STRING)")
+    spark.sql(f"INSERT INTO {a} VALUES (1, 'a'), (2, 'b')")
+    spark.sql(f"CREATE TABLE {n} (id INT, info STRUCT<key1: STRING, key2: STRING>) {pk}")
+    spark.sql(f"INSERT INTO {n} VALUES (1, named_struct('key1', 'a', 'key2', 'b'))")
+    spark.sql(f"CREATE TABLE {r} (id INT, ports ARRAY<INT>) {pk}")
+    spark.sql(f"INSERT INTO {r} VALUES (1, array(80, 443))")
+    spark.sql("SELECT 1 AS ID, 'A' AS NAME, 100 AS extra_col UNION ALL SELECT 3 AS ID, 'c' AS NAME, 30 AS extra_col"
+              ).createOrReplaceTempView("ms1")
+    spark.sql("SELECT 1 AS id, 'a2' AS name, 100 AS value UNION ALL SELECT 3 AS id, 'c' AS name, 30 AS value"
+              ).createOrReplaceTempView("ms2")
+    spark.sql("SELECT 1 AS id, named_struct('KEY1', 'A', 'KEY2', 'B', 'key3', 'C') AS info").createOrReplaceTempView("ms3")
+    spark.sql("SELECT 4 AS Id, 'd' AS NaMe").createOrReplaceTempView("ms4")
+    both = "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+    spark.sql(f"MERGE INTO {r} USING (SELECT 1 AS id, array(cast(8080 as bigint), cast(9090 as bigint)) AS ports) s "
+              f"ON {r}.id = s.id {both}")
+    spark.conf.set("spark.paimon.write.merge-schema", "true")
+    try:
+        spark.sql(f"MERGE INTO {t} USING ms1 ON {t}.id = ms1.ID {both}")
+        spark.sql(f"MERGE INTO {t} USING ms4 ON {t}.id = ms4.Id WHEN NOT MATCHED THEN INSERT *")
+        spark.sql(f"MERGE INTO {a} USING ms2 ON {a}.id = ms2.id {both}")
+        spark.sql(f"MERGE INTO {n} USING ms3 ON {n}.id = ms3.id {both}")
+    finally:
+        spark.conf.unset("spark.paimon.write.merge-schema")
+    assert _types(spark, t) == [("id", "int"), ("name", "string"), ("extra_col", "int")]
+    assert sql(f"SELECT * FROM {t} ORDER BY id") == [(1, "A", 100), (2, "b", None), (3, "c", 30), (4, "d", None)]
+    assert sql(f"SELECT * FROM {a} ORDER BY id") == [(1, "a2", 100), (2, "b", None), (3, "c", 30)]
+    assert sql(f"SELECT id, info.key1, info.key2, info.key3 FROM {n}") == [(1, "A", "B", "C")]
+    assert _types(spark, r) == [("id", "int"), ("ports", "array<int>")]
+    assert sql(f"SELECT * FROM {r}") == [(1, [8080, 9090])]
+    assert sql(f"SELECT count(*) FROM paimon.{db}.`mt$schemas`") == [(2,)]

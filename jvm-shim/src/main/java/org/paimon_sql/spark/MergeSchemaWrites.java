@@ -22,6 +22,7 @@ import org.apache.spark.sql.catalyst.expressions.NamedExpression$;
 import org.apache.spark.sql.catalyst.plans.logical.AppendData;
 import org.apache.spark.sql.catalyst.plans.logical.InsertIntoStatement;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.MergeIntoTable;
 import org.apache.spark.sql.catalyst.plans.logical.OverwriteByExpression;
 import org.apache.spark.sql.catalyst.plans.logical.OverwritePartitionsDynamic;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
@@ -77,6 +78,12 @@ final class MergeSchemaWrites extends Rule<LogicalPlan> {
   @Override
   public LogicalPlan apply(LogicalPlan plan) {
     return plan.transformDown(PartialFunction$.MODULE$.fromFunction((LogicalPlan p) -> {
+      if (p instanceof MergeIntoTable m && !m.withSchemaEvolution() && flag(Map.of(), MERGE_SCHEMA)) {
+        // MERGE INTO with the session setting: Spark's automatic schema evolution (as MERGE WITH
+        // SCHEMA EVOLUTION) adds the source's new columns before UPDATE SET * / INSERT * expand
+        return m.copy(m.targetTable(), m.sourceTable(), m.mergeCondition(), m.matchedActions(),
+            m.notMatchedActions(), m.notMatchedBySourceActions(), true);
+      }
       if (p instanceof V2WriteCommand w && w.isByName() && w.query().resolved()
           && w.query().getTagValue(DONE).isEmpty()) {
         Map<String, String> options = writeOptions(w);

@@ -18,6 +18,8 @@ import org.apache.spark.sql.connector.catalog.SupportsDeleteV2;
 import org.apache.spark.sql.connector.catalog.MetadataColumn;
 import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
 import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
+import org.apache.spark.sql.connector.catalog.SupportsSchemaEvolution;
+import org.apache.spark.sql.connector.catalog.TableChange;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TruncatableTable;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
@@ -44,7 +46,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  */
 public class PaimonTable
     implements SupportsRead, SupportsWrite, SupportsDeleteV2, TruncatableTable, SupportsAtomicPartitionManagement,
-        SupportsMetadataColumns, SupportsRowLevelOperations {
+        SupportsMetadataColumns, SupportsRowLevelOperations, SupportsSchemaEvolution {
   private final PaimonCatalog catalog;
   private final Identifier ident;
   private final StructType schema;
@@ -236,7 +238,27 @@ public class PaimonTable
         TableCapability.STREAMING_WRITE,
         TableCapability.TRUNCATE,
         TableCapability.OVERWRITE_BY_FILTER,
-        TableCapability.OVERWRITE_DYNAMIC);
+        TableCapability.OVERWRITE_DYNAMIC,
+        TableCapability.AUTOMATIC_SCHEMA_EVOLUTION);
+  }
+
+  /**
+   * The schema changes Spark's automatic schema evolution ({@code MERGE WITH SCHEMA EVOLUTION}, and
+   * {@code MERGE INTO} with Paimon's {@code spark.paimon.write.merge-schema}, see
+   * {@link MergeSchemaWrites}) may make: new columns and ROW fields; type changes only with
+   * {@code spark.paimon.write.merge-schema.type-widening} (the catalog's ALTER then applies Paimon's
+   * rules and refuses what Paimon refuses).
+   */
+  @Override
+  public boolean supportsColumnChange(TableChange.ColumnChange change) {
+    if (change instanceof TableChange.AddColumn) {
+      return true;
+    }
+    if (change instanceof TableChange.UpdateColumnType) {
+      SparkSession s = SparkSession.active();
+      return Boolean.parseBoolean(s.conf().get("spark.paimon." + MergeSchemaWrites.TYPE_WIDENING, "false").trim());
+    }
+    return false;
   }
 
   // ---------------------------------------------------------------- metadata columns, row-level DML
