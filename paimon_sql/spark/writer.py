@@ -194,7 +194,11 @@ class PaimonWriter(DataSourceArrowWriter):
         fio = store.file_io
         base = store.snapshots.snapshot(self.base_snapshot) if self.base_snapshot is not None else None
         attempt = str(uuid.uuid4())
-        tw = _AttemptTableWrite(store, base, attempt, ignore_previous_files=self.overwrite is not False)
+        # every data file of the attempt is named ``<prefix><attempt uuid>-<n>.<format>`` (one uuid
+        # per task attempt instead of one per bucket), so that files of a dead attempt can be found
+        prefix, extension = store.options.data_file_prefix, store.options.file_format
+        tw = TableWrite(store, base, ignore_previous_files=self.overwrite is not False,
+                        namers=lambda: FileNamer(prefix, extension, uuid=attempt))
         if self.full_compaction is not None:
             tw.full_compaction = tw.full_compaction and self.full_compaction
         marker = join(self.staging_dir, f"{attempt}.json")
@@ -386,22 +390,6 @@ class PaimonWriter(DataSourceArrowWriter):
         if fio.is_local:  # only when empty: another write may be using it
             with contextlib.suppress(OSError):  # not empty, or already gone
                 os.rmdir(join(self.store.path, STAGING_DIR))
-
-
-class _AttemptTableWrite(TableWrite):
-    """A TableWrite whose data files are all named ``<prefix><attempt uuid>-<n>.<format>`` (one
-    uuid per task attempt instead of one per bucket), so that files of a dead attempt can be found."""
-
-    def __init__(self, store: FileStore, base: Any, attempt: str, ignore_previous_files: bool = False) -> None:
-        super().__init__(store, base, ignore_previous_files)
-        self.attempt = attempt
-
-    def _namer(self, partition: bytes, bucket: int) -> FileNamer:
-        k = (partition, bucket)
-        if k not in self.namers:
-            opts = self.store.options
-            self.namers[k] = FileNamer(opts.data_file_prefix, opts.file_format, uuid=self.attempt)
-        return self.namers[k]
 
 
 def _has_aware_to_naive(source: pa.DataType, target: pa.DataType) -> bool:

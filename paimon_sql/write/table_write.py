@@ -1,9 +1,12 @@
 """TableWrite: turns Arrow batches into data files of a table, ready to commit.
 
-Rows are grouped by partition and bucket (vectorised), primary-key rows get per-bucket sequence
-numbers continuing from the bucket's current maximum, are sorted by key and merged inside the write
-buffer (the newest record of a key wins; deletes are kept so they shadow older files), and each
-flush writes one sorted run (a level-0 file) per bucket. Memory is bounded by ``write-buffer-size``.
+Rows are assigned to partitions and buckets by the table's :class:`BucketAssigner` (vectorised),
+primary-key rows get per-bucket sequence numbers continuing from the bucket's current maximum, are
+sorted by key and merged inside the write buffer (the newest record of a key wins; deletes are kept so
+they shadow older files), and each flush writes one sorted run (a level-0 file) per bucket. Memory is
+bounded by ``write-buffer-size``. The state of each (partition, bucket) is a :class:`BucketSlot`;
+file names come from the ``namers`` factory; the :class:`CompactionPolicy` says whether
+``prepare_commit`` compacts.
 """
 
 from __future__ import annotations
@@ -18,8 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.errors import UnsupportedError, ValidationError
-from paimon_sql.format.binary_row import decode_row, encode_rows
-from paimon_sql.format.murmur import bucket_of, hash_columns
+from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.system_fields import ROW_KINDS
 from paimon_sql.fs.file_io import join
 from paimon_sql.lsm.engines import MERGE_ENGINES, engine_of
@@ -31,19 +33,19 @@ from paimon_sql.lsm.merge import (
 )
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
-from paimon_sql.meta.index_file_meta import INDEX_TYPE_HASH, IndexManifestEntry
+from paimon_sql.meta.index_file_meta import IndexManifestEntry
 from paimon_sql.meta.kinds import FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
-from paimon_sql.meta.simple_stats import empty_row
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.options.validation import check_full_compaction_delta_commits
 from paimon_sql.types import to_arrow_type
+from paimon_sql.write.bucket_assigner import bucket_assigner
+from paimon_sql.write.bucket_slots import BucketSlot, BucketSlots, NamerFactory
 from paimon_sql.write.bucket_writer import BucketWriter
 from paimon_sql.write.changes import CommitChanges, WriteBase  # noqa: F401 (CommitChanges re-exported)
 from paimon_sql.write.column_defaults import fill_column_defaults
-from paimon_sql.write.conflicts import describe_partition
-from paimon_sql.write.cross_partition import CrossPartitionAssigner, is_cross_partition
-from paimon_sql.write.dynamic_bucket import PartitionBuckets, read_hashes, write_hash_index
+from paimon_sql.write.compaction_policy import CompactionPolicy
+from paimon_sql.write.dynamic_bucket import read_hashes, write_hash_index
 from paimon_sql.write.file_writer import (
     KIND,
     SEQ,
@@ -52,12 +54,9 @@ from paimon_sql.write.file_writer import (
     kv_arrow_schema,
     write_data_file,
 )
-from paimon_sql.write.grouping import group_ids
 
 # data files of different buckets are written in parallel (pyarrow releases the GIL)
-_HASH_CHUNK = 1 << 18
 _WRITE_THREADS = max(1, min(4, os.cpu_count() or 1))
-_GROUP_COL = "__paimon_group"
 
 
 def conform(store: FileStore, data: pa.Table) -> pa.Table:
@@ -92,7 +91,17 @@ def conform(store: FileStore, data: pa.Table) -> pa.Table:
 
 
 class TableWrite:
-    def __init__(self, store: FileStore, base: Snapshot | None, ignore_previous_files: bool = False) -> None:
+    """The write of one batch (or one task of a distributed write) into ``store``, on top of the
+    ``base`` snapshot (Paimon's ``TableWriteImpl`` over its ``FileStoreWrite``).
+
+    ``ignore_previous_files``: an overwriting write. ``namers``: makes the file namer of each
+    (partition, bucket) (default: ``data-<uuid>-<n>`` with a uuid per bucket). ``compaction``: whether
+    ``prepare_commit`` compacts the buckets written (:class:`CompactionPolicy`, default ``SYNC``)."""
+
+    def __init__(
+        self, store: FileStore, base: Snapshot | None, ignore_previous_files: bool = False, *,
+        namers: NamerFactory | None = None, compaction: CompactionPolicy = CompactionPolicy.SYNC,
+    ) -> None:
         # a store where commits cannot be made safely refuses here, before any data file is written
         store.file_io.snapshot_commit.check(f"table {store.name}")
         self.store = store
@@ -100,8 +109,6 @@ class TableWrite:
         # an overwriting write: the base's files are not restored into the buckets' levels (they
         # will be deleted) and a partition may be written with another bucket count
         self.ignore_previous_files = ignore_previous_files
-        # fixed-bucket tables: each partition's bucket count in the base (writes must keep it)
-        self._partition_buckets: dict[bytes, int] = {}
         opts = store.options
         self.has_pk = store.has_primary_key
         self.num_buckets = opts.bucket
@@ -115,15 +122,15 @@ class TableWrite:
                 )
             if self.num_buckets == 0 or self.num_buckets < -1:
                 raise UnsupportedError(f"bucket={self.num_buckets} is not supported for writing ({store.name})")
-        self.namers: dict[tuple[bytes, int], FileNamer] = {}
         self.write_base = WriteBase(base.id if base is not None else None, store.schema.id)
         self.changes = CommitChanges(base=self.write_base)
-        self._next_seq: dict[tuple[bytes, int], int] | None = None
-        # the live files of every bucket of the base snapshot (primary-key tables: the LSM to restore)
-        self._restored: dict[tuple[bytes, int], list[DataFileMeta]] = defaultdict(list)
-        self._part_values: dict[bytes, list[object]] = {}
-        # primary-key buckets this write touched (or compacts): their LSM levels and compaction
-        self.bucket_writers: dict[tuple[bytes, int], BucketWriter] = {}
+        if namers is None:
+            prefix, extension = opts.data_file_prefix, opts.file_format
+            namers = lambda: FileNamer(prefix, extension)  # noqa: E731
+        # each (partition, bucket): its sequence numbers, restored files (primary-key tables: the
+        # LSM to restore), file namer and bucket writer
+        self.slots = BucketSlots(store, base, self.has_pk and not ignore_previous_files, namers)
+        self.compaction_policy = compaction
         self.compaction = self.has_pk and not opts.write_only
         check_full_compaction_delta_commits(opts, self.has_pk, store.name)
         # full-compaction.delta-commits > 0: a batch write fully compacts every bucket it wrote
@@ -134,10 +141,7 @@ class TableWrite:
         # Not for an overwriting write: Paimon's overwrite commit ignores (does not commit) changelog
         # files, so none are written here
         self.input_changelog = self.has_pk and opts.changelog_producer == "input" and not ignore_previous_files
-        self._dyn: dict[bytes, PartitionBuckets] = {}
-        self._dyn_loaded = False
-        # cross-partition upsert (bucket -1, a key without every partition column): the global key index
-        self.cross_partition = CrossPartitionAssigner(store, base, ignore_previous_files) if is_cross_partition(store) else None
+        self.assigner = bucket_assigner(store, base, ignore_previous_files, self.slots.partition_buckets)
         self._buffer: list[pa.Table] = []
         self._buffer_bytes = 0
         # rows of one key in a write buffer are merged with the table's merge function before they
@@ -184,12 +188,20 @@ class TableWrite:
     def prepare_commit(self, full_compaction: bool = False) -> CommitChanges:
         """Flushes the buffer, compacts the buckets written (as Paimon's batch writer waits for its
         compaction before committing; ``full_compaction``, or ``full-compaction.delta-commits`` > 0:
-        every bucket written, fully), and returns what to commit."""
+        every bucket written, fully), and returns what to commit. Under ``CompactionPolicy.DEFER``
+        nothing is compacted here (and ``full_compaction`` is refused)."""
+        deferred = self.compaction_policy is CompactionPolicy.DEFER
+        if deferred and full_compaction:
+            raise ValidationError(
+                f"prepare_commit(full_compaction=True) of a write into {self.store.name} with "
+                "compaction=CompactionPolicy.DEFER: a deferring write does not compact"
+            )
         self._flush()
-        if self._dyn:
-            self._write_dynamic_index()
-        if self.compaction and self.bucket_writers:
-            self._compact(list(self.bucket_writers.values()), full_compaction or self.full_compaction)
+        self.assigner.prepare_commit(self.changes)
+        if self.compaction and not deferred:
+            writers = [s.writer for s in self.slots.writers() if s.writer is not None]
+            if writers:
+                self._compact(writers, full_compaction or self.full_compaction)
         self._collect_compactions()
         return self.changes
 
@@ -201,9 +213,9 @@ class TableWrite:
                 f"TableWrite.compact of table {self.store.name}: append tables compact through "
                 "Table.compact (ops/compact.py)"
             )
-        self._load_base()
-        wanted = list(self._restored) if buckets is None else [b for b in buckets if b in self._restored]
-        writers = [self._bucket_writer(p, b) for p, b in sorted(wanted)]
+        restored = self.slots.restored()
+        wanted = restored if buckets is None else sorted(set(buckets) & set(restored))
+        writers = [self._bucket_writer(self.slots.get(p, b)) for p, b in wanted]
         self._compact(writers, full)
         self._collect_compactions()
         return self.changes
@@ -211,24 +223,22 @@ class TableWrite:
     def abort(self) -> None:
         for p in self.changes.written_paths:
             self.store.file_io.delete_quietly(p)
-        for bw in self.bucket_writers.values():
-            for p in bw.written:
+        for slot in self.slots.writers():
+            assert slot.writer is not None
+            for p in slot.writer.written:
                 self.store.file_io.delete_quietly(p)
         self.changes = CommitChanges(base=self.write_base)
 
     # -- compaction ------------------------------------------------------------------------------
-    def _bucket_writer(self, partition: bytes, bucket: int) -> BucketWriter:
-        k = (partition, bucket)
-        bw = self.bucket_writers.get(k)
+    def _bucket_writer(self, slot: BucketSlot) -> BucketWriter:
+        bw = slot.writer
         if bw is None:
-            pvals = self._part_values.get(partition)
-            if pvals is None:
-                pvals = self._part_values[partition] = list(decode_row(partition, self.store.partition_types))
-            total = self.num_buckets if self.num_buckets > 0 else -1
-            bw = BucketWriter(self.store, partition, pvals, bucket, total, self._restored.get(k, []),
-                              self._namer(partition, bucket), self.base,
-                              ignore_previous_files=self.ignore_previous_files)
-            self.bucket_writers[k] = bw
+            if slot.values is None:
+                slot.values = list(decode_row(slot.partition, self.store.partition_types))
+            bw = slot.writer = BucketWriter(
+                self.store, slot.partition, slot.values, slot.bucket, self.assigner.total_buckets, slot.restored,
+                self.slots.namer(slot), self.base, ignore_previous_files=self.ignore_previous_files,
+            )
         return bw
 
     def _compact(self, writers: list[BucketWriter], full: bool) -> None:
@@ -242,11 +252,13 @@ class TableWrite:
 
     def _collect_compactions(self) -> None:
         """The bucket writers' compaction increments as manifest entries (recomputed each time)."""
-        total = self.num_buckets if self.num_buckets > 0 else -1
+        total = self.assigner.total_buckets
         entries: list[ManifestEntry] = []
         changelog: list[ManifestEntry] = []
         written = set(self.changes.written_paths)
-        for (partition, bucket), bw in sorted(self.bucket_writers.items()):
+        for slot in self.slots.writers():
+            partition, bucket, bw = slot.partition, slot.bucket, slot.writer
+            assert bw is not None
             inc = bw.increment()
             entries += [ManifestEntry(FileKind.DELETE, partition, bucket, total, f) for f in inc.compact_before]
             entries += [ManifestEntry(FileKind.ADD, partition, bucket, total, f) for f in inc.compact_after]
@@ -315,26 +327,12 @@ class TableWrite:
         self._buffer, self._buffer_bytes = [], 0
         if table.num_rows == 0:
             return
-        if self.cross_partition is not None:  # rows placed (or retracted) by the global key index
-            table, key_buckets = self.cross_partition.process(table)
-            if table.num_rows == 0:
-                return
-        store = self.store
-        part_names = [f.name for f in store.partition_fields]
-        pids, num_parts = group_ids(table, part_names)
-        # one representative row per partition gives its values and BinaryRow
-        first_rows = np.unique(pids, return_index=True)[1] if num_parts > 1 else np.zeros(1, dtype=np.int64)
-        pcols = [table.column(n).take(pa.array(first_rows)).combine_chunks() for n in part_names]
-        partitions = encode_rows(pcols, store.partition_types) if part_names else [empty_row()] * num_parts
-        pvalues = [[c[i].as_py() for c in pcols] for i in range(num_parts)]
-        if self.num_buckets > 0 and not self.ignore_previous_files:
-            self._check_bucket_count(partitions)
-        if self.cross_partition is not None:
-            buckets = key_buckets
-        else:
-            buckets = self._assign_buckets(table, pids, partitions)
+        placed = self.assigner.place(table)
+        if placed is None:  # a cross-partition write whose rows were all dropped
+            return
+        table, buckets = placed.table, placed.buckets
         width = int(buckets.max()) + 1 if len(buckets) else 1
-        group = pids * width + buckets
+        group = placed.pids * width + buckets
         # sequence numbers continue per bucket, in input order (so a later row of a key wins)
         order = np.argsort(group, kind="stable")
         sorted_group = group[order]
@@ -344,23 +342,24 @@ class TableWrite:
         jobs = []
         for s_, e_ in zip(starts, ends):
             pid, bucket = divmod(int(sorted_group[s_]), width)
-            partition = partitions[pid]
-            start = self._sequence_start(partition, bucket)
-            assert self._next_seq is not None
-            self._next_seq[(partition, bucket)] = start + int(e_ - s_)
+            slot = self.slots.get(placed.partitions[pid], bucket)
+            if slot.values is None:
+                slot.values = list(placed.values[pid])
+            start = slot.next_seq
+            slot.next_seq = start + int(e_ - s_)
             idx = order[s_:e_]  # this bucket's rows in input order
             if seq is not None:
                 seq[idx] = np.arange(start, start + len(idx), dtype=np.int64)
-            self._namer(partition, bucket)  # create file namers before the threads start
-            jobs.append((partition, pvalues[pid], bucket, idx, start))
+            jobs.append((slot, self.slots.namer(slot), idx, start))  # namers made before the threads start
         if seq is not None:
             table = table.append_column(SEQ, pa.array(seq))
         del order, group, sorted_group, seq
         with ThreadPoolExecutor(max_workers=_WRITE_THREADS) as pool:
             results = list(pool.map(lambda j: self._write_bucket(table, *j), jobs))
-        total = self.num_buckets if self.num_buckets > 0 else -1
+        total = self.assigner.total_buckets
         waiting = []
-        for (partition, pvals, bucket, _, _), (meta, path, changelog) in zip(jobs, results):
+        for (slot, _, _, _), (meta, path, changelog) in zip(jobs, results):
+            partition, bucket = slot.partition, slot.bucket
             if changelog is not None:  # changelog-producer input: the records as written
                 self.changes.written_paths.append(changelog[1])
                 self.changes.changelog_entries.append(
@@ -368,8 +367,7 @@ class TableWrite:
             self.changes.written_paths.append(path)
             self.changes.entries.append(ManifestEntry(FileKind.ADD, partition, bucket, total, meta))
             if self.compaction:
-                self._part_values.setdefault(partition, list(pvals))
-                bw = self._bucket_writer(partition, bucket)
+                bw = self._bucket_writer(slot)
                 bw.add_new_file(meta)
                 if bw.should_wait:
                     waiting.append(bw)
@@ -377,117 +375,9 @@ class TableWrite:
             with ThreadPoolExecutor(max_workers=_WRITE_THREADS) as pool:
                 list(pool.map(lambda bw: bw.compact_while_waiting(), waiting))
 
-    def _check_bucket_count(self, partitions: list[bytes]) -> None:
-        """A partition keeps the bucket count it was written with (Paimon refuses to mix them):
-        after ``bucket`` changed, overwrite or rescale the partition first."""
-        self._load_base()
-        for partition in partitions:
-            previous = self._partition_buckets.get(partition)
-            if previous is not None and previous != self.num_buckets:
-                where = describe_partition(self.store, partition)
-                where = "table" if where == "the table" else where.replace("partition ", "partition {", 1) + "}"
-                raise ValidationError(  # Paimon's message, then the table and the procedure that rescales
-                    f"Try to write {where} with a new bucket num {self.num_buckets}, but the previous bucket "
-                    f"num is {previous}. Please switch to batch mode, and perform INSERT OVERWRITE to rescale "
-                    f"current data layout first (table {self.store.name}; or CALL sys.rescale(table => "
-                    f"'{self.store.name}'))"
-                )
-
-    def _assign_buckets(self, table: pa.Table, pids: np.ndarray, partitions: list[bytes]) -> np.ndarray:
-        if self.num_buckets > 0 or not self.has_pk:
-            return self._buckets(b"", table)
-        out = np.empty(table.num_rows, dtype=np.int64)
-        if len(partitions) == 1:
-            out[:] = self._buckets(partitions[0], table)
-            return out
-        order = np.argsort(pids, kind="stable")
-        bounds = np.flatnonzero(np.diff(pids[order])) + 1
-        for idx in np.split(order, bounds):
-            out[idx] = self._buckets(partitions[int(pids[idx[0]])], table.take(pa.array(idx)))
-        return out
-
-    # -- buckets ---------------------------------------------------------------------------------
-    def _buckets(self, partition: bytes, rows: pa.Table) -> np.ndarray:
-        n = self.num_buckets
-        if n > 0:
-            cols = [rows.column(f.name).combine_chunks() for f in self.store.bucket_key_fields]
-            if not cols:
-                raise ValidationError(f"Table {self.store.name} has bucket={n} but no bucket-key")
-            types = [f.type for f in self.store.bucket_key_fields]
-            out = np.empty(rows.num_rows, dtype=np.int64)
-            for lo in range(0, rows.num_rows, _HASH_CHUNK):  # chunks bound the hashing's scratch memory
-                out[lo : lo + _HASH_CHUNK] = bucket_of([c.slice(lo, _HASH_CHUNK) for c in cols], types, n)
-            return out
-        if not self.has_pk:
-            return np.zeros(rows.num_rows, dtype=np.int64)  # bucket-unaware append table
-        # dynamic bucket
-        self._load_dynamic_index()
-        pb = self._dyn.setdefault(partition, PartitionBuckets())
-        key_cols = [rows.column(f.name).combine_chunks() for f in self.store.key_fields]
-        key_types = [f.type for f in self.store.key_fields]
-        hashes = np.concatenate([
-            np.asarray(hash_columns([c.slice(lo, _HASH_CHUNK) for c in key_cols], key_types), dtype=np.int32)
-            for lo in range(0, rows.num_rows, _HASH_CHUNK)
-        ]) if rows.num_rows else np.empty(0, dtype=np.int32)
-        opts = self.store.options
-        return pb.assign(
-            hashes, opts.dynamic_bucket_target_row_num, opts.dynamic_bucket_max_buckets,
-            opts.dynamic_bucket_assigners(),
-        ).astype(np.int64)
-
-    def _load_dynamic_index(self) -> None:
-        if self._dyn_loaded:
-            return
-        self._dyn_loaded = True
-        if self.base is None:
-            return
-        for e in self.store.manifests.index_entries(self.base):
-            if e.index_file.index_type != INDEX_TYPE_HASH:
-                continue
-            f = e.index_file
-            path = f.external_path or self.store.index_file_path(f.file_name)
-            pb = self._dyn.setdefault(e.partition, PartitionBuckets())
-            pb.hashes[e.bucket] = read_hashes(self.store.file_io, path)
-
-    def _write_dynamic_index(self) -> None:
-        index_dir = join(self.store.path, "index")
-        for partition, pb in self._dyn.items():
-            for bucket in sorted(pb.changed):
-                entry = write_hash_index(self.store.file_io, index_dir, partition, bucket, pb.hashes[bucket])
-                self.changes.index_entries.append(entry)
-                self.changes.written_paths.append(join(index_dir, entry.index_file.file_name))
-            pb.changed.clear()
-
     # -- files -----------------------------------------------------------------------------------
-    def _sequence_start(self, partition: bytes, bucket: int) -> int:
-        self._load_base()
-        assert self._next_seq is not None
-        return self._next_seq[(partition, bucket)]
-
-    def _load_base(self) -> None:
-        """Each bucket's next sequence number and (primary-key tables) live files in the base snapshot."""
-        if self._next_seq is not None:
-            return
-        self._next_seq = defaultdict(int)
-        if self.base is None:
-            return
-        for e in self.store.manifests.live_entries(self.base):
-            k = (e.partition, e.bucket)
-            self._next_seq[k] = max(self._next_seq[k], e.file.max_sequence_number + 1)
-            if e.total_buckets > 0:
-                self._partition_buckets[e.partition] = e.total_buckets
-            if self.has_pk and not self.ignore_previous_files:
-                self._restored[k].append(e.file)
-
-    def _namer(self, partition: bytes, bucket: int) -> FileNamer:
-        k = (partition, bucket)
-        if k not in self.namers:
-            self.namers[k] = FileNamer(self.store.options.data_file_prefix, self.store.options.file_format)
-        return self.namers[k]
-
     def _write_bucket(
-        self, table: pa.Table, partition: bytes, pvals: list[object], bucket: int, idx: np.ndarray,
-        first_seq: int,
+        self, table: pa.Table, slot: BucketSlot, namer: FileNamer, idx: np.ndarray, first_seq: int,
     ) -> tuple[DataFileMeta, str, tuple[DataFileMeta, str] | None]:
         """Writes the rows ``idx`` of ``table`` (one partition and bucket, in input order) as one
         file; primary-key rows are sorted by key and merged (the newest record of a key wins).
@@ -497,7 +387,8 @@ class TableWrite:
         Paimon's MergeTreeWriter hands the write buffer's raw records to its changelog writer:
         returned as the third element (meta, path)."""
         store = self.store
-        bucket_dir = store.bucket_dir(pvals, bucket)
+        assert slot.values is not None
+        bucket_dir = store.bucket_dir(slot.values, slot.bucket)
         key_names = [k.name for k in store.key_fields]
         newest_wins = self.engine.newest_record_wins
         if self.has_pk and newest_wins:
@@ -514,7 +405,7 @@ class TableWrite:
         changelog = None
         if self.has_pk and self.input_changelog:
             raw = rows if newest_wins else rows.take(sort_indices(rows, self.spec))
-            changelog = write_data_file(store, bucket_dir, self.namers[(partition, bucket)],
+            changelog = write_data_file(store, bucket_dir, namer,
                                         self._kv_table(raw), first_seq, first_seq + len(idx) - 1, changelog=True)
         if self.has_pk:
             if newest_wins:
@@ -529,7 +420,7 @@ class TableWrite:
         else:
             table = rows.drop_columns([KIND]).cast(append_arrow_schema(store))
             min_seq, max_seq = first_seq, first_seq + len(idx) - 1
-        meta, path = write_data_file(store, bucket_dir, self.namers[(partition, bucket)], table, min_seq, max_seq)
+        meta, path = write_data_file(store, bucket_dir, namer, table, min_seq, max_seq)
         return meta, path, changelog
 
     def _kv_table(self, rows: pa.Table) -> pa.Table:
