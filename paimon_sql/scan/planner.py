@@ -230,9 +230,23 @@ def with_files(split: DataSplit, files: tuple[DataFileMeta, ...]) -> DataSplit:
     )
 
 
-def created_since(splits: list[DataSplit], millis: int) -> list[DataSplit]:
+def creation_time_floor(store: FileStore, travelled: bool) -> int | None:
+    """``scan.file-creation-time-millis`` when a read of the latest snapshot starts from it (Paimon's
+    ``from-file-creation-time`` startup mode: ``scan.mode`` says so, or is ``default`` and no time
+    travel option comes first); None otherwise."""
+    since = store.options.get("scan.file-creation-time-millis")
+    mode = str(store.options.scan_mode)
+    if since is None or travelled or mode not in ("default", "from-file-creation-time"):
+        return None
+    return int(since)
+
+
+def created_since(splits: list[DataSplit], millis: int | None) -> list[DataSplit]:
     """The splits with only their files created at or after ``millis`` (epoch milliseconds; Paimon's
-    ``scan.file-creation-time-millis`` manifest entry filter: imprecise, a compaction renews files)."""
+    ``scan.file-creation-time-millis`` manifest entry filter: imprecise, a compaction renews files);
+    ``splits`` as they are when ``millis`` is None."""
+    if millis is None:
+        return splits
     out = []
     for s in splits:
         files = tuple(f for f in s.files if (f.creation_time_epoch_ms or 0) >= millis)

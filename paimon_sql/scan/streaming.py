@@ -443,7 +443,7 @@ class StreamScan:
         """Every live file of ``snapshot`` (a full phase), merged by key; ``lookup`` tables read
         levels above 0, ``full-compaction`` tables their highest level only."""
         splits = plan(self.store, snapshot, self.predicate)
-        if self.mode == "from-file-creation-time" and self.file_creation_ms is not None:
+        if self.mode == "from-file-creation-time":
             # Paimon's FileCreationTimeStartingScanner: files created at or after the time only
             splits = created_since(splits, self.file_creation_ms)
         if self.store.has_primary_key and self.producer in ("lookup", "full-compaction"):

@@ -63,3 +63,20 @@ def test_stream_of_primary_key_overwrite(spark: Any, db: str, spark_warehouse: s
     assert rows == sorted([("+I", "Euro", 119, "2022-01-02"), ("+I", "US Dollar", 120, "2022-01-01"),
                            ("-D", "Euro", 119, "2022-01-02"), ("+I", "Euro", 100, "2022-01-02"),
                            ("+I", "Yen", 1, "2022-01-02")])
+
+
+def test_batch_read_from_file_creation_time(spark: Any, db: str) -> None:
+    # from-file-creation-time in a batch read: the native parquet path and the manifest count too
+    import time
+
+    t = f"paimon.{db}.f"
+    spark.sql(f"CREATE TABLE {t} (a INT, b STRING)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'old')")
+    time.sleep(0.05)
+    since = str(int(time.time() * 1000))
+    time.sleep(0.05)
+    spark.sql(f"INSERT INTO {t} VALUES (2, 'new')")
+    df = spark.read.option("scan.file-creation-time-millis", since).table(t)
+    assert [tuple(r) for r in df.collect()] == [(2, "new")]
+    assert df.count() == 1
+    assert spark.table(t).count() == 2
