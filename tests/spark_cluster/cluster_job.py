@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
 from paimon_sql.spark import session
 
@@ -81,6 +82,7 @@ def main() -> None:
              .trigger(availableNow=True).start())
         q.awaitTermination(600)
 
+    started = time.perf_counter()
     stream_once()
     first = spark.read.parquet(stream_out).selectExpr("count(*)", "sum(id)").collect()[0]
     spark.sql("INSERT INTO db.ap VALUES (100000, 'streamed')")
@@ -88,6 +90,7 @@ def main() -> None:
     second = spark.read.parquet(stream_out).selectExpr("count(*)", "sum(id)", "sum(IF(v = 'streamed', 1, 0))") \
         .collect()[0]
     out["stream"] = [list(first), list(second)]
+    out["stream_seconds"] = round(time.perf_counter() - started, 1)  # for the log, not checked
     # where did the Python work run? one row per task, from the Python workers
     pids = spark.range(0, 8, numPartitions=8).rdd.map(lambda _: os.getpid()).collect()
     out["worker_pids"] = sorted(set(pids))
