@@ -46,8 +46,8 @@ NOT_IMPLEMENTED: dict[str, str] = {
         "write.sequence-number-init-mode", "upsert-key", "primary-key.nullable", "postpone.batch-write-fixed-bucket",
         "postpone.default-bucket-num", "target-file-row-num", "visibility-callback.enabled", "query-auth.enabled",
         "key-value.sequence_number.enabled", "ignore-update-before",
-        "scan.bucket", "scan.bounded.watermark", "scan.creation-time-millis",
-        "scan.file-creation-time-millis", "scan.primary-branch", "scan.fallback-delta-branch",
+        "scan.bucket", "scan.creation-time-millis",
+        "scan.primary-branch", "scan.fallback-delta-branch",
         "scan.fallback-snapshot-branch",
     ], _FEATURE),
 }

@@ -9,6 +9,7 @@ import numpy as np
 from paimon_sql.errors import PaimonError, UnsupportedError
 from paimon_sql.format.binary_row import decode_row, decode_rows
 from paimon_sql.lsm.engines import engine_of
+from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_DELETION_VECTORS
 from paimon_sql.meta.manifest_entry import ManifestEntry
@@ -216,3 +217,39 @@ def _non_overlapping_single_run(files: tuple[object, ...]) -> bool:
 
 def data_file_path(store: FileStore, split: DataSplit, file_name: str, external_path: str | None) -> str:
     return store.data_file_path(split.bucket_dir, file_name, external_path)
+
+
+def with_files(split: DataSplit, files: tuple[DataFileMeta, ...]) -> DataSplit:
+    """``split`` reading only ``files`` (a subset of its files) and their deletion files."""
+    import dataclasses
+
+    names = {f.file_name for f in files}
+    return dataclasses.replace(
+        split, files=files, deletion_files={k: v for k, v in split.deletion_files.items() if k in names},
+        raw_convertible=split.raw_convertible or len(files) <= 1,
+    )
+
+
+def creation_time_floor(store: FileStore, travelled: bool) -> int | None:
+    """``scan.file-creation-time-millis`` when a read of the latest snapshot starts from it (Paimon's
+    ``from-file-creation-time`` startup mode: ``scan.mode`` says so, or is ``default`` and no time
+    travel option comes first); None otherwise."""
+    since = store.options.get("scan.file-creation-time-millis")
+    mode = str(store.options.scan_mode)
+    if since is None or travelled or mode not in ("default", "from-file-creation-time"):
+        return None
+    return int(since)
+
+
+def created_since(splits: list[DataSplit], millis: int | None) -> list[DataSplit]:
+    """The splits with only their files created at or after ``millis`` (epoch milliseconds; Paimon's
+    ``scan.file-creation-time-millis`` manifest entry filter: imprecise, a compaction renews files);
+    ``splits`` as they are when ``millis`` is None."""
+    if millis is None:
+        return splits
+    out = []
+    for s in splits:
+        files = tuple(f for f in s.files if (f.creation_time_epoch_ms or 0) >= millis)
+        if files:
+            out.append(s if len(files) == len(s.files) else with_files(s, files))
+    return out

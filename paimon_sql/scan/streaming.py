@@ -12,6 +12,9 @@ A stream starts where ``scan.mode`` says (Paimon's starting scanners, ``CoreOpti
   of the first snapshot committed at or after the time on;
 - ``compacted-full``: every row of the latest COMPACT snapshot (with ``changelog-producer`` =
   ``full-compaction`` or ``full-compaction.delta-commits``: the latest full compaction), then the
+  later changes;
+- ``from-file-creation-time`` (``default`` with ``scan.file-creation-time-millis``): the rows of the
+  latest snapshot's files created at or after that time (Paimon's imprecise file filter), then the
   later changes.
 
 With ``consumer-id`` (and not ``consumer.ignore-progress``) an existing consumer's ``nextSnapshot``
@@ -20,7 +23,13 @@ is the start. A full scan of a ``lookup`` table reads levels above 0 only, of a
 changelog). The changes of a snapshot (Paimon's follow-up scanners): without a changelog producer
 the files APPEND snapshots add (COMPACT snapshots are skipped: they change no row); with one, the
 changelog files of every snapshot that has a changelog manifest list. OVERWRITE snapshots are
-skipped unless ``streaming-read-overwrite`` (append tables: the files they add).
+skipped unless ``streaming-read-overwrite`` (append tables: the files they add; primary-key
+tables: -D of every row of the files they removed, then the rows they wrote; refused with the
+``lookup`` and ``full-compaction`` producers, as Paimon does). ``streaming.read.snapshot.delay``:
+a later snapshot is read once it is that old (the stream waits). ``scan.bounded.watermark``: the
+stream ends before the first later snapshot whose watermark is past the bound (after the full
+phase when the starting snapshot's is): nothing more is read (a Spark query then idles, and
+``Trigger.AvailableNow`` ends; Paimon's own Spark source fails with its EndOfScanException).
 
 Positions are :class:`StreamOffset` values (Paimon's ``PaimonSourceOffset``: snapshot id, index of
 the last split read inside it, whether that snapshot is read in full, and its split count), JSON
@@ -34,25 +43,28 @@ until enough rows or time), exactly as Paimon's ``PaimonReadLimitGuard`` admits 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.errors import NotFoundError, PaimonError, UnsupportedError, ValidationError
 from paimon_sql.format.partition_path import partition_path
-from paimon_sql.lsm.merge import KIND
+from paimon_sql.lsm.merge import KIND, SEQ
 from paimon_sql.meta.consumer_manager import Consumer, ConsumerManager
 from paimon_sql.meta.file_store import FileStore
+from paimon_sql.meta.kinds import FileKind
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.meta.travel import TIMESTAMP, TRAVEL_OPTIONS, TimeTravel
 from paimon_sql.predicate import Predicate
-from paimon_sql.scan.changes import changelog_splits, delta_splits
-from paimon_sql.scan.planner import plan
+from paimon_sql.scan.changes import changelog_splits, delta_entries, delta_splits, entry_splits
+from paimon_sql.scan.planner import created_since, plan, with_files
 from paimon_sql.scan.reader import read_split
 from paimon_sql.scan.split import DataSplit
 from paimon_sql.types import DataField
@@ -259,6 +271,13 @@ class StreamScan:
         self.producer = producer
         self.changelog_mode = producer != "none"
         self.consumer_id: str | None = store.options.get("consumer-id")
+        o = store.options
+        bound = o.get("scan.bounded.watermark")
+        self.bounded_watermark: int | None = None if bound is None else int(bound)
+        delay = o.get("streaming.read.snapshot.delay")
+        self.delay_ms: int | None = None if delay is None else int(delay)
+        created = o.get("scan.file-creation-time-millis")
+        self.file_creation_ms: int | None = None if created is None else int(created)
         self._check_mode()
 
     # -- where a stream starts ---------------------------------------------------------------------
@@ -281,11 +300,19 @@ class StreamScan:
         if self.mode == "from-timestamp" and o.scan_timestamp_millis is None and o.get(TIMESTAMP) is None:
             raise ValidationError(f"Table {name}: scan.mode 'from-timestamp' needs 'scan.timestamp-millis' "
                                   "or 'scan.timestamp'")
-        if self.mode in ("from-file-creation-time", "from-creation-timestamp", "latest-delta"):
+        if self.mode == "from-file-creation-time" and o.get("scan.file-creation-time-millis") is None:
+            raise ValidationError(f"Table {name}: scan.mode 'from-file-creation-time' needs "
+                                  "'scan.file-creation-time-millis'")
+        if o.get("streaming-read-overwrite") and self.producer in ("lookup", "full-compaction"):
+            # Paimon's SchemaValidation
+            raise UnsupportedError(
+                "Cannot set streaming-read-overwrite to true when changelog producer is FULL_COMPACTION or LOOKUP "
+                f"because it will read duplicated changes. (table {name})")
+        if self.mode in ("from-creation-timestamp", "latest-delta"):
             raise UnsupportedError(f"Table {name}: option 'scan.mode' = {self.mode!r} is not supported by "
                                    "paimon_sql's streaming read yet")
         if self.mode not in ("latest-full", "latest", "from-snapshot", "from-snapshot-full", "from-timestamp",
-                             "compacted-full"):
+                             "compacted-full", "from-file-creation-time"):
             raise UnsupportedError(f"Table {name}: option 'scan.mode' = {self.mode!r} cannot start a stream")
 
     def starting_context(self) -> tuple[int, bool]:
@@ -299,7 +326,7 @@ class StreamScan:
                 return consumer.next_snapshot, False
         mode = self.mode
         latest = snaps.latest_id()
-        if mode == "latest-full":
+        if mode in ("latest-full", "from-file-creation-time"):
             return (latest, True) if latest is not None else (1, False)
         if mode == "latest":
             return (latest, False) if latest is not None else (1, False)
@@ -416,6 +443,9 @@ class StreamScan:
         """Every live file of ``snapshot`` (a full phase), merged by key; ``lookup`` tables read
         levels above 0, ``full-compaction`` tables their highest level only."""
         splits = plan(self.store, snapshot, self.predicate)
+        if self.mode == "from-file-creation-time":
+            # Paimon's FileCreationTimeStartingScanner: files created at or after the time only
+            splits = created_since(splits, self.file_creation_ms)
         if self.store.has_primary_key and self.producer in ("lookup", "full-compaction"):
             top = self.store.options.num_levels - 1
             keep = (lambda lvl: lvl > 0) if self.producer == "lookup" else (lambda lvl: lvl == top)
@@ -423,7 +453,7 @@ class StreamScan:
             for s in splits:
                 files = tuple(f for f in s.files if keep(f.level))
                 if files:
-                    out.append(_replace_files(s, files))
+                    out.append(with_files(s, files))
             splits = out
         return self._sorted(splits)
 
@@ -433,10 +463,7 @@ class StreamScan:
             if not self.store.options.get("streaming-read-overwrite"):
                 return None
             if self.store.has_primary_key:
-                raise UnsupportedError(
-                    f"Table {self.store.name}: 'streaming-read-overwrite' on a primary-key table (the changes "
-                    f"of OVERWRITE snapshot {snapshot.id} as a diff) is not supported by paimon_sql yet"
-                )
+                return self._sorted(overwrite_splits(self.store, snapshot, self.predicate))
             return self._sorted(delta_splits(self.store, snapshot, self.predicate))
         if self.changelog_mode:
             if not snapshot.changelog_manifest_list:
@@ -474,7 +501,10 @@ class StreamScan:
         guard = _LimitGuard(limits, last_trigger_ms) if limits is not None and not limits.unlimited else None
         out: list[IndexedSplit] = []
         latest = self.store.snapshots.latest_id()
-        while guard is None or guard.has_capacity:
+        # scan.bounded.watermark: a full phase of a snapshot beyond the bound is the last thing read
+        ended = start.snapshot_completed and start.scan_snapshot and self._beyond_bound(
+            self._snapshot(start.snapshot_id))
+        while not ended and (guard is None or guard.has_capacity):
             if end is not None and next_id > end.snapshot_id:
                 break
             if max_snapshot is not None and next_id > max_snapshot:
@@ -489,9 +519,12 @@ class StreamScan:
             if snap is None:
                 self._check_not_expired(next_id)
                 break
+            if not full and (self._beyond_bound(snap) or self._delayed(snap)):
+                break  # the stream ends before this snapshot / waits until it is old enough
             splits = self.full_splits(snap) if full else self.change_splits(snap)
             this_full = full
             next_id, full = next_id + 1, False
+            ended = this_full and self._beyond_bound(snap)
             if not splits:
                 continue
             for i, s in enumerate(splits):
@@ -504,6 +537,30 @@ class StreamScan:
         if guard is not None and guard.may_skip:
             return []
         return out
+
+    def _beyond_bound(self, snap: Snapshot | None) -> bool:
+        """Whether ``snap``'s watermark is past ``scan.bounded.watermark`` (Paimon's
+        ``BoundedChecker.watermark``: the stream ends there)."""
+        bound = self.bounded_watermark
+        return bound is not None and snap is not None and snap.watermark is not None and snap.watermark > bound
+
+    def _delayed(self, snap: Snapshot) -> bool:
+        """Whether ``snap`` is younger than ``streaming.read.snapshot.delay`` (Paimon's
+        ``shouldDelaySnapshot``: the stream waits for it)."""
+        return self.delay_ms is not None and snap.time_millis > _now_ms() - self.delay_ms
+
+    def ended(self, start: StreamOffset) -> bool:
+        """Whether a stream at ``start`` has reached the end ``scan.bounded.watermark`` sets (the
+        next snapshot to read, or the snapshot read in full, has a watermark past the bound)."""
+        if self.bounded_watermark is None:
+            return False
+        if start.snapshot_completed and start.scan_snapshot:
+            if self._beyond_bound(self._snapshot(start.snapshot_id)):
+                return True
+        nxt = start.snapshot_id + 1 if start.snapshot_completed else start.snapshot_id
+        if not start.snapshot_completed and start.scan_snapshot:
+            return False
+        return self._beyond_bound(self._snapshot(nxt)) if self.store.snapshots.exists(nxt) else False
 
     def latest_offset(
         self, start: StreamOffset, limits: ReadLimits | None = None, last_trigger_ms: int = 0,
@@ -551,24 +608,72 @@ class StreamScan:
         return nxt
 
 
-def _replace_files(split: DataSplit, files: tuple[Any, ...]) -> DataSplit:
-    import dataclasses
+def overwrite_splits(store: FileStore, snapshot: Snapshot, predicate: Predicate | None = None) -> list[DataSplit]:
+    """The changes of an OVERWRITE snapshot of a primary-key table (``streaming-read-overwrite``,
+    Paimon's ``readChanges``): one split per (partition, bucket) the snapshot touched, ``before_files``
+    the files it deleted and ``files`` those it added (files on both sides dropped). Read by
+    :func:`read_stream_split`: -D of every merged row of the deleted files, then the merged rows of
+    the added files (Paimon's ``IncrementalChangelogReadProvider``; not a diff: an unchanged row
+    reads as -D and +I)."""
+    entries = delta_entries(store, snapshot)
+    deleted = entry_splits(store, snapshot, [e for e in entries if e.kind == FileKind.DELETE], predicate)
+    added = entry_splits(store, snapshot, [e for e in entries if e.kind == FileKind.ADD], predicate)
+    by_key: dict[tuple[bytes, int], list[DataSplit | None]] = {}
+    for i, side in enumerate((deleted, added)):
+        for sp in side:
+            by_key.setdefault((sp.partition, sp.bucket), [None, None])[i] = sp
+    out = []
+    for (_, _), (b, a) in sorted(by_key.items(), key=lambda kv: kv[0]):
+        before = b.files if b is not None else ()
+        after = a.files if a is not None else ()
+        common = {_file_key(f) for f in before} & {_file_key(f) for f in after}
+        before = tuple(f for f in before if _file_key(f) not in common)
+        after = tuple(f for f in after if _file_key(f) not in common)
+        if not before and not after:
+            continue
+        base = a if a is not None else b
+        assert base is not None
+        out.append(dataclasses.replace(base, files=after, deletion_files={}, raw_convertible=False,
+                                       before_files=before, before_deletion_files={}))
+    return out
 
-    names = {f.file_name for f in files}
-    return dataclasses.replace(
-        split, files=files, deletion_files={k: v for k, v in split.deletion_files.items() if k in names},
-        raw_convertible=split.raw_convertible or len(files) <= 1,
-    )
+
+def _file_key(f: Any) -> tuple[object, ...]:
+    return (f.file_name, f.level, f.external_path, f.row_count, f.file_size)
+
+
+def _merged_adds(store: FileStore, split: DataSplit, files: tuple[Any, ...], fields: Sequence[DataField],
+                 sequence_number: bool) -> pa.Table:
+    """The merged live rows (+I / +U) of ``files`` of ``split``'s bucket, with ``_VALUE_KIND``."""
+    side = dataclasses.replace(split, files=files, deletion_files={}, before_files=None, before_deletion_files={},
+                               raw_convertible=len(files) <= 1)
+    tbl = read_split(store, side, fields, keep_row_kind=True, sequence_number=sequence_number)
+    kinds = tbl.column(KIND)
+    return tbl.filter(pc.or_(pc.equal(kinds, 0), pc.equal(kinds, 2)))
 
 
 def read_stream_split(
     store: FileStore, split: DataSplit, fields: Sequence[DataField], scan_snapshot: bool, row_kind: bool,
+    sequence_number: bool = False,
 ) -> pa.Table:
     """The rows of one stream split as ``fields``: a full-phase split merged by key without its
     retractions, a changes split file by file with every record (-U and -D too, as Paimon's Spark
-    source emits them). ``row_kind``: a first ``rowkind`` string column (``+I``, ``-U``, ``+U``,
-    ``-D``: Paimon's audit-log layout, option ``read.changelog``)."""
-    tbl = read_split(store, split, fields, keep_row_kind=True)
+    source emits them), an overwrite split (:func:`overwrite_splits`) as -D of the rows it removed
+    and then the rows it wrote. ``row_kind``: a first ``rowkind`` string column (``+I``, ``-U``,
+    ``+U``, ``-D``: Paimon's audit-log layout, option ``read.changelog``); ``sequence_number``
+    (primary-key tables): then ``_SEQUENCE_NUMBER`` (``$audit_log`` with
+    ``table-read.sequence-number.enabled``)."""
+    if split.before_files is not None:
+        removed = _merged_adds(store, split, split.before_files, fields, sequence_number) \
+            if split.before_files else None
+        written = _merged_adds(store, split, split.files, fields, sequence_number)
+        if removed is not None and removed.num_rows:
+            removed = removed.set_column(removed.schema.get_field_index(KIND), written.schema.field(KIND),
+                                         pa.array(np.full(removed.num_rows, 3, dtype=np.int8)))
+            written = pa.concat_tables([removed, written])
+        tbl = written
+    else:
+        tbl = read_split(store, split, fields, keep_row_kind=True, sequence_number=sequence_number)
     kinds = tbl.column(KIND)
     if scan_snapshot:
         keep = pc.or_(pc.equal(kinds, 0), pc.equal(kinds, 2))
@@ -585,18 +690,20 @@ def read_stream_split(
 
 def read_stream_splits(
     store: FileStore, splits: Sequence[IndexedSplit], fields: Sequence[DataField] | None = None,
-    row_kind: bool = False,
+    row_kind: bool = False, sequence_number: bool = False,
 ) -> pa.Table:
     """The rows of a batch's splits, in order (see :func:`read_stream_split`); ``fields``
     default to every column of ``store``."""
     flds = list(store.schema.fields) if fields is None else list(fields)
-    parts = [read_stream_split(store, s.split, flds, s.scan_snapshot, row_kind) for s in splits]
+    parts = [read_stream_split(store, s.split, flds, s.scan_snapshot, row_kind, sequence_number) for s in splits]
     parts = [p for p in parts if p.num_rows]
     if parts:
         return pa.concat_tables(parts)
     from paimon_sql.scan.reader import output_schema
 
     schema = output_schema(flds)
+    if sequence_number:
+        schema = schema.insert(0, pa.field(SEQ, pa.int64(), False))
     if row_kind:
         schema = schema.insert(0, pa.field(ROWKIND_COLUMN, pa.string(), False))
     return schema.empty_table()

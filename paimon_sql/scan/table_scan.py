@@ -33,7 +33,7 @@ from paimon_sql.meta.travel import TimeTravel, resolve
 from paimon_sql.predicate import Predicate, parse_predicate, referenced_columns
 from paimon_sql.scan import incremental as inc
 from paimon_sql.scan.changes import changelog_splits, delta_splits
-from paimon_sql.scan.planner import ensure_no_full_scan, live_entries
+from paimon_sql.scan.planner import created_since, creation_time_floor, ensure_no_full_scan, live_entries
 from paimon_sql.scan.planner import plan as plan_snapshot
 from paimon_sql.scan.reader import READ_THREADS, output_schema, read_split
 from paimon_sql.scan.split import DataSplit
@@ -181,6 +181,7 @@ class TableScan:
             if mode == ScanMode.ALL:
                 planned = plan_snapshot(store, snap, pred, top_level_only=self.read_optimized)
                 ensure_no_full_scan(store, snap, planned)
+                planned = created_since(planned, creation_time_floor(store, travelled))
             elif mode == ScanMode.DELTA:
                 planned = [dataclasses.replace(s, streaming=True) for s in delta_splits(store, snap, pred)]
             else:

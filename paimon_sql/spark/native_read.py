@@ -38,7 +38,7 @@ from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
 from paimon_sql.predicate import Predicate, and_, parse_predicate
-from paimon_sql.scan.planner import ensure_no_full_scan, plan
+from paimon_sql.scan.planner import created_since, creation_time_floor, ensure_no_full_scan, plan
 from paimon_sql.scan.split import DataSplit
 from paimon_sql.scan.table_scan import FALLBACK_BRANCH, ScanMode
 
@@ -144,7 +144,7 @@ def plan_native(
     if table.scan().effective_mode() != ScanMode.ALL:  # incremental options: the engine plans the range
         accepted0 = tuple(False for _ in filters)
         return NativePlan(None, "an incremental read (incremental-between options)", accepted0, None)
-    snap, store, _ = table.resolve_read(**time_travel)
+    snap, store, travelled = table.resolve_read(**time_travel)
     pred, accepted = parse_filters(store, filters)
 
     def no(reason: str) -> NativePlan:
@@ -180,6 +180,7 @@ def plan_native(
     size = 0
     splits = plan(store, snap, pred)
     ensure_no_full_scan(store, snap, splits)
+    splits = created_since(splits, creation_time_floor(store, travelled))
     for split in splits:
         size += sum(m.file_size for m in split.files)
         why = _split_not_native(store, split)
@@ -307,7 +308,7 @@ def count_rows(table: Any, time_travel: Mapping[str, Any]) -> RowCount:
     cardinality (subtracted). Reads no data file."""
     if table.scan().effective_mode() != ScanMode.ALL:
         return RowCount(None, "an incremental read (incremental-between options)", None)
-    snap, store, _ = table.resolve_read(**time_travel)
+    snap, store, travelled = table.resolve_read(**time_travel)
     if table.schema.options.get(FALLBACK_BRANCH):
         return RowCount(None, "the table reads a fallback branch", None)
     if snap is None:
@@ -315,6 +316,7 @@ def count_rows(table: Any, time_travel: Mapping[str, Any]) -> RowCount:
     total = 0
     splits = plan(store, snap, None)
     ensure_no_full_scan(store, snap, splits)
+    splits = created_since(splits, creation_time_floor(store, travelled))
     for split in splits:
         why = _merge_needed(store, split)
         if why is not None:

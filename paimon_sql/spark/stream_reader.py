@@ -7,6 +7,9 @@ partition per split) and records a consumer's progress in ``commit(end)``, which
 a batch is done. ``read`` runs in the executors' Python workers, one task per split. The engine side
 (starting scans, follow-up scans, offsets, limits) is ``paimon_sql.scan.streaming``.
 
+``t$audit_log`` streams too: the table's stream with each row's kind first (Paimon's
+``AuditLogTable`` stream scan; ``_SEQUENCE_NUMBER`` next with ``table-read.sequence-number.enabled``).
+
 Options (besides the table's own and the source's ``warehouse`` / ``table`` / ``path``):
 ``scan.mode``, ``scan.snapshot-id``, ``scan.timestamp-millis``, ``scan.timestamp``, ``consumer-id``
 (and every other Paimon table option, as dynamic options), ``read.changelog`` (a first ``rowkind``
@@ -22,6 +25,7 @@ and the query ends once it has read up to it (in batches under the read limits).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -39,6 +43,7 @@ from pyspark.sql.streaming.datasource import (
 )
 
 from paimon_sql.errors import UnsupportedError, ValidationError
+from paimon_sql.lsm.merge import SEQ
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.travel import TRAVEL_OPTIONS
 from paimon_sql.scan.split import DataSplit
@@ -56,6 +61,7 @@ from paimon_sql.spark.source_schema import _field_by_name, arrow_target, conform
 from paimon_sql.spark.store_ref import StoreRef
 
 OPT_READ_CHANGELOG = "read.changelog"
+AUDIT_LOG = "audit_log"
 
 
 class StreamSplitPartition(InputPartition):
@@ -94,16 +100,32 @@ def stream_table(ref: TableRef, options: Mapping[str, str]) -> Any:
     return table.copy(start) if start else table
 
 
+def audit_log_base(ref: TableRef) -> TableRef | None:
+    """The table whose stream ``ref`` reads when it names ``t$audit_log`` (None for a data table);
+    other system tables cannot be streamed."""
+    if not ref.is_system:
+        return None
+    from paimon_sql.catalog.identifier import Identifier
+
+    ident = Identifier.parse(ref.table)
+    if ident.system_table != AUDIT_LOG or ident.in_system_database:
+        raise ValidationError(f"Streaming reads of system table {ref.table} are not supported yet (of the system "
+                              f"tables, only $audit_log streams)")
+    return dataclasses.replace(ref, table=f"{ident.database}.{ident.table_name}")
+
+
 class PaimonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """``spark.readStream.format("paimon_sql")...load()`` (and the catalog's tables through the shim)."""
 
     def __init__(self, ref: TableRef, options: dict[str, str], schema: st.StructType) -> None:
-        if ref.is_system:
-            raise ValidationError(f"Streaming reads of system table {ref.table} are not supported yet")
-        self.ref = ref
+        audit = audit_log_base(ref)
+        self.ref = audit or ref
         self.options = options
         self.schema = schema
-        self.row_kind = read_changelog(options)
+        # t$audit_log: the table's stream with each row's kind first (and _SEQUENCE_NUMBER when the
+        # table has table-read.sequence-number.enabled), as Paimon's AuditLogTable streams it
+        self.row_kind = audit is not None or read_changelog(options)
+        self.sequence_number = audit is not None and len(schema.fields) > 1 and schema.fields[1].name == SEQ
         if self.row_kind and (not schema.fields or schema.fields[0].name != ROWKIND_COLUMN):
             raise UnsupportedError(
                 f"Option {OPT_READ_CHANGELOG!r} of a streaming read of table {ref.table}: the rows with their row "
@@ -187,10 +209,10 @@ class PaimonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             return
         store: FileStore = partition.store.open()
         names = self.schema.fieldNames()
-        if self.row_kind:
-            names = names[1:]
+        names = names[int(self.row_kind) + int(self.sequence_number):]
         fields = [_field_by_name(store.schema.fields, n, f"table {store.name}") for n in names]
-        tbl = read_stream_split(store, partition.split, fields, partition.scan_snapshot, self.row_kind)
+        tbl = read_stream_split(store, partition.split, fields, partition.scan_snapshot, self.row_kind,
+                                self.sequence_number)
         if tbl.num_rows == 0:
             return
         target = arrow_target(self.schema)
@@ -199,4 +221,4 @@ class PaimonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         yield from conform_to(tbl, target, self.options.get(OPT_TIME_ZONE)).to_batches(max_chunksize=batch_rows)
 
 
-__all__ = ["PaimonStreamReader", "StreamSplitPartition", "changelog_schema", "read_changelog", "stream_table"]
+__all__ = ["PaimonStreamReader", "audit_log_base", "StreamSplitPartition", "changelog_schema", "read_changelog", "stream_table"]

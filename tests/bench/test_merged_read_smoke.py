@@ -23,3 +23,14 @@ def test_merged_read_benchmark_smoke() -> None:
     assert results["pk_many_commits"]["rows"] == results["pk_many_commits_dv"]["rows"] == 1_000
     assert results["pk_upserts"]["raw_rows"] == 2_500  # the floor reads both runs unmerged
     assert all(r["paimon_sql_s"] > 0 and r["raw_pyarrow_s"] > 0 for r in results.values())
+
+
+def test_streaming_benchmark_smoke() -> None:
+    """bench/streaming.py (engine part) on tiny tables: the stream and the batch read each read every
+    row (the script checks counts and sums), and the numbers are there."""
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "streaming.py"), "--smoke", "--json"],
+                         capture_output=True, text=True, timeout=600, check=True)
+    res = json.loads(out.stdout)
+    for name in ("pk", "append"):
+        assert res[f"{name}: stream read s"] > 0 and res[f"{name}: batch read s"] > 0
+    assert 0 < res["engine latency median s"] <= res["engine latency max s"]

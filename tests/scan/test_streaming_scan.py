@@ -164,14 +164,6 @@ def test_overwrite_is_skipped_unless_streaming_read_overwrite(catalog: Catalog) 
         (5, "v_5"), (10, "v_10"), (11, "v_11"), (12, "v_12"), (99, "v_99")]
 
 
-def test_overwrite_of_primary_key_table_with_streaming_read_overwrite_is_refused(catalog: Catalog) -> None:
-    t = _prepare(catalog, 1)
-    t.write(_rows([99]), overwrite=True)
-    scan = _stream(catalog, **{"scan.snapshot-id": "1", "streaming-read-overwrite": "true"})
-    with pytest.raises(UnsupportedError, match="streaming-read-overwrite"):
-        _drain(scan, scan.initial_offset())
-
-
 def test_offsets_round_trip_and_order() -> None:
     o = StreamOffset(3, 1, False, 2)
     assert o.to_json() == {"snapshotId": 3, "index": 1, "scanSnapshot": False, "totalSplits": 2}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
 from paimon_sql.spark import session
 
@@ -70,6 +71,26 @@ def main() -> None:
         [tuple(r) for r in spark.sql("SELECT count(*), sum(IF(v = 'upd', 1, 0)), max(id) FROM db.ap").collect()],
         [r[0] for r in spark.sql("SELECT commit_kind FROM db.`ap$snapshots` ORDER BY snapshot_id").collect()],
     ]
+    # a streaming read on the cluster (Trigger.AvailableNow into a parquet sink): the micro-batch's
+    # splits are read in the executors' Python workers; a restart from the checkpoint reads only
+    # the snapshot committed since
+    stream_out, stream_cp = os.path.join(warehouse, "_stream_out"), os.path.join(warehouse, "_stream_cp")
+
+    def stream_once() -> None:
+        q = (spark.readStream.option("read.stream.maxFilesPerTrigger", "2").table("db.ap").writeStream
+             .format("parquet").option("path", stream_out).option("checkpointLocation", stream_cp)
+             .trigger(availableNow=True).start())
+        q.awaitTermination(600)
+
+    started = time.perf_counter()
+    stream_once()
+    first = spark.read.parquet(stream_out).selectExpr("count(*)", "sum(id)").collect()[0]
+    spark.sql("INSERT INTO db.ap VALUES (100000, 'streamed')")
+    stream_once()
+    second = spark.read.parquet(stream_out).selectExpr("count(*)", "sum(id)", "sum(IF(v = 'streamed', 1, 0))") \
+        .collect()[0]
+    out["stream"] = [list(first), list(second)]
+    out["stream_seconds"] = round(time.perf_counter() - started, 1)  # for the log, not checked
     # where did the Python work run? one row per task, from the Python workers
     pids = spark.range(0, 8, numPartitions=8).rdd.map(lambda _: os.getpid()).collect()
     out["worker_pids"] = sorted(set(pids))

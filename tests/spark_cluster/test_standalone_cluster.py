@@ -1,5 +1,5 @@
 """The distributed path: a Spark standalone cluster on 127.0.0.1 (one master, two workers, each a
-separate process); reads and writes run in the executors' Python workers."""
+separate process); reads, writes and a streaming read run in the executors' Python workers."""
 
 from __future__ import annotations
 
@@ -101,6 +101,10 @@ def test_reads_and_writes_on_a_standalone_cluster(cluster, installed_wheel, tmp_
     # and 1000 deleted rows of the append table, each statement one snapshot
     assert out["dml"] == [[["merged", 2000], ["new", 9500]], [[9000, 90, 8999]],
                           ["APPEND", "OVERWRITE", "OVERWRITE"]]
+    # a streaming read (AvailableNow, two files a batch) of the append table after the DML (9000
+    # rows), then, restarted from its checkpoint, of the one row inserted since
+    total = sum(range(9000))
+    assert out["stream"] == [[9000, total], [9001, total + 100000, 1]]
     # the Python work ran in the workers' processes, not in the driver
     assert out["driver_pid"] not in out["worker_pids"]
     worker_jvms = {p.pid for p in procs[1:]}
