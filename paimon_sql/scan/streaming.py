@@ -306,7 +306,7 @@ class StreamScan:
         if o.get("streaming-read-overwrite") and self.producer in ("lookup", "full-compaction"):
             # Paimon's SchemaValidation
             raise UnsupportedError(
-                "Cannot set streaming-read-overwrite to true when changelog producer is FULL_COMPACTION or LOOKUP "
+                "Cannot set streaming-read-overwrite to true when changelog producer is full-compaction or lookup "
                 f"because it will read duplicated changes. (table {name})")
         if self.mode in ("from-creation-timestamp", "latest-delta"):
             raise UnsupportedError(f"Table {name}: option 'scan.mode' = {self.mode!r} is not supported by "

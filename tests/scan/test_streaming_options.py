@@ -89,7 +89,7 @@ def test_streaming_read_overwrite_refused_with_lookup_and_full_compaction(catalo
         catalog.create_table(f"db.{producer.replace('-', '_')}", RATES, primary_keys=["currency"],
                              options={"changelog-producer": producer})
         with pytest.raises(UnsupportedError, match="Cannot set streaming-read-overwrite to true when changelog "
-                                                   "producer is FULL_COMPACTION or LOOKUP"):
+                                                   "producer is full-compaction or lookup"):
             _stream(catalog, f"db.{producer.replace('-', '_')}", **{"streaming-read-overwrite": "true"})
 
 
