@@ -13,7 +13,9 @@ import importlib
 import importlib.util
 import sys
 import threading
+from collections.abc import Callable, Mapping, MutableMapping
 from types import ModuleType
+from typing import Any
 
 _LOCK = threading.Lock()
 
@@ -51,3 +53,25 @@ def is_loaded(name: str) -> bool:
     module = sys.modules.get(name)
     # a lazy module's class is importlib's _LazyModule until its code has run
     return module is not None and type(module).__name__ != "_LazyModule"
+
+
+def lazy_attributes(
+    module_name: str, homes: Mapping[str, str], namespace: MutableMapping[str, Any],
+) -> Callable[[str], Any]:
+    """A module ``__getattr__`` (PEP 562) for names imported on first use: ``homes`` maps each
+    name to the module that defines it; the value read is kept in ``namespace`` (the module's
+    globals), so later reads do not come here again::
+
+        __getattr__ = lazy_attributes(__name__, {"Table": "paimon_sql.table.table"}, globals())
+    """
+
+    def __getattr__(name: str) -> Any:
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(home), name)
+        namespace[name] = value
+        return value
+
+    return __getattr__
+

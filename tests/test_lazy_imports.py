@@ -37,7 +37,7 @@ def _under(modules: set[str], prefix: str) -> set[str]:
 
 def test_the_package_imports_no_engine() -> None:
     mods = _imported("import paimon_sql")
-    assert _under(mods, "paimon_sql") == {"paimon_sql", "paimon_sql.errors"}
+    assert _under(mods, "paimon_sql") == {"paimon_sql", "paimon_sql.errors", "paimon_sql.lazy"}
     assert "pyarrow" not in mods
 
 
@@ -45,7 +45,7 @@ def test_the_data_source_lookup_imports_only_pyspark() -> None:
     # Spark's lookup worker imports every pyspark_* module once per JVM, in a process of its own
     mods = _imported("import pyspark_paimon_sql")
     assert _under(mods, "paimon_sql") <= {
-        "paimon_sql", "paimon_sql.errors", "paimon_sql.spark", "paimon_sql.spark.session",
+        "paimon_sql", "paimon_sql.errors", "paimon_sql.lazy", "paimon_sql.spark", "paimon_sql.spark.session",
         "paimon_sql.spark.datasource",
     }
     assert not {"pyarrow", "numpy", "fastavro", "pyroaring"} & mods

@@ -17,9 +17,9 @@ from paimon_sql.errors import UnsupportedError, ValidationError
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from paimon_sql.catalog.global_tables import GlobalSystemTable
     from paimon_sql.catalog.identifier import Identifier
     from paimon_sql.table.system import SystemTable
-    from paimon_sql.table.system.global_tables import GlobalSystemTable
     from paimon_sql.table.table import Table
 
 

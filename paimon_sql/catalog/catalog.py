@@ -39,8 +39,8 @@ from paimon_sql.write.column_defaults import with_defaults
 KEY_UNSUPPORTED_ROOTS = frozenset({"MAP", "ARRAY", "ROW", "MULTISET", "VECTOR", "VARIANT"})
 
 if TYPE_CHECKING:
+    from paimon_sql.catalog.global_tables import GlobalSystemTable
     from paimon_sql.table.system import SystemTable
-    from paimon_sql.table.system.global_tables import GlobalSystemTable
 
 DB_SUFFIX = ".db"
 
@@ -190,7 +190,7 @@ class Catalog(AbstractCatalog):
         """The tables of ``database`` by name; of ``sys``: its global system tables, in Paimon's
         order."""
         if database == SYSTEM_DATABASE:
-            from paimon_sql.table.system.global_tables import global_table_names
+            from paimon_sql.catalog.global_tables import global_table_names
 
             return global_table_names(self.catalog_options)
         self._require_db(database)
@@ -214,10 +214,10 @@ class Catalog(AbstractCatalog):
     def get_table(self, identifier: str | Identifier) -> Table | SystemTable | GlobalSystemTable:
         """The table ``db.t``, its branch ``db.t$branch_b``, a system table of either
         (``db.t$files``, ``db.t$branch_b$snapshots``; see ``paimon_sql.table.system``), or a
-        global system table (``sys.tables``; see ``paimon_sql.table.system.global_tables``)."""
+        global system table (``sys.tables``; see ``paimon_sql.catalog.global_tables``)."""
         ident = Identifier.parse(identifier)
         if ident.in_system_database:
-            from paimon_sql.table.system.global_tables import load_global_system_table
+            from paimon_sql.catalog.global_tables import load_global_system_table
 
             if ident.branch is not None or ident.system_table is not None:
                 raise TableNotFoundError(

@@ -380,8 +380,7 @@ class _Draft:
             )
 
         def op(fields: list[DataField], name: str) -> list[DataField]:
-            if name not in [f.name for f in fields]:
-                raise ValidationError(f"Cannot drop column {dotted!r} of table {self.table}: it does not exist")
+            self._index(fields, name, "Cannot drop column", dotted)
             out = [f for f in fields if f.name != name]
             if not out:
                 what = "all columns" if len(path) == 1 else f"all fields of {'.'.join(path[:-1])!r}"
@@ -398,10 +397,8 @@ class _Draft:
             raise UnsupportedError(f"Cannot rename partition column: [{dotted}] (table {self.table})")
 
         def op(fields: list[DataField], old: str) -> list[DataField]:
-            names = [f.name for f in fields]
-            if old not in names:
-                raise ValidationError(f"Cannot rename column {dotted!r} of table {self.table}: it does not exist")
-            if new in names:
+            self._index(fields, old, "Cannot rename column", dotted)
+            if new in [f.name for f in fields]:
                 raise ValidationError(f"Cannot rename column {dotted!r} of table {self.table} to {new!r}: that name exists")
             return [dataclasses.replace(f, name=new) if f.name == old else f for f in fields]
 
@@ -459,12 +456,7 @@ class _Draft:
         field_path, steps = self._type_path(path)
 
         def op(fields: list[DataField], name: str) -> list[DataField]:
-            names = [f.name for f in fields]
-            if name not in names:
-                raise ValidationError(
-                    f"Cannot change the type of column {dotted!r} of table {self.table}: it does not exist"
-                )
-            i = names.index(name)
+            i = self._index(fields, name, "Cannot change the type of column", dotted)
             old_t = _descend(fields[i].type, steps)
             if ch.keep_nullability:
                 new_t = ch.new_type.copy(old_t.nullable)
@@ -488,12 +480,7 @@ class _Draft:
         field_path, steps = self._type_path(path)
 
         def op(fields: list[DataField], name: str) -> list[DataField]:
-            names = [f.name for f in fields]
-            if name not in names:
-                raise ValidationError(
-                    f"Cannot change the nullability of column {dotted!r} of table {self.table}: it does not exist"
-                )
-            i = names.index(name)
+            i = self._index(fields, name, "Cannot change the nullability of column", dotted)
             old_t = _descend(fields[i].type, steps)
             self._check_nullability(old_t.nullable, ch.nullable, dotted)
             out = list(fields)
@@ -543,15 +530,20 @@ class _Draft:
         dotted = ".".join(path)
 
         def op(fields: list[DataField], name: str) -> list[DataField]:
-            names = [f.name for f in fields]
-            if name not in names:
-                raise ValidationError(f"Cannot comment on column {dotted!r} of table {self.table}: it does not exist")
+            i = self._index(fields, name, "Cannot comment on column", dotted)
             out = list(fields)
-            i = names.index(name)
             out[i] = dataclasses.replace(fields[i], description=ch.comment or None)
             return out
 
         self._edit(path, op, "Cannot comment on column")
+
+    def _index(self, fields: list[DataField], name: str, what: str, dotted: str) -> int:
+        """Where column ``name`` is in ``fields``; ``what`` (e.g. "Cannot drop column") starts the
+        error when it is not there."""
+        for i, f in enumerate(fields):
+            if f.name == name:
+                return i
+        raise ValidationError(f"{what} {dotted!r} of table {self.table}: it does not exist")
 
     # -- the result ----------------------------------------------------------------------------------
     def result(self) -> TableSchema:

@@ -50,10 +50,12 @@ See docs/spark-datasource.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pyspark.sql import types as st
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader
+
+from paimon_sql.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from paimon_sql.spark.reader import (
@@ -187,15 +189,7 @@ _REEXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _REEXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _REEXPORTS, globals())
 
 
 # ----------------------------------------------------------------------------------------------

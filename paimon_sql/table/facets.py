@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from paimon_sql.meta.schema import TableSchema
     from paimon_sql.meta.schema_change import SchemaChange
     from paimon_sql.table.table_commit import TableCommit
+    from paimon_sql.write.compaction_policy import CompactionPolicy
     from paimon_sql.write.table_write import CommitChanges, TableWrite
 
 Overwrite = Union[bool, Mapping[str, Any], str]  # noqa: UP007
@@ -53,7 +54,9 @@ class TableHandle(Protocol):
 
     def _committer(self, store: FileStore, maintain: bool = True) -> TableCommit: ...
 
-    def new_write(self, overwrite: bool = False) -> TableWrite: ...
+    def new_write(
+        self, overwrite: bool = False, compaction: CompactionPolicy | str = ...,
+    ) -> TableWrite: ...
 
     def write(self, data: WriteInput, overwrite: Overwrite = False) -> int: ...
 

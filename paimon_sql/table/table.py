@@ -39,6 +39,7 @@ from paimon_sql.table.partitions import Partitions
 from paimon_sql.table.snapshots import Snapshots
 from paimon_sql.table.table_commit import TableCommit
 from paimon_sql.table.tags import Tags
+from paimon_sql.write.compaction_policy import CompactionPolicy
 from paimon_sql.write.table_write import CommitChanges, TableWrite
 
 # the operation modules load when an operation first runs (a write or read does not import them all)
@@ -278,11 +279,19 @@ class Table:
         return self.new_commit().filter_committed(identifiers, since)
 
     # -- distributed writes: many TableWrites (one per task), one commit on the driver ------------
-    def new_write(self, overwrite: bool = False) -> TableWrite:
+    def new_write(
+        self, overwrite: bool = False, compaction: CompactionPolicy | str = CompactionPolicy.SYNC,
+    ) -> TableWrite:
         """A writer for one task; its ``prepare_commit()`` result is picklable. ``overwrite``: the
         write replaces what it writes into (Paimon's ignore-previous-files: the base's files are not
-        restored into the writer's levels, and a partition may change its bucket count)."""
-        return TableWrite(self.store, self.store.snapshots.latest(), ignore_previous_files=overwrite)
+        restored into the writer's levels, and a partition may change its bucket count).
+        ``compaction``: ``"sync"`` (default, Paimon's batch writer: ``prepare_commit`` compacts the
+        primary-key buckets written and waits) or ``"defer"`` (no compaction at ``prepare_commit``,
+        for a caller that must not stall; a later ``compact`` catches up)."""
+        return TableWrite(
+            self.store, self.store.snapshots.latest(), ignore_previous_files=overwrite,
+            compaction=CompactionPolicy.of(compaction),
+        )
 
     def commit_changes(
         self, changes: Sequence[CommitChanges], overwrite: Overwrite = False, _renumber: bool = False,

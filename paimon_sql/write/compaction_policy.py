@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from paimon_sql.errors import ValidationError
+
 
 class CompactionPolicy(Enum):
     """What ``TableWrite.prepare_commit`` does with the primary-key buckets written.
@@ -18,3 +20,17 @@ class CompactionPolicy(Enum):
 
     SYNC = "sync"
     DEFER = "defer"
+
+    @classmethod
+    def of(cls, value: CompactionPolicy | str) -> CompactionPolicy:
+        """The policy itself or its name (``"sync"`` / ``"defer"``, any case); anything else is a
+        ValidationError naming the ``compaction`` argument."""
+        if isinstance(value, CompactionPolicy):
+            return value
+        if isinstance(value, str):
+            for policy in cls:
+                if policy.value == value.strip().lower():
+                    return policy
+        names = ", ".join(repr(p.value) for p in cls)
+        raise ValidationError(f"compaction: expected a CompactionPolicy or one of {names}, got {value!r}")
+

@@ -108,3 +108,12 @@ def conf(spark: Any) -> Iterator[Any]:
     yield set_
     for k in keys:
         spark.conf.unset(k)
+
+
+@pytest.fixture()
+def queries(spark: Any) -> Iterator[list[Any]]:
+    """Streaming queries a test started (append them here): stopped after it, whatever happened."""
+    started: list[Any] = []
+    yield started
+    for q in started:
+        q.stop()

@@ -3,20 +3,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 pytestmark = pytest.mark.spark
 
-
-@pytest.fixture()
-def queries(spark: Any) -> Iterator[list[Any]]:
-    started: list[Any] = []
-    yield started
-    for q in started:
-        q.stop()
 
 
 def _start(queries: list[Any], df: Any, name: str, checkpoint: str) -> Any:

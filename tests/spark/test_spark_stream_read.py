@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import glob
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -45,13 +44,6 @@ class Prepared:
         self.all = sorted(self.all + self.latest)
         return self.latest
 
-
-@pytest.fixture()
-def queries(spark: Any) -> Iterator[list[Any]]:
-    started: list[Any] = []
-    yield started
-    for q in started:
-        q.stop()
 
 
 def _start(queries: list[Any], df: Any, name: str, checkpoint: str, trigger: dict[str, Any] | None = None) -> Any:

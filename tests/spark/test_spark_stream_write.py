@@ -14,7 +14,6 @@ import sys
 import textwrap
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,14 +47,6 @@ def folder(tmp_path: Path) -> JsonFolder:
 def checkpoint(tmp_path: Path) -> str:
     return str(tmp_path / "checkpoint")
 
-
-@pytest.fixture()
-def queries(spark: Any) -> Iterator[list[Any]]:
-    """Queries a test started: stopped after it, whatever happened."""
-    started: list[Any] = []
-    yield started
-    for q in started:
-        q.stop()
 
 
 def _location(spark: Any, db: str, table: str = "T") -> str:

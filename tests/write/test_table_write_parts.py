@@ -134,3 +134,17 @@ def test_defer_still_waits_at_the_stop_trigger(catalog: Catalog) -> None:
     assert changes.compact_entries  # compacted while writing, as Paimon's writer waits at the stop trigger
     t.commit_changes([changes])
     assert sorted(catalog.get_table("db.t").read().column("id").to_pylist()) == [0, 1, 2, 3]
+
+
+def test_new_write_takes_the_compaction_policy(catalog: Catalog) -> None:
+    t = _compaction_table(catalog)
+    assert t.new_write().compaction_policy is CompactionPolicy.SYNC
+    assert t.new_write(compaction="DEFER").compaction_policy is CompactionPolicy.DEFER
+    for i in range(3):  # deferred through the public door: no COMPACT snapshot however many runs
+        tw = catalog.get_table("db.t").new_write(compaction=CompactionPolicy.DEFER)
+        tw.write(_rows([i], n=i))
+        t.commit_changes([tw.prepare_commit()])
+    t = catalog.get_table("db.t")
+    assert {t.store.snapshots.snapshot(i).commit_kind for i in t.snapshot_ids()} == {"APPEND"}
+    with pytest.raises(ValidationError, match=r"compaction: expected .*'sync', 'defer'.*'later'"):
+        t.new_write(compaction="later")

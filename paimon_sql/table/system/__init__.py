@@ -2,7 +2,7 @@
 
 ``SYSTEM_TABLES`` maps each supported name to its class; ``load_system_table(table, name)`` builds
 one over a data table (or branch). See ``base.SystemTable`` for the reading interface. The
-catalog-wide tables of database ``sys`` (``sys.tables``...) are in ``global_tables``.
+catalog-wide tables of database ``sys`` (``sys.tables``...) are in ``paimon_sql.catalog.global_tables``.
 """
 
 from __future__ import annotations

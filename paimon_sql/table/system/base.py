@@ -66,7 +66,7 @@ class ReadContext:
 class MetadataTable:
     """A read-only table of metadata with Apache Paimon's columns: what the system tables of one
     table (``SystemTable``) and the global ones of database ``sys``
-    (``paimon_sql.table.system.global_tables``) share."""
+    (``paimon_sql.catalog.global_tables``) share."""
 
     SYSTEM_NAME: ClassVar[str] = ""
     FIELDS: ClassVar[tuple[DataField, ...]] = ()

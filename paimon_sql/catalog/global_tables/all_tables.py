@@ -15,15 +15,15 @@ from collections.abc import Mapping
 
 import pyarrow as pa
 
-from paimon_sql.errors import ValidationError
-from paimon_sql.predicate import Predicate
-from paimon_sql.table.system.base import ColumnFn, constant
-from paimon_sql.table.system.global_tables.base import (
+from paimon_sql.catalog.global_tables.base import (
     GlobalSystemTable,
     all_identifiers,
     load_tables,
     selected,
 )
+from paimon_sql.errors import ValidationError
+from paimon_sql.predicate import Predicate
+from paimon_sql.table.system.base import ColumnFn, constant
 from paimon_sql.types import BigIntType, BooleanType, DataField, VarCharType
 
 TYPE_OPTION = "type"

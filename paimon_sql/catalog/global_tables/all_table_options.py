@@ -15,17 +15,17 @@ from collections.abc import Mapping
 
 import pyarrow as pa
 
-from paimon_sql.predicate import Predicate
-from paimon_sql.table.system._format import java_hash_map_order
-from paimon_sql.table.system.base import ColumnFn
-from paimon_sql.table.system.global_tables.all_partitions import identifier_hash
-from paimon_sql.table.system.global_tables.base import (
+from paimon_sql.catalog.global_tables.all_partitions import identifier_hash
+from paimon_sql.catalog.global_tables.base import (
     GlobalSystemTable,
     all_identifiers,
     load_tables,
     selected,
     table_location,
 )
+from paimon_sql.predicate import Predicate
+from paimon_sql.table.system._format import java_hash_map_order
+from paimon_sql.table.system.base import ColumnFn
 from paimon_sql.types import DataField, VarCharType
 
 PATH = "path"

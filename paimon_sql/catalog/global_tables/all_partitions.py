@@ -19,6 +19,12 @@ from collections.abc import Mapping
 
 import pyarrow as pa
 
+from paimon_sql.catalog.global_tables.base import (
+    GlobalSystemTable,
+    all_identifiers,
+    load_tables,
+    selected,
+)
 from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.format.murmur import murmur_hash_bytes
@@ -33,12 +39,6 @@ from paimon_sql.table.system._format import (
 )
 from paimon_sql.table.system._snapshot_files import all_entries
 from paimon_sql.table.system.base import ColumnFn, constant
-from paimon_sql.table.system.global_tables.base import (
-    GlobalSystemTable,
-    all_identifiers,
-    load_tables,
-    selected,
-)
 from paimon_sql.table.system.partitions import entry_stats
 from paimon_sql.table.table import Table
 from paimon_sql.types import BigIntType, BooleanType, DataField, VarCharType

@@ -12,11 +12,11 @@ from collections.abc import Mapping
 
 import pyarrow as pa
 
+from paimon_sql.catalog.global_tables.base import GlobalSystemTable
 from paimon_sql.errors import ValidationError
 from paimon_sql.predicate import Predicate
 from paimon_sql.table.system._format import java_hash_map_order
 from paimon_sql.table.system.base import ColumnFn
-from paimon_sql.table.system.global_tables.base import GlobalSystemTable
 from paimon_sql.types import DataField, VarCharType
 
 ENABLED_OPTION = "catalog-options-table.enabled"

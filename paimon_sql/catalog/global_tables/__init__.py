@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from paimon_sql.catalog.global_tables.all_partitions import AllPartitionsTable
+from paimon_sql.catalog.global_tables.all_table_options import AllTableOptionsTable
+from paimon_sql.catalog.global_tables.all_tables import AllTablesTable
+from paimon_sql.catalog.global_tables.base import Catalog, GlobalSystemTable
+from paimon_sql.catalog.global_tables.catalog_options import ENABLED_OPTION, CatalogOptionsTable, enabled
 from paimon_sql.catalog.identifier import SYSTEM_DATABASE
 from paimon_sql.errors import TableNotFoundError
-from paimon_sql.table.system.global_tables.all_partitions import AllPartitionsTable
-from paimon_sql.table.system.global_tables.all_table_options import AllTableOptionsTable
-from paimon_sql.table.system.global_tables.all_tables import AllTablesTable
-from paimon_sql.table.system.global_tables.base import Catalog, GlobalSystemTable
-from paimon_sql.table.system.global_tables.catalog_options import ENABLED_OPTION, CatalogOptionsTable, enabled
 
 GLOBAL_SYSTEM_TABLES: dict[str, type[GlobalSystemTable]] = {
     cls.SYSTEM_NAME: cls

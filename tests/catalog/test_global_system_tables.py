@@ -11,6 +11,8 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql import Catalog
+from paimon_sql.catalog.global_tables import GLOBAL_SYSTEM_TABLES, GlobalSystemTable
+from paimon_sql.catalog.global_tables.all_partitions import identifier_hash
 from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import TableNotFoundError, ValidationError
 from paimon_sql.procedures.registry import table_arg
@@ -19,8 +21,6 @@ from paimon_sql.table.system._format import (
     java_hash_map_order,
     java_hash_of_strings,
 )
-from paimon_sql.table.system.global_tables import GLOBAL_SYSTEM_TABLES, GlobalSystemTable
-from paimon_sql.table.system.global_tables.all_partitions import identifier_hash
 from paimon_sql.table.table import Table
 
 # Paimon's TABLE_TYPE of each global system table (org.apache.paimon.table.system.All*Table,
@@ -266,7 +266,7 @@ def test_partition_names_without_legacy_names(tmp_path) -> None:  # type: ignore
 
 
 def test_partitions_filter_spares_other_tables(wh: Catalog, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from paimon_sql.table.system.global_tables import all_partitions
+    from paimon_sql.catalog.global_tables import all_partitions
 
     scanned: list[str] = []
     real = all_partitions.table_partitions
@@ -309,7 +309,7 @@ def test_all_table_options_row_order_is_paimons(wh: Catalog) -> None:
 
 
 def test_all_table_options_derives_scan_mode(wh: Catalog) -> None:
-    from paimon_sql.table.system.global_tables.all_table_options import loaded_options
+    from paimon_sql.catalog.global_tables.all_table_options import loaded_options
 
     assert loaded_options({"scan.snapshot-id": "3"}, "/w/db.db/t")["scan.mode"] == "from-snapshot"
     assert loaded_options({"scan.timestamp-millis": "3", "scan.snapshot-id": "3"}, "/p")["scan.mode"] == "from-timestamp"
