@@ -557,7 +557,7 @@ files_strategy = st.lists(
 )
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(p=predicates, files=files_strategy, data=st.data())
 def test_might_match_is_conservative(
     p: Predicate, files: list[list[dict[str, Any]]], data: st.DataObject
@@ -565,7 +565,7 @@ def test_might_match_is_conservative(
     _check_conservative(p, files, data)
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(p=st.one_of(_leaves(), _leaves().map(Not)), files=files_strategy, data=st.data())
 def test_might_match_leaf_is_conservative(
     p: Predicate, files: list[list[dict[str, Any]]], data: st.DataObject

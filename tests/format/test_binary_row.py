@@ -172,7 +172,7 @@ def _check_round_trip(types: list[pt.DataType], cols: list[list[Any]], n: int) -
         assert encode_row(row, types) == blobs[i]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_columns(ATOMIC_TYPES))
 def test_round_trip_atomic(data: tuple[list[pt.DataType], list[list[Any]]]) -> None:
     types, cols = data
