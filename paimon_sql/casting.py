@@ -586,14 +586,44 @@ def _numeric_to_decimal(arr: pa.Array, source: DataType, target: DataType) -> pa
     target = cast(DecimalType, target)
     if source.root in _INT_BITS:
         return _integers_to_decimal(arr, target)
+    return _doubles_to_decimal(pc.cast(arr, pa.float64()), source, target)
+
+
+def _doubles_to_decimal(arr: pa.Array, source: DataType, target: DecimalType) -> pa.Array:
+    """``DecimalUtils.castFrom(double)`` vectorised. ``BigDecimal.valueOf`` takes the shortest
+    round-trip digits (Arrow's double -> string cast gives them); HALF_UP to the scale depends
+    only on the first dropped digit, so the digits are cut (toward zero) at scale + 1 and then
+    rounded half away from zero. Magnitudes >= 10^(precision - scale) are null before the parse
+    (shortest digits are monotonic in the double and 10^k's are 10^k), and so are values that
+    reach it by rounding. NaN and infinities have no BigDecimal: refused with the value."""
     p, s = target.precision, target.scale
-
-    def conv(x: float) -> Decimal | None:
-        if not math.isfinite(x):
-            raise _bad_value(x, source, target, "not a finite number")
-        return _decimal_from(Decimal(repr(float(x))), p, s)
-
-    return _map_unique(pc.cast(arr, pa.float64()), conv, pa.decimal128(p, s))
+    out_t = pa.decimal128(p, s)
+    if len(arr) == 0:
+        return pa.array([], out_t)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    vals = np.asarray(arr.fill_null(0.0).to_numpy(zero_copy_only=False), dtype=np.float64)
+    mask = _null_mask(arr)
+    bad = ~np.isfinite(vals) & ~mask
+    if bad.any():
+        raise _bad_value(float(vals[int(np.argmax(bad))]), source, target, "not a finite number")
+    mag = np.abs(vals)
+    over = mag >= float(10 ** (p - s))
+    null = mask | over
+    # below 10^-(s+2) the digits round to zero; Arrow's parse cannot rescale very small
+    # exponents (1e-89 into scale 3), so they are zeroed first
+    zero = over | (mag < float(Decimal(10) ** -(s + 2)))
+    if zero.any():
+        vals = np.where(zero, 0.0, vals)
+    digits = pc.cast(pa.array(vals, pa.float64()), pa.string())
+    # one digit more than the cut needs: rounding may carry into it (99.995 -> 100.00)
+    wide_t = pa.decimal128(p + 2, s + 1) if p + 2 <= 38 else pa.decimal256(p + 2, s + 1)
+    cut = pc.cast(digits, wide_t, safe=False)
+    rounded = pc.round(cut, ndigits=s, round_mode="half_towards_infinity")
+    rounded = rounded.cast(pa.decimal128(p + 1, s) if p + 1 <= 38 else pa.decimal256(p + 1, s))
+    bound = pa.scalar(Decimal(10) ** (p - s), type=rounded.type)
+    null = null | np.asarray(pc.greater_equal(pc.abs(rounded), bound).to_numpy(zero_copy_only=False), dtype=bool)
+    return pc.if_else(pa.array(null), pa.scalar(None, rounded.type), rounded).cast(out_t)
 
 
 def _integers_to_decimal(arr: pa.Array, target: DecimalType) -> pa.Array:
