@@ -41,8 +41,7 @@ def read_file(
         if fmt == "parquet":
             with file_io.open_input_file(path) as f:
                 _check_size(path, f.size(), expected_size)
-                # pre_buffer: the column chunks of the row groups read in few coalesced reads, ahead
-                pf = pq.ParquetFile(f, page_checksum_verification=True, pre_buffer=True)
+                pf = pq.ParquetFile(f, page_checksum_verification=True)
                 _check_rows(path, pf.metadata.num_rows, expected_rows)
                 table = pf.read(columns=list(columns) if columns is not None else None, use_threads=True)
         elif fmt == "orc":
