@@ -122,3 +122,17 @@ def test_two_million_values_vectorised() -> None:
     assert time.process_time() - start < 5.0
     sample = values.slice(0, 1000).to_pylist()
     assert out.slice(0, 1000).to_pylist() == [reference(v, 10, 2) for v in sample]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-(10**9), 10**9), st.integers(0, 9), st.integers(-40, 40))
+def test_property_near_ties_match_the_reference(k: int, s: int, nudge: int) -> None:
+    """Doubles at and a few ulps around k.5 / 10^s: where the rounded product and the shortest digits
+    could disagree (the fast path hands these to the digits)."""
+    tie = (k + 0.5) / 10**s
+    values = [float(np.nextafter(tie, math.copysign(math.inf, nudge)) if nudge else tie)]
+    for _ in range(abs(nudge) - 1):
+        values.append(float(np.nextafter(values[-1], math.copysign(math.inf, nudge))))
+    values += [float(f"{tie:.{s + 1}f}"), -values[0]]
+    p = 30
+    assert cast(values, p, s) == [reference(v, p, s) for v in values]
