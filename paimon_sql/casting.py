@@ -586,14 +586,81 @@ def _numeric_to_decimal(arr: pa.Array, source: DataType, target: DataType) -> pa
     target = cast(DecimalType, target)
     if source.root in _INT_BITS:
         return _integers_to_decimal(arr, target)
+    return _doubles_to_decimal(pc.cast(arr, pa.float64()), source, target)
+
+
+def _doubles_to_decimal(arr: pa.Array, source: DataType, target: DecimalType) -> pa.Array:
+    """``DecimalUtils.castFrom(double)`` vectorised. ``BigDecimal.valueOf`` takes the shortest
+    round-trip digits (Arrow's double -> string cast gives them); HALF_UP to the scale depends
+    only on the first dropped digit, so the digits are cut (toward zero) at scale + 1 and then
+    rounded half away from zero; values far from a tie take the rounded product instead (below).
+    Magnitudes >= 10^(precision - scale) are null before the parse
+    (shortest digits are monotonic in the double and 10^k's are 10^k), and so are values that
+    reach it by rounding. NaN and infinities have no BigDecimal: refused with the value."""
     p, s = target.precision, target.scale
+    out_t = pa.decimal128(p, s)
+    if len(arr) == 0:
+        return pa.array([], out_t)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    vals = np.asarray(arr.fill_null(0.0).to_numpy(zero_copy_only=False), dtype=np.float64)
+    mask = _null_mask(arr)
+    bad = ~np.isfinite(vals) & ~mask
+    if bad.any():
+        raise _bad_value(float(vals[int(np.argmax(bad))]), source, target, "not a finite number")
+    mag = np.abs(vals)
+    over = mag >= float(10 ** (p - s))
+    null = mask | over
+    # below 10^-(s+2) the digits round to zero; Arrow's parse cannot rescale very small
+    # exponents (1e-89 into scale 3), so they are zeroed first
+    zero = over | (mag < float(Decimal(10) ** -(s + 2)))
+    if zero.any():
+        vals = np.where(zero, 0.0, vals)
+    # Fast path: the nearest integer to x * 10^s is HALF_UP of the shortest digits times 10^s
+    # unless a .5 boundary lies within the product's error (a few ulps: x's distance to its
+    # shortest digits, the rounded 10^s, the rounded product); those, and products of 2^50 or
+    # more, go through the digits.
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = vals * (10.0**s)
+    ay = np.abs(y)
+    frac = ay - np.floor(ay)
+    slow = ~null & ((ay >= float(1 << 50)) | (np.abs(frac - 0.5) <= ay * 1e-14 + 1e-15))
+    unscaled = np.where(slow | null, 0.0, np.copysign(np.floor(ay + 0.5), y)).astype(np.int64)
+    if p < 19:
+        null = null | (np.abs(unscaled) >= 10**p)  # rounding carried up to 10^(p - s)
+    fast = _decimal_from_unscaled(unscaled, null | slow, out_t)
+    if not slow.any():
+        return fast
+    where = np.flatnonzero(slow)
+    exact = _shortest_digits_to_decimal(vals[where], p, s)
+    index = np.arange(len(vals), dtype=np.int64)
+    index[where] = len(vals) + np.arange(len(where), dtype=np.int64)
+    return pa.concat_arrays([fast, exact]).take(pa.array(index))
 
-    def conv(x: float) -> Decimal | None:
-        if not math.isfinite(x):
-            raise _bad_value(x, source, target, "not a finite number")
-        return _decimal_from(Decimal(repr(float(x))), p, s)
 
-    return _map_unique(pc.cast(arr, pa.float64()), conv, pa.decimal128(p, s))
+def _decimal_from_unscaled(unscaled: np.ndarray, null: np.ndarray, out_t: pa.DataType) -> pa.Array:
+    """A decimal128 array of int64 unscaled values (the high word their sign)."""
+    words = np.empty((len(unscaled), 2), dtype="<i8")
+    words[:, 0] = unscaled
+    words[:, 1] = unscaled >> 63
+    validity = pa.array(~null).buffers()[1] if null.any() else None
+    return pa.Array.from_buffers(out_t, len(unscaled), [validity, pa.py_buffer(words)],
+                                 null_count=int(null.sum()))
+
+
+def _shortest_digits_to_decimal(vals: np.ndarray, p: int, s: int) -> pa.Array:
+    """HALF_UP of the shortest digits of finite ``vals`` (|x| < 10^(p - s), tiny ones zeroed) to
+    DECIMAL(p, s), null where rounding reaches 10^(p - s): Arrow's double -> string digits cut
+    (toward zero) at scale + 1, then rounded half away from zero."""
+    digits = pc.cast(pa.array(vals, pa.float64()), pa.string())
+    # one digit more than the cut needs: rounding may carry into it (99.995 -> 100.00)
+    wide_t = pa.decimal128(p + 2, s + 1) if p + 2 <= 38 else pa.decimal256(p + 2, s + 1)
+    cut = pc.cast(digits, wide_t, safe=False)
+    rounded = pc.round(cut, ndigits=s, round_mode="half_towards_infinity")
+    rounded = rounded.cast(pa.decimal128(p + 1, s) if p + 1 <= 38 else pa.decimal256(p + 1, s))
+    bound = pa.scalar(Decimal(10) ** (p - s), type=rounded.type)
+    carried = pc.greater_equal(pc.abs(rounded), bound)
+    return pc.if_else(carried, pa.scalar(None, rounded.type), rounded).cast(pa.decimal128(p, s))
 
 
 def _integers_to_decimal(arr: pa.Array, target: DecimalType) -> pa.Array:

@@ -334,7 +334,7 @@ class TableWrite:
         width = int(buckets.max()) + 1 if len(buckets) else 1
         group = placed.pids * width + buckets
         # sequence numbers continue per bucket, in input order (so a later row of a key wins)
-        order = np.argsort(group, kind="stable")
+        order = np.argsort(_narrow(group), kind="stable")  # a radix sort for 8 / 16-bit groups
         sorted_group = group[order]
         starts = np.flatnonzero(np.concatenate([[True], sorted_group[1:] != sorted_group[:-1]]))
         ends = np.concatenate([starts[1:], [len(group)]])
@@ -391,17 +391,19 @@ class TableWrite:
         bucket_dir = store.bucket_dir(slot.values, slot.bucket)
         key_names = [k.name for k in store.key_fields]
         newest_wins = self.engine.newest_record_wins
+        if len(idx) == table.num_rows:
+            rows = table  # the whole buffer is one bucket, in input order: no copy
+        else:
+            # ascending idx: a gather in memory order (random gathers of strings cost 2-3x)
+            rows = table.take(pa.array(idx))
         if self.has_pk and newest_wins:
             # a stable sort by key (then sequence fields) keeps each key's records in sequence order
-            sub = table.select(key_names + list(self.spec.sequence_columns)).take(pa.array(idx))
+            sub = rows.select(key_names + list(self.spec.sequence_columns))
             perm = None if self.spec.sequence_columns else unique_key_order(sub, key_names)
             if perm is None:
                 perm = np.asarray(sort_indices(sub, self.spec, with_sequence_number=False), dtype=np.int64)
-            idx = idx[perm]
-        if len(idx) == table.num_rows and not self.has_pk:
-            rows = table  # the whole buffer is one bucket, in input order: no copy
-        else:
-            rows = table.take(pa.array(idx))
+            if len(perm) > 1 and not bool(np.all(perm[1:] > perm[:-1])):
+                rows = rows.take(pa.array(perm))  # then sorted by key, within the bucket's rows
         changelog = None
         if self.has_pk and self.input_changelog:
             raw = rows if newest_wins else rows.take(sort_indices(rows, self.spec))
@@ -453,6 +455,17 @@ def merge_index_entries(
         for p in paths:
             store.file_io.delete_quietly(p)
     return out
+
+
+def _narrow(group: np.ndarray) -> np.ndarray:
+    """Bucket group numbers (>= 0) in the smallest unsigned type: numpy's stable argsort is a
+    radix sort for 8 and 16-bit integers (7x faster than int64's merge sort on 2M rows)."""
+    top = int(group.max()) if len(group) else 0
+    if top < 1 << 8:
+        return group.astype(np.uint8)
+    if top < 1 << 16:
+        return group.astype(np.uint16)
+    return group
 
 
 def _relax(schema: pa.Schema) -> pa.Schema:
