@@ -249,12 +249,13 @@ def read_split(
                 table = lookup_merge_filter(pa.concat_tables(runs), spec.key_columns).drop_columns([LEVEL])
                 merged = engine_of(store.options).merge(table, spec, keep_row_kind)
             else:
-                # the runs merged by their key order (lsm/merge_runs.py); the key columns are not
+                # the runs merged by their key order (lsm/merge_runs.py); the key columns (and the
+                # sequence numbers, unless asked for or compared by sequence groups) are not
                 # gathered into the result
                 table = pa.concat_tables(runs)
                 view = sorted_view(table, spec)
-                merged = engine_of(store.options).merge(table.drop_columns(list(spec.key_columns)), spec,
-                                                        keep_row_kind, view=view)
+                unused = [*spec.key_columns, *(() if sequence_number or spec.sequence_groups else (SEQ,))]
+                merged = engine_of(store.options).merge(table.drop_columns(unused), spec, keep_row_kind, view=view)
             if sequence_number and SEQ not in merged.column_names:
                 raise UnsupportedError(f"Table {store.name}: the merge engine does not keep sequence numbers")
             parts.append(merged.select(names))
