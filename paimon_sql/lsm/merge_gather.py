@@ -10,7 +10,7 @@ numbers instead:
   newest non-null value, the ``last_value`` / ``last_non_null_value`` / key aggregators) are found as
   a row number (from the rows' kinds and the columns' validity, without reading the values);
 - only the columns an aggregator computes (``sum``, ``max``, ...) gather the multi-record keys'
-  values (that column alone) and are spliced in;
+  values (that column alone) and patch them into the newest rows' values;
 - retractions a read drops are dropped from the row numbers before anything is gathered.
 
 Every column is then one ``take`` of the input with a row number per output row (null where the
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from paimon_sql.errors import UnsupportedError
 from paimon_sql.format.system_fields import KIND, SEQ
@@ -78,13 +79,15 @@ def _validity(col: pa.ChunkedArray) -> np.ndarray | None:
     return np.asarray(col.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def _spliced(col: pa.ChunkedArray, g: _Groups, merged: pa.Array, keep: np.ndarray) -> pa.Array:
-    """Per kept group: the single-record key's value from ``col``, a merged key's from ``merged``."""
-    base = col.combine_chunks()
+def _patched(taken: pa.ChunkedArray, g: _Groups, merged: pa.Array, keep: np.ndarray) -> pa.Array:
+    """``taken`` (a column at the kept groups' newest rows) with the multi-record keys' values
+    replaced by ``merged`` (one per multi-record key)."""
+    base = taken.combine_chunks()
     merged = merged if merged.type.equals(base.type) else merged.cast(base.type)
-    pos = g.last_rows.copy()
-    pos[g.multi] = len(base) + np.arange(len(merged))
-    return pa.concat_arrays([base, merged]).take(pa.array(pos[keep]))
+    at = g.multi[keep]
+    if not keep.all():
+        merged = merged.filter(pa.array(keep[g.multi]))
+    return pc.replace_with_mask(base, pa.array(at), merged)
 
 
 def _kept(kinds: np.ndarray, keep_deletes: bool) -> np.ndarray:
@@ -97,7 +100,7 @@ def _kept(kinds: np.ndarray, keep_deletes: bool) -> np.ndarray:
 def _assemble(table: pa.Table, g: _Groups, kind: np.ndarray, seq: np.ndarray | None, keep: np.ndarray,
               picks: dict[str, np.ndarray], computed: dict[str, pa.Array]) -> pa.Table:
     """The output table: ``_VALUE_KIND`` / ``_SEQUENCE_NUMBER`` per group, ``computed`` columns (one
-    value per multi-record key) spliced, ``picks`` columns (a row per multi-record key, -1: null)
+    value per multi-record key) patched in, ``picks`` columns (a row per multi-record key, -1: null)
     and every other column (the newest record's) taken from ``table``, each once (the columns
     sharing row numbers in one ``take``)."""
     by_pick: dict[int, list[str]] = {}
@@ -107,9 +110,7 @@ def _assemble(table: pa.Table, g: _Groups, kind: np.ndarray, seq: np.ndarray | N
             out[name] = pa.array(kind[keep], pa.int8())
         elif name == SEQ and seq is not None:
             out[name] = pa.array(seq[keep], pa.int64())
-        elif name in computed:
-            out[name] = _spliced(table.column(name), g, computed[name], keep)
-        else:
+        else:  # computed columns: the newest rows', patched below
             by_pick.setdefault(id(picks.get(name)), []).append(name)
     for names in by_pick.values():
         pick = picks.get(names[0])
@@ -119,7 +120,7 @@ def _assemble(table: pa.Table, g: _Groups, kind: np.ndarray, seq: np.ndarray | N
             idx[g.multi] = np.where(pick >= 0, g.rows[np.maximum(pick, 0)], -1)
         idx = idx[keep] if not keep.all() else idx
         taken = _take_table(table.select(names), idx)
-        out.update(zip(names, taken.columns))
+        out.update((n, _patched(c, g, computed[n], keep) if n in computed else c) for n, c in zip(names, taken.columns))
     return pa.Table.from_arrays([out[n] for n in table.column_names], names=table.column_names)
 
 
@@ -185,7 +186,10 @@ def partial_update(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
             valid = _validity(table.column(name))
             if valid is None and counted is None:
                 continue  # the newest record's value
-            mask = valid[rows] if counted is None else counted if valid is None else counted & valid[rows]
+            if valid is None:
+                mask = counted if counted is not None else np.ones(n, dtype=bool)
+            else:
+                mask = valid[rows] if counted is None else counted & valid[rows]
             picks[name] = last_where(mask, starts, ends)
     return _assemble(table, g, kind, seq, _kept(kind, keep_deletes), picks, {})
 
