@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paimon_sql.errors import PaimonError
-from paimon_sql.lsm.engines import build_merge_spec, engine
 from paimon_sql.lsm import merge as reference
+from paimon_sql.lsm.engines import build_merge_spec, engine
 from paimon_sql.lsm.merge import KIND, SEQ, reference_view, sort_indices
 from paimon_sql.lsm.merge_runs import encode_keys, sorted_view
 from paimon_sql.options import CoreOptions
@@ -167,3 +167,35 @@ def test_a_large_run_and_small_runs_merge_without_a_full_sort() -> None:
     assert sorted_view(table, spec).order.tolist() == reference_view(table, spec).order.tolist()
     merge = engine("deduplicate").merge
     assert merge(table, spec).equals(merge(table, spec, view=reference_view(table, spec)))
+
+
+@pytest.mark.parametrize("engine_name", ["partial_update", "partial_update_ignore_delete", "aggregation",
+                                         "aggregation_remove", "aggregation_last_value",
+                                         "aggregation_ignore_retract"])
+def test_an_upsert_bucket_merges_as_the_reference(engine_name: str) -> None:
+    """A bucket's common shape at some size (a large run, a few small ones, nulls in the values,
+    some retractions): the engines' merges (``merge_gather``) give the reference merges' rows."""
+    rng = np.random.default_rng(11)
+    parts = []
+    for i, (n, domain) in enumerate(((6_000, 6_000), (900, 8_000), (400, 8_000))):
+        k = np.sort(rng.choice(domain, n, replace=False)).astype(np.int64)
+        kinds = np.where(rng.random(n) < (0.05 if i else 0.0), 3, np.where(rng.random(n) < 0.1, 2, 0))
+        parts.append(pa.table({
+            "_KEY_k0": k, SEQ: np.arange(n, dtype=np.int64) + 10_000 * i, KIND: kinds.astype(np.int8),
+            "a": pa.array(rng.integers(-5, 5, n), mask=rng.random(n) < 0.2),
+            "b": pa.array([f"s{x}" for x in rng.integers(0, 50, n)], mask=rng.random(n) < 0.3),
+            "g": pa.array(rng.integers(0, 3, n).astype(np.int32), mask=rng.random(n) < 0.1),
+            "sf": pa.array(rng.integers(0, 3, n).astype(np.int32)),
+        }))
+    table = pa.concat_tables(parts)
+    options = CoreOptions(ENGINES[engine_name])
+    spec = build_merge_spec(options, ["_KEY_k0"], VALUE_FIELDS, ["k0"])
+    view = sorted_view(table, spec)
+    for keep_deletes in (False, True):
+        try:
+            expected = REFERENCE_MERGE[options.merge_engine](table, spec, keep_deletes, view=reference_view(table, spec))
+        except PaimonError as e:
+            with pytest.raises(type(e)):
+                engine(options.merge_engine).merge(table, spec, keep_deletes, view=view)
+            continue
+        assert engine(options.merge_engine).merge(table, spec, keep_deletes, view=view).equals(expected)
