@@ -865,6 +865,14 @@ def aggregate_column(values: pa.Array | pa.ChunkedArray, seg: Segments, fa: Fiel
     """One value per segment: the column folded with its aggregator."""
     arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
     impl = AGGREGATORS[fa.function]
+    out = impl.reduce(arr, seg, fa, _active_rows(impl, seg, fa))
+    target = to_arrow_type(fa.data_type)
+    return out if out.type.equals(target) else out.cast(target)
+
+
+def _active_rows(impl: Aggregator, seg: Segments, fa: FieldAgg) -> np.ndarray:
+    """The rows the aggregator sees (retractions dropped by ``ignore-retract``); fails for a
+    retraction the function cannot take."""
     active = np.ones(seg.n, dtype=bool)
     if fa.ignore_retract:
         active &= ~seg.retract
@@ -873,9 +881,22 @@ def aggregate_column(values: pa.Array | pa.ChunkedArray, seg: Segments, fa: Fiel
             f"Aggregate function '{fa.function}' does not support retraction (a -U/-D record of field "
             f"{fa.column!r}); to ignore retraction messages set 'fields.{fa.column}.ignore-retract' = 'true'"
         )
-    out = impl.reduce(arr, seg, fa, active)
-    target = to_arrow_type(fa.data_type)
-    return out if out.type.equals(target) else out.cast(target)
+    return active
+
+
+# the functions whose result is one of the segment's values (or null), chosen by the rows' kinds
+# and the values' validity alone: ``aggregate_rows`` finds that row without reading the values
+ROW_PICKING = frozenset({LAST_VALUE, LAST_NON_NULL_VALUE, PRIMARY_KEY})
+
+
+def aggregate_rows(valid: np.ndarray, seg: Segments, fa: FieldAgg) -> np.ndarray:
+    """For a ``ROW_PICKING`` function: per segment, the row (of ``seg``'s rows) whose value
+    ``aggregate_column`` returns, -1 where it returns null. ``valid``: per row, the value is not null.
+    The rows' positions stand in for the values (the functions only test validity and take)."""
+    impl = AGGREGATORS[fa.function]
+    positions = pa.array(np.arange(seg.n, dtype=np.int64), mask=None if valid.all() else ~valid)
+    picked = impl.reduce(positions, seg, fa, _active_rows(impl, seg, fa))
+    return np.asarray(picked.fill_null(-1).to_numpy(), dtype=np.int64)
 
 
 # ----------------------------------------------------------------------------------------------

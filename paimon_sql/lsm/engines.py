@@ -17,12 +17,11 @@ from paimon_sql.errors import PaimonError, UnsupportedError
 from paimon_sql.lsm.merge import (
     MergeFunction,
     MergeSpec,
-    aggregation,
     aggregation_spec,
     deduplicate,
     first_row,
-    partial_update,
 )
+from paimon_sql.lsm.merge_gather import aggregation, partial_update
 from paimon_sql.lsm.partial_update_groups import partial_update_spec
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import DataField

@@ -127,7 +127,7 @@ def deduplicate(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
     v = view if view is not None else sorted_view(table, spec)
     if spec.ignore_delete:
         v = _retract_free(table, v)
-    winners = v.order[v.last_mask()]
+    winners = v.order[np.flatnonzero(v.last_mask())]  # by index: faster than a boolean mask
     return _finish(table.take(pa.array(winners)), keep_deletes)
 
 
@@ -135,7 +135,7 @@ def first_row(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
               view: SortedView | None = None) -> pa.Table:
     """The oldest inserted record of each key wins; retractions are ignored."""
     v = _retract_free(table, view if view is not None else sorted_view(table, spec))
-    return table.take(pa.array(v.order[v.first_mask()]))
+    return table.take(pa.array(v.order[np.flatnonzero(v.first_mask())]))
 
 
 GroupMerge = Callable[[pa.Table, np.ndarray, np.ndarray], pa.Table]

@@ -162,17 +162,18 @@ def sorted_view(table: pa.Table, spec: MergeSpec) -> SortedView:
     if not same.any():
         return view
     order = view.order
-    seq = np.asarray(table.column(SEQ).to_numpy(), dtype=np.int64)[order]
-    if not spec.sequence_columns and not bool((same & (seq[1:] < seq[:-1])).any()):
-        return view  # every key's records already oldest first
-    # re-sort the records of keys with several records only
+    # only the records of keys with several records are looked at (and re-sorted when needed)
     shared = np.zeros(n, dtype=bool)
-    shared[1:] |= same
+    shared[1:] = same
     shared[:-1] |= same
     pos = np.flatnonzero(shared)
-    g = view.group
+    seq_all = np.asarray(table.column(SEQ).to_numpy(), dtype=np.int64)
+    sp = seq_all[order[pos]]
+    # gp: the key group of each such position (numbered among these groups only: same order)
+    gp = np.cumsum(view.starts[pos], dtype=np.int64) - 1
+    if not spec.sequence_columns and not bool(((gp[1:] == gp[:-1]) & (sp[1:] < sp[:-1])).any()):
+        return view  # every key's records already oldest first
     if not spec.sequence_columns:
-        gp, sp = g[pos], seq[pos]
         lo = int(sp.min())
         span = int(sp.max()) - lo + 1
         if (int(gp[-1]) + 1) * span < 2**_MAX_BITS:  # (group, sequence) as one int64, nearly sorted
@@ -184,7 +185,7 @@ def sorted_view(table: pa.Table, spec: MergeSpec) -> SortedView:
         direction = "ascending" if spec.sequence_ascending else "descending"
         names = [_GROUP, *spec.sequence_columns, SEQ]
         sub = pa.Table.from_arrays(
-            [pa.array(g[pos]), *(table.column(c).take(rows) for c in spec.sequence_columns), pa.array(seq[pos])],
+            [pa.array(gp), *(table.column(c).take(rows) for c in spec.sequence_columns), pa.array(sp)],
             names=names,
         )
         keys = [(_GROUP, "ascending"), *((c, direction) for c in spec.sequence_columns), (SEQ, "ascending")]

@@ -249,12 +249,14 @@ def read_split(
                 table = lookup_merge_filter(pa.concat_tables(runs), spec.key_columns).drop_columns([LEVEL])
                 merged = engine_of(store.options).merge(table, spec, keep_row_kind)
             else:
-                # the runs merged by their key order (lsm/merge_runs.py); the key columns are not
-                # gathered into the result
-                table = pa.concat_tables(runs)
+                # the runs merged by their key order (lsm/merge_runs.py); the key columns (and the
+                # sequence numbers, unless asked for or compared by sequence groups) are not
+                # gathered into the result. Oldest file first: the records of a key then arrive in
+                # sequence order and need no re-sort (``sorted_view`` checks it)
+                table = pa.concat_tables([r for _, r in sorted(zip(files, runs), key=_file_age)])
                 view = sorted_view(table, spec)
-                merged = engine_of(store.options).merge(table.drop_columns(list(spec.key_columns)), spec,
-                                                        keep_row_kind, view=view)
+                unused = [*spec.key_columns, *(() if sequence_number or spec.sequence_groups else (SEQ,))]
+                merged = engine_of(store.options).merge(table.drop_columns(unused), spec, keep_row_kind, view=view)
             if sequence_number and SEQ not in merged.column_names:
                 raise UnsupportedError(f"Table {store.name}: the merge engine does not keep sequence numbers")
             parts.append(merged.select(names))
@@ -279,6 +281,10 @@ def read_splits_parallel(
         return [read_split(st, sp, f, predicate) for st, sp, f in jobs]
     with ThreadPoolExecutor(max_workers=READ_THREADS) as pool:
         return list(pool.map(lambda j: read_split(j[0], j[1], j[2], predicate), jobs))
+
+
+def _file_age(file_and_rows: tuple[DataFileMeta, pa.Table]) -> int:
+    return file_and_rows[0].max_sequence_number
 
 
 def _sections(store: FileStore, split: DataSplit) -> list[tuple[Sequence[DataFileMeta], bool]]:

@@ -1,6 +1,7 @@
 """The merge of sorted runs (``merge_runs.sorted_view``) against the reference: the stable sort of
 every row by (key, sequence) (``merge.reference_view``), for random run layouts, key types, merge
-engines, sequence fields, retractions and null keys."""
+engines, sequence fields, retractions and null keys; the engines' merges (``merge_gather``'s
+partial-update and aggregation) against the reference merges of ``merge`` over the reference order."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paimon_sql.errors import PaimonError
+from paimon_sql.lsm import merge as reference
 from paimon_sql.lsm.engines import build_merge_spec, engine
 from paimon_sql.lsm.merge import KIND, SEQ, reference_view, sort_indices
 from paimon_sql.lsm.merge_runs import encode_keys, sorted_view
@@ -51,7 +53,15 @@ ENGINES: dict[str, dict[str, str]] = {
                     "fields.b.aggregate-function": "last_non_null_value"},
     "aggregation_remove": {"merge-engine": "aggregation", "fields.a.aggregate-function": "max",
                            "aggregation.remove-record-on-delete": "true"},
+    "aggregation_last_value": {"merge-engine": "aggregation", "fields.a.aggregate-function": "last_value",
+                               "fields.b.aggregate-function": "max", "fields.g.aggregate-function": "first_value"},
+    "aggregation_ignore_retract": {"merge-engine": "aggregation", "fields.a.aggregate-function": "sum",
+                                   "fields.a.ignore-retract": "true", "fields.b.ignore-retract": "true",
+                                   "fields.g.aggregate-function": "min", "fields.g.ignore-retract": "true"},
 }
+# the merge each engine's result must equal (over the reference order)
+REFERENCE_MERGE = {"deduplicate": reference.deduplicate, "first-row": reference.first_row,
+                   "partial-update": reference.partial_update, "aggregation": reference.aggregation}
 SEQUENCE_FIELD = {"": {}, "asc": {"sequence.field": "sf"},
                   "desc": {"sequence.field": "sf", "sequence.field.sort-order": "descending"}}
 
@@ -122,7 +132,7 @@ def test_merge_of_sorted_runs_equals_the_sort_based_merge(
     assert ours.starts.tolist() == ref.starts.tolist()
     merge = engine(options.merge_engine).merge
     try:
-        expected = merge(table, spec, keep_deletes, view=ref)
+        expected = REFERENCE_MERGE[options.merge_engine](table, spec, keep_deletes, view=ref)
     except PaimonError as e:
         with pytest.raises(type(e)):
             merge(table, spec, keep_deletes)
@@ -157,3 +167,35 @@ def test_a_large_run_and_small_runs_merge_without_a_full_sort() -> None:
     assert sorted_view(table, spec).order.tolist() == reference_view(table, spec).order.tolist()
     merge = engine("deduplicate").merge
     assert merge(table, spec).equals(merge(table, spec, view=reference_view(table, spec)))
+
+
+@pytest.mark.parametrize("engine_name", ["partial_update", "partial_update_ignore_delete", "aggregation",
+                                         "aggregation_remove", "aggregation_last_value",
+                                         "aggregation_ignore_retract"])
+def test_an_upsert_bucket_merges_as_the_reference(engine_name: str) -> None:
+    """A bucket's common shape at some size (a large run, a few small ones, nulls in the values,
+    some retractions): the engines' merges (``merge_gather``) give the reference merges' rows."""
+    rng = np.random.default_rng(11)
+    parts = []
+    for i, (n, domain) in enumerate(((6_000, 6_000), (900, 8_000), (400, 8_000))):
+        k = np.sort(rng.choice(domain, n, replace=False)).astype(np.int64)
+        kinds = np.where(rng.random(n) < (0.05 if i else 0.0), 3, np.where(rng.random(n) < 0.1, 2, 0))
+        parts.append(pa.table({
+            "_KEY_k0": k, SEQ: np.arange(n, dtype=np.int64) + 10_000 * i, KIND: kinds.astype(np.int8),
+            "a": pa.array(rng.integers(-5, 5, n), mask=rng.random(n) < 0.2),
+            "b": pa.array([f"s{x}" for x in rng.integers(0, 50, n)], mask=rng.random(n) < 0.3),
+            "g": pa.array(rng.integers(0, 3, n).astype(np.int32), mask=rng.random(n) < 0.1),
+            "sf": pa.array(rng.integers(0, 3, n).astype(np.int32)),
+        }))
+    table = pa.concat_tables(parts)
+    options = CoreOptions(ENGINES[engine_name])
+    spec = build_merge_spec(options, ["_KEY_k0"], VALUE_FIELDS, ["k0"])
+    view = sorted_view(table, spec)
+    for keep_deletes in (False, True):
+        try:
+            expected = REFERENCE_MERGE[options.merge_engine](table, spec, keep_deletes, view=reference_view(table, spec))
+        except PaimonError as e:
+            with pytest.raises(type(e)):
+                engine(options.merge_engine).merge(table, spec, keep_deletes, view=view)
+            continue
+        assert engine(options.merge_engine).merge(table, spec, keep_deletes, view=view).equals(expected)
