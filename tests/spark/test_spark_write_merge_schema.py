@@ -240,3 +240,24 @@ def test_merge_into_evolves_the_schema(spark: Any, sql: Any, db: str) -> None:
     assert _types(spark, r) == [("id", "int"), ("ports", "array<int>")]
     assert sql(f"SELECT * FROM {r}") == [(1, [8080, 9090])]
     assert sql(f"SELECT count(*) FROM paimon.{db}.`mt$schemas`") == [(2,)]
+
+
+def test_rows_inside_arrays(spark: Any, sql: Any, db: str) -> None:
+    """WriteMergeSchemaTest "array of struct missing nested field by dataframe": a ROW field the data
+    lacks inside ARRAY<ROW> is written as null; a new field inside the ARRAY's ROW is added to the
+    table (nested), old rows read it as null."""
+    t = f"paimon.{db}.t"
+    spark.sql(f"CREATE TABLE {t} (ids ARRAY<BIGINT>, a BIGINT, items ARRAY<STRUCT<f1: INT, f2: STRING, f6: INT>>)")
+    src = spark.sql("SELECT array(CAST(1 AS BIGINT), 2) AS ids, CAST(1 AS BIGINT) AS a, "
+                    "array(named_struct('f1', 10, 'f2', 'v2')) AS items")
+    src.write.format("paimon").mode("append").option("write.merge-schema", "true").saveAsTable(t)
+    assert [tuple(r) for r in spark.table(t).collect()] == [([1, 2], 1, [(10, "v2", None)])]
+    # a new field inside the ARRAY's ROW, fields in another order, and a null array
+    more = spark.sql("SELECT CAST(2 AS BIGINT) AS a, array(named_struct('f7', 'n', 'f1', 20), "
+                     "CAST(NULL AS STRUCT<f7: STRING, f1: INT>)) AS items "
+                     "UNION ALL SELECT 3, CAST(NULL AS ARRAY<STRUCT<f7: STRING, f1: INT>>)")
+    more.writeTo(t).option("write.merge-schema", "true").append()
+    assert _types(spark, t) == [("ids", "array<bigint>"), ("a", "bigint"),
+                                ("items", "array<struct<f1:int,f2:string,f6:int,f7:string>>")]
+    assert sql(f"SELECT a, items FROM {t} ORDER BY a") == [
+        (1, [(10, "v2", None, None)]), (2, [(20, None, None, "n"), None]), (3, None)]

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
@@ -15,6 +16,10 @@ import org.apache.spark.sql.catalyst.expressions.EvalMode$;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.GetStructField;
 import org.apache.spark.sql.catalyst.expressions.If;
+import org.apache.spark.sql.catalyst.expressions.ArrayTransform;
+import org.apache.spark.sql.catalyst.expressions.LambdaFunction;
+import org.apache.spark.sql.catalyst.expressions.NamedLambdaVariable;
+import org.apache.spark.sql.catalyst.expressions.TransformValues;
 import org.apache.spark.sql.catalyst.expressions.IsNull;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
@@ -37,6 +42,8 @@ import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import scala.Option;
@@ -196,6 +203,12 @@ final class MergeSchemaWrites extends Rule<LogicalPlan> {
       }
       return true;
     }
+    if (from instanceof ArrayType fa && to instanceof ArrayType ta) {
+      return fa.elementType().sameType(ta.elementType()) || convertible(fa.elementType(), ta.elementType(), caseSensitive);
+    }
+    if (from instanceof MapType fm && to instanceof MapType tm && fm.keyType().sameType(tm.keyType())) {
+      return fm.valueType().sameType(tm.valueType()) || convertible(fm.valueType(), tm.valueType(), caseSensitive);
+    }
     return Cast.canCast(from, to);
   }
 
@@ -223,7 +236,32 @@ final class MergeSchemaWrites extends Rule<LogicalPlan> {
       Expression struct = new CreateNamedStruct(CollectionConverters.asScala(children).toList());
       return new If(new IsNull(e), new Literal(null, to), struct);
     }
+    if (from instanceof ArrayType fa && to instanceof ArrayType ta && !(isAtomic(fa.elementType()) && isAtomic(ta.elementType()))) {
+      // each element aligned as above (ROW fields by name inside ARRAY<ROW<...>>)
+      NamedLambdaVariable x = lambdaVariable("x", fa.elementType(), fa.containsNull());
+      return new ArrayTransform(e, lambda(convert(x, fa.elementType(), ta.elementType(), caseSensitive, tz), x));
+    }
+    if (from instanceof MapType fm && to instanceof MapType tm && fm.keyType().sameType(tm.keyType())
+        && !(isAtomic(fm.valueType()) && isAtomic(tm.valueType()))) {
+      // each value aligned (MAP<K, ROW<...>>); keys stay
+      NamedLambdaVariable k = lambdaVariable("k", fm.keyType(), false);
+      NamedLambdaVariable v = lambdaVariable("v", fm.valueType(), fm.valueContainsNull());
+      return new TransformValues(e, lambda(convert(v, fm.valueType(), tm.valueType(), caseSensitive, tz), k, v));
+    }
     return new Cast(e, to, Option.apply(tz), EvalMode$.MODULE$.fromSQLConf(SQLConf.get()));
+  }
+
+  private static boolean isAtomic(DataType t) {
+    return !(t instanceof StructType || t instanceof ArrayType || t instanceof MapType);
+  }
+
+  private static NamedLambdaVariable lambdaVariable(String name, DataType type, boolean nullable) {
+    return new NamedLambdaVariable(name, type, nullable, NamedExpression$.MODULE$.newExprId(), new AtomicReference<>());
+  }
+
+  private static LambdaFunction lambda(Expression body, NamedLambdaVariable... args) {
+    List<NamedExpression> vars = new ArrayList<>(List.of(args));
+    return new LambdaFunction(body, CollectionConverters.asScala(vars).toList(), false);
   }
 
   private static StructField field(StructType s, String name, boolean caseSensitive) {
