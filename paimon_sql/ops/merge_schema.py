@@ -96,7 +96,8 @@ class _Merger:
 
 
 def align_to_schema(schema: TableSchema, data: pa.Table, case_sensitive: bool = False) -> pa.Table:
-    """``data`` with the table's columns, matched by name (ROW fields too): columns the data lacks
+    """``data`` with the table's columns, matched by name (ROW fields too, also inside ARRAY elements
+    and MAP values): columns the data lacks
     are null; the values keep their Arrow types (the write casts them to the table's)."""
     columns = [_align(data.column(n) if n else None, f.type, data.num_rows, case_sensitive)
                for f, n in zip(schema.fields, _match([f.name for f in schema.fields], data.column_names, case_sensitive))]
@@ -130,4 +131,14 @@ def _align(arr: pa.ChunkedArray | pa.Array | None, t: DataType, n: int, case_sen
         mask = arr.is_null() if arr.null_count else None
         cls = pa.LargeListArray if pa.types.is_large_list(arr.type) else pa.ListArray
         return cls.from_arrays(offsets, values, mask=mask)
+    if isinstance(t, pt.MapType) and pa.types.is_map(arr.type):
+        offsets = arr.offsets
+        start = offsets[0].as_py()
+        length = offsets[-1].as_py() - start
+        keys, items = arr.keys.slice(start, length), arr.items.slice(start, length)
+        values = _align(items, t.value, len(items), case_sensitive)
+        if start:
+            offsets = pc.subtract(offsets, pa.scalar(start, offsets.type))
+        mask = arr.is_null() if arr.null_count else None
+        return pa.MapArray.from_arrays(offsets, keys, values, mask=mask)
     return arr

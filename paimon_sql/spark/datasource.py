@@ -254,7 +254,10 @@ class PaimonDataSource(DataSource):
 
         return PaimonStreamReader(TableRef.of(self.options), _lower(self.options), schema)
 
-    def writer(self, schema: st.StructType, overwrite: bool) -> PaimonWriter:
+    def writer(self, schema: st.StructType, overwrite: bool, merge_schema: bool = False) -> PaimonWriter:
+        """The batch writer. ``merge_schema``: a streaming write with ``write.merge-schema`` whose
+        schema was merged into the table's (``stream_writer.merge_stream_schema``): the data's
+        columns are matched to the table's by name, missing ones null, others cast."""
         from paimon_sql.errors import ValidationError
         from paimon_sql.spark.row_level import is_row_level, row_level_writer
         from paimon_sql.spark.source_options import (
@@ -279,7 +282,10 @@ class PaimonDataSource(DataSource):
         row_level = opts.get(OPT_ROW_LEVEL)
         if row_level:  # UPDATE / MERGE INTO / DELETE: Spark's row operation, then the table's columns
             schema = st.StructType(schema.fields[1:])
-        columns = _check_write_schema(schema, table, legacy_timestamp_mapping(opts.get(LEGACY_TIMESTAMP_MAPPING)))
+        if merge_schema:
+            columns = [(f.name, f.name) for f in table.schema.fields]
+        else:
+            columns = _check_write_schema(schema, table, legacy_timestamp_mapping(opts.get(LEGACY_TIMESTAMP_MAPPING)))
         latest = table.latest_snapshot()
         writer = PaimonWriter(
             ref, StoreRef.of(table.store), table.table_name, mode, columns,
@@ -287,6 +293,7 @@ class PaimonDataSource(DataSource):
         )
         if row_level:
             writer.row_level = opts.get(OPT_ROW_LEVEL_COMMAND) or "UPDATE"
+        writer.merge_schema = merge_schema
         writer.remove_stale_staging()
         return writer
 

@@ -134,18 +134,13 @@ TIME_TRAVEL_KEYS = (*travel.TRAVEL_OPTIONS, "log.scan.timestamp-millis")
 # read.allow.fullScan is applied (a table option of the engine, see paimon_sql.options.scan);
 # write.hive-style-dynamic-partition.enabled is applied by the shim's HiveStyleDynamicPartition rule,
 # legacy-timestamp-mapping.enabled by the shim and the Spark type mapping (spark_types.py);
-# write.merge-schema* by the shim's MergeSchemaWrites rule for batch writes by name (streaming
-# writes refuse them: STREAM_NOT_IMPLEMENTED).
+# write.merge-schema* by the shim's MergeSchemaWrites rule for batch writes by name and by
+# paimon_sql.spark.stream_writer for streaming writes.
 CONNECTOR_NOT_IMPLEMENTED: dict[str, tuple[str, str]] = {
     "read.changelog": ("false", "batch reads with row kinds are not implemented (streaming reads take it: "
                        "spark.readStream.format('paimon').option('read.changelog', 'true').load(path))"),
 }
 
-
-STREAM_NOT_IMPLEMENTED: dict[str, tuple[str, str]] = dict.fromkeys(
-    ["write.merge-schema", "write.merge-schema.type-widening", "write.merge-schema.explicit-cast"],
-    ("false", "a streaming write does not evolve the table's schema (batch writes by name do)"),
-)
 
 
 def check_connector_options(

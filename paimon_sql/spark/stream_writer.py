@@ -40,7 +40,7 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 
 from paimon_sql.errors import PaimonError, ValidationError
 from paimon_sql.fs.file_io import FileIO, join
-from paimon_sql.spark.source_options import STREAM_NOT_IMPLEMENTED, _lower, check_connector_options
+from paimon_sql.spark.source_options import _lower
 from paimon_sql.spark.writer import PaimonCommitMessage, PaimonWriter
 
 _LOG = logging.getLogger(__name__)
@@ -142,8 +142,50 @@ def task_batch_id() -> int | None:
 def stream_writer(source: Any, schema: st.StructType, overwrite: bool) -> PaimonStreamWriter:
     """The writer of one micro-batch of the data source ``source`` (a ``PaimonDataSource``):
     its batch writer (``overwrite``: complete output mode) with the query's commit user."""
-    check_connector_options(source.options, str(source.options.get("table") or source.options.get("path")),
-                            STREAM_NOT_IMPLEMENTED)
-    writer: PaimonWriter = source.writer(schema, overwrite)
+    merge = merge_stream_schema(source, schema)
+    writer: PaimonWriter = source.writer(schema, overwrite, merge_schema=True) if merge else source.writer(schema, overwrite)
     user = stream_commit_user(source.options, writer.store.schema.options, writer.table_name)
     return PaimonStreamWriter(writer, user)
+
+
+MERGE_SCHEMA = "write.merge-schema"
+TYPE_WIDENING = "write.merge-schema.type-widening"
+EXPLICIT_CAST = "write.merge-schema.explicit-cast"
+
+
+def _flag(options: Mapping[str, str], key: str, table: str) -> bool:
+    value = options.get(key)
+    if value is None:
+        return False
+    v = str(value).strip().lower()
+    if v not in ("true", "false"):
+        raise ValidationError(f"Option {key!r} of the streaming write into table {table} must be true or false, "
+                              f"got {value!r}")
+    return v == "true"
+
+
+def merge_stream_schema(source: Any, schema: st.StructType) -> bool:
+    """Paimon's ``write.merge-schema`` on a streaming write (PaimonSinkTest "enable schema
+    evolution"): the query's schema merged into the table's by Paimon's rules
+    (``ops/merge_schema.py``: new columns and ROW fields added; with ``type-widening`` /
+    ``explicit-cast`` column types changed) and committed before the query's first batch is
+    written. A streaming query's schema is fixed for its life, so the merge is done once, when the
+    query starts (or restarts); Paimon's sink merges before every batch and finds nothing new after
+    the first. A refused change fails the query before anything is written. Whether the option is
+    set (the micro-batches' columns are then matched to the table's by name)."""
+    opts = _lower(source.options)
+    name = str(source.options.get("table") or source.options.get("path"))
+    if not _flag(opts, MERGE_SCHEMA, name):
+        return False
+    from paimon_sql.ops.merge_schema import merge_schema_changes
+    from paimon_sql.spark import spark_types
+    from paimon_sql.spark.source_options import TableRef
+
+    ref = TableRef.of(source.options)
+    table = ref.load(source.options)
+    data = spark_types.arrow_schema(schema.json(), f"data written into {table.name}")
+    changes = merge_schema_changes(table.schema, data, _flag(opts, TYPE_WIDENING, name), _flag(opts, EXPLICIT_CAST, name))
+    if changes:
+        table.alter(*changes)
+        _LOG.info("Table %s: schema merged with the streaming query's (%d changes)", table.name, len(changes))
+    return True

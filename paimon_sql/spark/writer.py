@@ -177,6 +177,9 @@ class PaimonWriter(DataSourceArrowWriter):
         # a row-level delta write (UPDATE / MERGE INTO / DELETE of a primary-key table: its
         # command): the first column is Spark's row operation (see paimon_sql.ops.row_delta)
         self.row_level: str | None = None
+        # a streaming write with write.merge-schema: the data aligned to the table's columns by name
+        # (ROW fields too; missing ones null) before the write casts it to the table's types
+        self.merge_schema = False
 
     @property
     def staging_dir(self) -> str:
@@ -266,6 +269,10 @@ class PaimonWriter(DataSourceArrowWriter):
         contiguous arrays is faster); time units are truncated like Paimon's Spark writer does
         (Spark has microseconds, TIMESTAMP(3) keeps milliseconds)."""
         tbl = batches if isinstance(batches, pa.Table) else pa.Table.from_batches(batches).combine_chunks()
+        if self.merge_schema:
+            from paimon_sql.ops.merge_schema import align_to_schema
+
+            tbl = align_to_schema(store.schema, tbl)
         arrays, names = [], []
         for src, dst in self.columns:
             col = tbl.column(src)

@@ -74,6 +74,22 @@ def test_array_of_struct_missing_nested_field(catalog: Catalog) -> None:
     assert t.refresh().schema.id == 0  # nothing new: no schema change
 
 
+def test_map_of_struct_fields_by_name(catalog: Catalog) -> None:
+    """ROW fields inside MAP values: a missing field is null, a new one is added; null maps and
+    null values stay null; a sliced input (non-zero first offset) is aligned right."""
+    value = pa.struct([("f1", pa.int32()), ("f2", pa.string())])
+    t = catalog.create_table("db.t", pa.schema([("a", pa.int64()), ("m", pa.map_(pa.string(), value))]))
+    src = pa.struct([("f3", pa.string()), ("f1", pa.int32())])
+    data = pa.table({"a": [0, 1, 2, 3],
+                     "m": pa.array([[("z", {"f3": "z", "f1": 0})], [("k", {"f3": "x", "f1": 10})], None,
+                                    [("a", None), ("b", {"f3": None, "f1": 20})]], pa.map_(pa.string(), src))})
+    t.write_merge_schema(data.slice(1))
+    assert [f.name for f in t.refresh().schema.fields] == ["a", "m"]
+    assert t.refresh().read().sort_by("a").to_pylist() == [
+        {"a": 1, "m": [("k", {"f1": 10, "f2": None, "f3": "x"})]}, {"a": 2, "m": None},
+        {"a": 3, "m": [("a", None), ("b", {"f1": 20, "f2": None, "f3": None})]}]
+
+
 def test_type_widening(catalog: Catalog) -> None:
     t = catalog.create_table("db.t", pa.schema([("id", pa.int32()), ("value", pa.int32())]))
     big = pa.table({"id": pa.array([2], pa.int32()), "value": pa.array([200], pa.int64())})

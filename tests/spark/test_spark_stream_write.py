@@ -6,6 +6,7 @@ replayed batch commits nothing) and a driver SIGKILLed mid-query then restarted.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import signal
@@ -165,21 +166,64 @@ def test_sink_aggregation_and_watermark(spark: Any, sql: Any, db: str, folder: J
     assert got == [(100, 1, 1.5), (100, 2, 20.0), (105, 2, 50.0), (115, 3, 300.0)]
 
 
-def test_sink_schema_evolution_is_refused(spark: Any, sql: Any, db: str, folder: JsonFolder, checkpoint: str,
-                                          queries: list[Any]) -> None:
-    """Paimon Sink: enable schema evolution. paimon_sql does not merge schemas on write: the option
-    is refused by name and nothing is committed."""
+def test_sink_schema_evolution(spark: Any, sql: Any, db: str, folder: JsonFolder, checkpoint: str,
+                               queries: list[Any]) -> None:
+    """Paimon Sink: enable schema evolution (write.merge-schema with type-widening and explicit-cast):
+    a DATE column replaces the STRING one (old rows read cast), a new column is added (old rows
+    read it as null). Paimon's test also widens the INT primary key to BIGINT: Paimon's merge skips
+    its own "Cannot update primary key" check there, and a key's bucket (the hash of its binary
+    row) changes with its type for negative keys, so paimon_sql refuses it (nothing committed)."""
     sql(f"CREATE TABLE paimon.{db}.T (a INT, b STRING) TBLPROPERTIES ('primary-key'='a', 'bucket'='3')")
     sql(f"INSERT INTO paimon.{db}.T VALUES (1, '2023-08-09'), (2, '2023-08-09')")
-    folder.add({"a": 1, "b": "2023-08-10", "c": 123})
-    with pytest.raises(Exception, match="write.merge-schema"):  # noqa: B017,PT011 - Spark wraps the error
-        q = (spark.readStream.schema("a BIGINT, b DATE, c INT").json(str(folder.path)).writeStream
-             .option("checkpointLocation", checkpoint).option("write.merge-schema", "true")
-             .format("paimon").start(_location(spark, db)))
+    folder.add({"a": 1, "b": "2023-08-10", "c": 123}, {"a": 3, "b": "2023-08-10", "c": 456})
+
+    def start(schema: str, where: str) -> Any:
+        return (spark.readStream.schema(schema).json(str(folder.path)).writeStream
+                .option("checkpointLocation", where).option("write.merge-schema", "true")
+                .option("write.merge-schema.type-widening", "true").option("write.merge-schema.explicit-cast", "true")
+                .format("paimon").start(_location(spark, db)))
+
+    with pytest.raises(Exception, match="Cannot update primary key"):  # noqa: PT011 - Spark wraps the error
+        q = start("a BIGINT, b DATE, c INT", checkpoint + "-key")
         queries.append(q)
         q.processAllAvailable()
-    assert sql(f"SELECT * FROM paimon.{db}.T ORDER BY a") == [(1, "2023-08-09"), (2, "2023-08-09")]
     assert len(_snapshots(sql, db)) == 1
+    assert sql(f"SELECT count(*) FROM paimon.{db}.`T$schemas`") == [(1,)]
+    q = start("a INT, b DATE, c INT", checkpoint)
+    queries.append(q)
+    q.processAllAvailable()
+    d10, d09 = datetime.date(2023, 8, 10), datetime.date(2023, 8, 9)
+    assert sql(f"SELECT * FROM paimon.{db}.T ORDER BY a") == [(1, d10, 123), (2, d09, None), (3, d10, 456)]
+    assert [(f.name, f.dataType.simpleString()) for f in spark.table(f"paimon.{db}.T").schema.fields] == [
+        ("a", "int"), ("b", "date"), ("c", "int")]
+
+
+def test_sink_schema_evolution_catalog_path(spark: Any, sql: Any, db: str, folder: JsonFolder, checkpoint: str,
+                                            queries: list[Any]) -> None:
+    """write.merge-schema (the session setting) on writeStream.toTable: new columns and ROW fields added, columns the
+    stream lacks written as null, a narrower type cast to the table's without type-widening; an
+    invalid flag is refused by name and nothing is committed."""
+    sql(f"CREATE TABLE paimon.{db}.T (id BIGINT, v STRING, s STRUCT<x: INT>)")
+    sql(f"INSERT INTO paimon.{db}.T VALUES (1, 'a', named_struct('x', 1))")
+    folder.add({"id": 2, "s": {"y": "n", "x": 2}, "n": 7})
+    bad = (spark.readStream.schema("id INT, s STRUCT<y: STRING, x: INT>, n INT").json(str(folder.path)).writeStream
+           .option("checkpointLocation", checkpoint + "-bad").option("write.merge-schema", "yes"))
+    with pytest.raises(Exception, match="write.merge-schema"):  # noqa: PT011 - Spark wraps the error
+        q = bad.toTable(f"paimon.{db}.T")
+        queries.append(q)
+        q.processAllAvailable()
+    assert len(_snapshots(sql, db)) == 1
+    spark.conf.set("spark.paimon.write.merge-schema", "true")  # the session setting, as Paimon's
+    try:
+        q = (spark.readStream.schema("id INT, s STRUCT<y: STRING, x: INT>, n INT").json(str(folder.path)).writeStream
+             .option("checkpointLocation", checkpoint).toTable(f"paimon.{db}.T"))
+        queries.append(q)
+        q.processAllAvailable()
+    finally:
+        spark.conf.unset("spark.paimon.write.merge-schema")
+    assert [(f.name, f.dataType.simpleString()) for f in spark.table(f"paimon.{db}.T").schema.fields] == [
+        ("id", "bigint"), ("v", "string"), ("s", "struct<x:int,y:string>"), ("n", "int")]
+    assert sql(f"SELECT * FROM paimon.{db}.T ORDER BY id") == [(1, "a", (1, None), None), (2, None, (2, "n"), 7)]
 
 
 # -- the catalog path, restarts, the commit user ---------------------------------------------------

@@ -261,3 +261,20 @@ def test_rows_inside_arrays(spark: Any, sql: Any, db: str) -> None:
                                 ("items", "array<struct<f1:int,f2:string,f6:int,f7:string>>")]
     assert sql(f"SELECT a, items FROM {t} ORDER BY a") == [
         (1, [(10, "v2", None, None)]), (2, [(20, None, None, "n"), None]), (3, None)]
+
+
+def test_rows_inside_map_values(spark: Any, sql: Any, db: str) -> None:
+    """WriteMergeSchemaTest "map of struct": ROW fields inside MAP values are matched by name as in
+    ARRAY elements: a field the data lacks is null, a new field is added to the value ROW."""
+    t = f"paimon.{db}.t"
+    spark.sql(f"CREATE TABLE {t} (id INT, m MAP<STRING, STRUCT<f1: INT, f2: STRING>>)")
+    src = spark.sql("SELECT 1 AS id, map('k', named_struct('f1', 10)) AS m")
+    src.writeTo(t).option("write.merge-schema", "true").append()
+    assert sql(f"SELECT * FROM {t}") == [(1, {"k": (10, None)})]
+    more = spark.sql("SELECT 2 AS id, map('a', named_struct('f3', 'n', 'f1', 20), 'b', "
+                     "CAST(NULL AS STRUCT<f3: STRING, f1: INT>)) AS m "
+                     "UNION ALL SELECT 3, CAST(NULL AS MAP<STRING, STRUCT<f3: STRING, f1: INT>>)")
+    more.writeTo(t).option("write.merge-schema", "true").append()
+    assert _types(spark, t) == [("id", "int"), ("m", "map<string,struct<f1:int,f2:string,f3:string>>")]
+    assert sql(f"SELECT * FROM {t} ORDER BY id") == [
+        (1, {"k": (10, None, None)}), (2, {"a": (20, None, "n"), "b": None}), (3, None)]

@@ -91,10 +91,23 @@ final class MergeSchemaWrites extends Rule<LogicalPlan> {
         return m.copy(m.targetTable(), m.sourceTable(), m.mergeCondition(), m.matchedActions(),
             m.notMatchedActions(), m.notMatchedBySourceActions(), true);
       }
-      if (p instanceof V2WriteCommand w && w.isByName() && w.query().resolved()
-          && w.query().getTagValue(DONE).isEmpty()) {
+      if (p instanceof V2WriteCommand w && w.isByName() && w.query().getTagValue(DONE).isEmpty()) {
         Map<String, String> options = writeOptions(w);
         if (options != null && flag(options, MERGE_SCHEMA)) {
+          if (!w.query().resolved()) {
+            // a DataFrame's query not analysed yet (e.g. map(k, named_struct(...))): Spark would
+            // resolve it and check the output against the table in the same pass, before a
+            // resolution rule could align it, so it is analysed here, on its own (a DataFrame
+            // write's query refers to nothing outside itself)
+            if (target((LogicalPlan) w.table()) == null) {
+              return p;
+            }
+            LogicalPlan analysed = session.sessionState().analyzer().execute(w.query());
+            if (!analysed.resolved()) {
+              return p;
+            }
+            w = w.withNewQuery(analysed);
+          }
           return merge(w, options);
         }
       }
