@@ -169,10 +169,11 @@ def merge_stream_schema(source: Any, schema: st.StructType) -> bool:
     evolution"): the query's schema merged into the table's by Paimon's rules
     (``ops/merge_schema.py``: new columns and ROW fields added; with ``type-widening`` /
     ``explicit-cast`` column types changed) and committed before the query's first batch is
-    written. A streaming query's schema is fixed for its life, so the merge is done once, when the
-    query starts (or restarts); Paimon's sink merges before every batch and finds nothing new after
-    the first. A refused change fails the query before anything is written. Whether the option is
-    set (the micro-batches' columns are then matched to the table's by name)."""
+    written. A streaming query's schema is fixed for its life: the merge is done when the query
+    starts (or restarts), where Spark creates the writer the tasks get; Spark creates the writer
+    again for each batch's commit, where the merge finds nothing new (as Paimon's sink, which merges
+    before every batch). A refused change fails the query before anything is written. Whether the
+    option is set (the micro-batches' columns are then matched to the table's by name)."""
     opts = _lower(source.options)
     name = str(source.options.get("table") or source.options.get("path"))
     if not _flag(opts, MERGE_SCHEMA, name):
