@@ -125,8 +125,16 @@ def main() -> int:
     phases: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]] = {
         "insert pk (upsert of the source rows)": (lambda: sql("INSERT INTO db.pk SELECT * FROM src"), restore("pk")),
     }
+    def without_spj() -> None:  # the plan before the target's scan reported its bucket layout
+        spark.conf.set("spark.sql.sources.v2.bucketing.enabled", "false")
+        try:
+            sql(MERGE.format(t="pk"))
+        finally:
+            spark.conf.unset("spark.sql.sources.v2.bucketing.enabled")
+
     if "pk" in only:
         phases["merge pk"] = (lambda: sql(MERGE.format(t="pk")), restore("pk"))
+        phases["merge pk, no storage-partitioned join"] = (without_spj, restore("pk"))
     if "dv" in only:
         phases["merge append, deletion vectors"] = (lambda: sql(MERGE.format(t="dv")), restore("dv"))
     if "cow" in only:
@@ -152,6 +160,7 @@ def main() -> int:
     full = "parquet full rewrite (full outer join)"
     res["ratios"] = {
         "merge pk / insert pk": ratio("merge pk", base),
+        "merge pk without spj / insert pk": ratio("merge pk, no storage-partitioned join", base),
         "merge append dv / insert pk": ratio("merge append, deletion vectors", base),
         "merge append cow / insert pk": ratio("merge append, copy-on-write", base),
         "merge pk / parquet full rewrite": ratio("merge pk", full),

@@ -50,6 +50,8 @@ class NativeFile:
     path: str  # absolute, on the local file system
     size: int
     rows: int
+    bucket: int = 0
+    total_buckets: int = 0  # the bucket count the file was written with (Spark's bucketed scans)
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,8 @@ class NativePlan:
             "reason": self.reason,
             "accepted": list(self.accepted),
             "snapshot": self.snapshot_id,
-            "files": [{"path": f.path, "size": f.size, "rows": f.rows} for f in self.files or ()],
+            "files": [{"path": f.path, "size": f.size, "rows": f.rows, "bucket": f.bucket,
+                       "total_buckets": f.total_buckets} for f in self.files or ()],
             "python_buckets": self.python_buckets,
             "python_reason": self.python_reason,
             "skip_buckets": json.dumps([[p.hex(), b] for p, b in self.native_buckets]),
@@ -196,7 +199,8 @@ def plan_native(
             continue
         native_buckets.append((split.partition, split.bucket))
         check_sizes(store, split)
-        files.extend(NativeFile(local_path(split, m), m.file_size, m.row_count) for m in split.files)
+        files.extend(NativeFile(local_path(split, m), m.file_size, m.row_count, split.bucket, split.total_buckets)
+                     for m in split.files)
     if python_buckets and not native_buckets:
         return NativePlan(None, python_reason or "no bucket can be read natively", accepted, snap.id, size_bytes=size)
     return NativePlan(

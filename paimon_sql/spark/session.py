@@ -53,6 +53,10 @@ def catalog_conf(
         # Unix domain sockets between Spark and its Python workers: about 35 ms less per query
         # than TCP on loopback (every scan and write task talks to a Python worker)
         "spark.python.unix.domain.socket.enabled": "true",
+        # a join on a fixed-bucket table's bucket key shuffles only the other side, by the table's
+        # own bucket function (the table's scan reports its bucket layout: a storage-partitioned
+        # join; MERGE INTO a primary-key table reads the target without a shuffle)
+        "spark.sql.sources.v2.bucketing.shuffle.enabled": "true",
         "spark.pyspark.python": py,
         "spark.pyspark.driver.python": py,
     }

@@ -17,7 +17,16 @@ import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.Statistics;
+import org.apache.spark.sql.connector.read.SupportsReportOrdering;
+import org.apache.spark.sql.connector.read.SupportsReportPartitioning;
+import org.apache.spark.sql.connector.expressions.NullOrdering;
+import org.apache.spark.sql.connector.expressions.SortDirection;
+import org.apache.spark.sql.connector.expressions.SortOrder;
 import org.apache.spark.sql.connector.read.SupportsReportStatistics;
+import org.apache.spark.sql.connector.read.partitioning.KeyGroupedPartitioning;
+import org.apache.spark.sql.connector.read.partitioning.Partitioning;
+import org.apache.spark.sql.connector.read.partitioning.UnknownPartitioning;
+import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.read.SupportsRuntimeV2Filtering;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
@@ -47,10 +56,10 @@ import org.apache.spark.util.SerializableConfiguration;
  * ({@code spark.sql.files.maxPartitionBytes}, {@code openCostInBytes}, the default parallelism).
  * Spark's filters were all kept as post-scan filters; the reader uses them to skip row groups.
  */
-final class NativeParquetScan
-    implements Scan, Batch, SupportsMetadata, SupportsReportStatistics, SupportsRuntimeV2Filtering {
-  /** One data file of the plan. */
-  record DataFile(String path, long size, long rows) {}
+final class NativeParquetScan implements Scan, Batch, SupportsMetadata, SupportsReportStatistics,
+    SupportsRuntimeV2Filtering, SupportsReportPartitioning, SupportsReportOrdering {
+  /** One data file of the plan: its bucket and the bucket count it was written with. */
+  record DataFile(String path, long size, long rows, int bucket, int totalBuckets) {}
 
   /** How the bridge plans the scan: enough to plan it again with runtime filters. */
   record Planning(Map<String, String> options, List<String> columns, List<String> filters,
@@ -84,10 +93,14 @@ final class NativeParquetScan
   private final Object snapshot;
   private final Planning planning;
   private final List<String> runtimeFilters = new ArrayList<>();
+  private final String bucketKey; // the column a bucketed scan reports its layout by, or null
+  private final boolean keyOrdered; // the bucket key is the primary key (each file sorted by it)
 
   NativeParquetScan(StructType tableSchema, StructType readSchema, Filter[] filters,
       List<Filter> partitionFilters, List<Filter> dataFilters, List<DataFile> files, Object snapshot,
-      Planning planning) {
+      Planning planning, String bucketKey, boolean keyOrdered) {
+    this.bucketKey = bucketKey;
+    this.keyOrdered = keyOrdered;
     this.tableSchema = tableSchema;
     this.readSchema = readSchema;
     this.filters = filters;
@@ -180,6 +193,126 @@ final class NativeParquetScan
     };
   }
 
+  // ------------------------------------------------------------------ bucket layout (SPJ)
+
+  /**
+   * The bucket-key column a scan of {@code table} may report its layout by (see
+   * {@link #outputPartitioning}), or null: fixed buckets hashed from ONE bucket-key column (Spark's
+   * bucket transform takes one column) whose type {@code paimon_bucket} hashes as Paimon does
+   * (no timestamps: their Paimon precision is not in the Spark type, as Paimon's Spark scan also
+   * declines), and a table loaded from the catalog (Spark finds the {@code bucket} function there).
+   */
+  static String reportableBucketKey(PaimonTable table) {
+    if (table.bucket() <= 0 || table.bucketKeys().size() != 1 || table.isLoadedByPath()) {
+      return null;
+    }
+    String key = table.bucketKeys().get(0);
+    for (org.apache.spark.sql.types.StructField f : table.schema().fields()) {
+      if (f.name().equals(key)) {
+        org.apache.spark.sql.types.DataType t = f.dataType();
+        if (t instanceof org.apache.spark.sql.types.TimestampType
+            || t instanceof org.apache.spark.sql.types.TimestampNTZType
+            || !PaimonBucketFunction.canBind(org.apache.spark.sql.types.DataTypes.IntegerType, t)) {
+          return null;
+        }
+        return key;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Whether a bucketed scan of {@code table} (see {@link #reportableBucketKey}) may also report its
+   * rows in key order (Spark's sort-merge join then sorts nothing on this side): a primary-key table
+   * whose primary key is that one column (every data file is sorted by it), of a type Spark orders
+   * as Paimon does (integers, DATE, DECIMAL, STRING by its UTF-8 bytes; not floating point).
+   */
+  static boolean keyOrdered(PaimonTable table, String bucketKey) {
+    if (bucketKey == null || !table.primaryKeys().equals(List.of(bucketKey))) {
+      return false;
+    }
+    for (org.apache.spark.sql.types.StructField f : table.schema().fields()) {
+      if (f.name().equals(bucketKey)) {
+        org.apache.spark.sql.types.DataType t = f.dataType();
+        return t instanceof org.apache.spark.sql.types.IntegralType
+            || t instanceof org.apache.spark.sql.types.DateType
+            || t instanceof org.apache.spark.sql.types.DecimalType
+            || t instanceof org.apache.spark.sql.types.StringType;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The rows of each input partition in primary-key order: a bucketed scan of a key-ordered table
+   * (see {@link #keyOrdered}) where every bucket is one file (a sorted run; its byte ranges read in
+   * order). Several files of a bucket (levels, or partitions of the table) are not merged in order,
+   * so no order is reported for them.
+   */
+  @Override
+  public SortOrder[] outputOrdering() {
+    if (!keyOrdered || bucketCount() == 0) {
+      return new SortOrder[0];
+    }
+    java.util.Set<Integer> seen = new java.util.HashSet<>();
+    for (DataFile f : files) {
+      if (!seen.add(f.bucket())) {
+        return new SortOrder[0];
+      }
+    }
+    String quoted = "`" + bucketKey.replace("`", "``") + "`";
+    return new SortOrder[] {
+        Expressions.sort(Expressions.column(quoted), SortDirection.ASCENDING, NullOrdering.NULLS_FIRST)};
+  }
+
+  /**
+   * The bucket count of every file when the scan can report its layout: Spark's v2 bucketing is
+   * on, the bucket key is read, and every file was written with the same bucket count (a table
+   * rescaled in part has files of two counts); else 0.
+   */
+  private int bucketCount() {
+    if (bucketKey == null || !SQLConf.get().v2BucketingEnabled() || files.isEmpty()) {
+      return 0;
+    }
+    boolean read = false;
+    for (String f : readSchema.fieldNames()) {
+      read |= SQLConf.get().caseSensitiveAnalysis() ? f.equals(bucketKey) : f.equalsIgnoreCase(bucketKey);
+    }
+    if (!read) {
+      return 0;
+    }
+    int n = files.get(0).totalBuckets();
+    for (DataFile f : files) {
+      if (f.totalBuckets() != n || f.bucket() < 0 || f.bucket() >= n) {
+        return 0;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Paimon's bucket layout, as Paimon's own Spark scan reports it: {@code bucket(n, key)} with one
+   * input partition per bucket (a bucket's files in every partition of the table; partition key:
+   * the bucket number), so a join or aggregation on the bucket key needs no shuffle of this side
+   * (a storage-partitioned join; with {@code spark.sql.sources.v2.bucketing.shuffle.enabled} the
+   * other side is shuffled by the same {@code bucket} function, {@code paimon_bucket}).
+   */
+  @Override
+  public Partitioning outputPartitioning() {
+    int n = bucketCount();
+    if (n == 0) {
+      return new UnknownPartitioning(0);
+    }
+    java.util.Set<Integer> buckets = new java.util.TreeSet<>();
+    for (DataFile f : files) {
+      buckets.add(f.bucket());
+    }
+    String quoted = "`" + bucketKey.replace("`", "``") + "`";
+    return new KeyGroupedPartitioning(
+        new org.apache.spark.sql.connector.expressions.Expression[] {Expressions.bucket(n, quoted)},
+        buckets.size());
+  }
+
   @Override
   public InputPartition[] planInputPartitions() {
     SparkSession spark = SparkSession.active();
@@ -194,13 +327,26 @@ final class NativeParquetScan
         : spark.sparkContext().defaultParallelism();
     long maxSplit = Math.min(conf.filesMaxPartitionBytes(), Math.max(openCost, total / Math.max(1, minPartitions)));
     List<PartitionedFile> parts = new ArrayList<>();
+    java.util.TreeMap<Integer, List<PartitionedFile>> byBucket = new java.util.TreeMap<>();
+    boolean bucketed = bucketCount() > 0;
     for (DataFile f : files) {
       SparkPath path = SparkPath.fromPath(new Path(new File(f.path()).toURI()));
       for (long start = 0; start < f.size(); start += maxSplit) {
         long len = Math.min(maxSplit, f.size() - start);
-        parts.add(new PartitionedFile(InternalRow.empty(), path, start, len, new String[0], 0L, f.size(),
-            scala.collection.immutable.Map$.MODULE$.empty()));
+        PartitionedFile pf = new PartitionedFile(InternalRow.empty(), path, start, len, new String[0], 0L, f.size(),
+            scala.collection.immutable.Map$.MODULE$.empty());
+        parts.add(pf);
+        if (bucketed) {
+          byBucket.computeIfAbsent(f.bucket(), b -> new ArrayList<>()).add(pf);
+        }
       }
+    }
+    if (bucketed) {  // one task per bucket (see outputPartitioning)
+      List<InputPartition> out = new ArrayList<>();
+      for (Map.Entry<Integer, List<PartitionedFile>> e : byBucket.entrySet()) {
+        out.add(new BucketFilePartition(out.size(), e.getValue().toArray(new PartitionedFile[0]), e.getKey()));
+      }
+      return out.toArray(new InputPartition[0]);
     }
     // largest first, as Spark's file sources do before packing
     parts.sort((a, b) -> Long.compare(b.length(), a.length()));
@@ -260,7 +406,8 @@ final class NativeParquetScan
       for (Object o : list) {
         Map<?, ?> m = (Map<?, ?>) o;
         out.add(new DataFile(String.valueOf(m.get("path")), ((Number) m.get("size")).longValue(),
-            ((Number) m.get("rows")).longValue()));
+            ((Number) m.get("rows")).longValue(), (int) longOr(m.get("bucket"), -1),
+            (int) longOr(m.get("total_buckets"), 0)));
       }
     }
     return out;

@@ -496,8 +496,12 @@ public class PaimonCatalog
    * {@code paimon_timestamp_millis}), in the namespace 'sys' and in the empty namespace (where
    * Spark looks up the functions of a write's required distribution).
    */
+  static final String BUCKET_TRANSFORM = "bucket";
+
   private static final Map<String, UnboundFunction> FUNCTIONS = Map.of(
       PaimonBucketFunction.NAME, PaimonBucketFunction.INSTANCE,
+      // what Spark looks up for a scan's bucket(n, key) layout (NativeParquetScan), as in Paimon
+      BUCKET_TRANSFORM, PaimonBucketFunction.INSTANCE,
       PaimonBucketFunction.SLOT_NAME, PaimonBucketFunction.SLOTS,
       PaimonBucketFunction.TimestampMillis.NAME, PaimonBucketFunction.TimestampMillis.INSTANCE);
 

@@ -50,9 +50,14 @@ public class PaimonScanBuilder
   private MetadataCountScan countScan; // count(*) answered from the manifests
   private long plannedSize = -1; // bytes of the files a Python scan reads, when the bridge planned it
 
+  private final String bucketKey; // see NativeParquetScan.reportableBucketKey
+  private final boolean keyOrdered; // see NativeParquetScan.keyOrdered
+
   PaimonScanBuilder(String dataSourceName, StructType fullSchema, CaseInsensitiveStringMap options,
-      java.util.List<String> partitionKeys) {
+      java.util.List<String> partitionKeys, String bucketKey, boolean keyOrdered) {
     this.dataSourceName = dataSourceName;
+    this.bucketKey = bucketKey;
+    this.keyOrdered = keyOrdered;
     this.partitionKeys = partitionKeys;
     this.fullSchema = fullSchema;
     this.required = fullSchema;
@@ -268,10 +273,12 @@ public class PaimonScanBuilder
       }
     }
     NativeParquetScan parquet = new NativeParquetScan(fullSchema, required, filters, partitionFilters,
-        dataFilters, NativeParquetScan.files(r.get("files")), r.get("snapshot"), planning);
+        dataFilters, NativeParquetScan.files(r.get("files")), r.get("snapshot"), planning, null, false);
     int pythonBuckets = (int) NativeParquetScan.longOr(r.get("python_buckets"), 0);
     if (pythonBuckets == 0) {
-      return parquet;
+      // the whole scan is native: it may report the bucket layout
+      return new NativeParquetScan(fullSchema, required, filters, partitionFilters, dataFilters,
+          NativeParquetScan.files(r.get("files")), r.get("snapshot"), planning, bucketKey, keyOrdered);
     }
     LOG.debug("Python reads {} buckets of {}: {}", pythonBuckets, options.get("table"), r.get("python_reason"));
     java.util.Map<String, String> rest = new java.util.HashMap<>(options.asCaseSensitiveMap());

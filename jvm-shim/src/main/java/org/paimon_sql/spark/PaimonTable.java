@@ -539,8 +539,10 @@ public class PaimonTable
         // no active session: the Python reader plans by split size only
       }
     }
+    String bucketKey = NativeParquetScan.reportableBucketKey(this);
     return new PaimonScanBuilder(
-        catalog.dataSourceName(), schema, mergedOptions(options, extra), partitionKeys);
+        catalog.dataSourceName(), schema, mergedOptions(options, extra), partitionKeys,
+        bucketKey, NativeParquetScan.keyOrdered(this, bucketKey));
   }
 
   @Override
