@@ -106,7 +106,7 @@ def _values(arr: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray | N
 
 
 def _patched_numeric(col: pa.ChunkedArray, idx: np.ndarray, g: _Groups, merged: pa.Array,
-                     keep: np.ndarray) -> pa.Array:
+                     keep: np.ndarray, known: tuple[np.ndarray, np.ndarray | None] | None = None) -> pa.Array:
     """``_patched`` for an integer or floating column, in numpy: the newest rows' values gathered
     (``idx``: the kept groups' newest rows) and the multi-record keys' ``merged`` values written
     over them, without taking the column through Arrow twice."""
@@ -115,7 +115,7 @@ def _patched_numeric(col: pa.ChunkedArray, idx: np.ndarray, g: _Groups, merged: 
     if not keep.all():
         merged = merged.filter(pa.array(keep[g.multi]))
     at = g.multi[keep] if not keep.all() else g.multi
-    values, valid = _values(col)
+    values, valid = known if known is not None else _values(col)
     m_values, m_valid = _values(merged)
     out = values[idx]
     out[at] = m_values
@@ -134,7 +134,8 @@ def _kept(kinds: np.ndarray, keep_deletes: bool) -> np.ndarray:
 
 
 def _assemble(table: pa.Table, g: _Groups, kind: np.ndarray, seq: np.ndarray | None, keep: np.ndarray,
-              picks: dict[str, np.ndarray], computed: dict[str, pa.Array]) -> pa.Table:
+              picks: dict[str, np.ndarray], computed: dict[str, pa.Array],
+              numeric: dict[str, tuple[np.ndarray, np.ndarray | None]] | None = None) -> pa.Table:
     """The output table: ``_VALUE_KIND`` / ``_SEQUENCE_NUMBER`` per group, ``computed`` columns (one
     value per multi-record key) patched in, ``picks`` columns (a row per multi-record key, -1: null)
     and every other column (the newest record's) taken from ``table``, each once (the columns
@@ -152,7 +153,7 @@ def _assemble(table: pa.Table, g: _Groups, kind: np.ndarray, seq: np.ndarray | N
     if fast:
         idx = g.last_rows if keep.all() else g.last_rows[keep]
         for n in fast:
-            out[n] = _patched_numeric(table.column(n), idx, g, computed[n], keep)
+            out[n] = _patched_numeric(table.column(n), idx, g, computed[n], keep, (numeric or {}).get(n))
         by_pick = {k: [n for n in names if n not in fast] for k, names in by_pick.items()}
     for names in by_pick.values():
         if not names:
@@ -252,6 +253,7 @@ def aggregation(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
     seq = _numpy(table, SEQ, np.int64)[g.last_rows] if SEQ in table.column_names else None
     picks: dict[str, np.ndarray] = {}
     computed: dict[str, pa.Array] = {}
+    numeric: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
     if len(g.rows):
         seg = make_segments(g.starts, g.ends, all_kinds[g.rows], spec.remove_record_on_delete)
         last_seg = seg.ids[g.ends]
@@ -268,8 +270,15 @@ def aggregation(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
                     continue  # the newest record's value
                 picked = aggregate_rows(np.ones(len(g.rows), dtype=bool) if valid is None else valid[g.rows], seg, fa)
                 picks[name] = picked[last_seg]
+            elif _numeric(col.type):
+                # integers and floats: the values once in numpy, for the aggregator's rows and the patch
+                numeric[name] = _values(col)
+                values, valid = numeric[name]
+                sub = pa.array(values[g.rows], type=col.type, mask=None if valid is None else ~valid[g.rows])
+                merged = aggregate_column(sub, seg, fa)
+                computed[name] = merged if len(seg.starts) == len(g.starts) else merged.take(pa.array(last_seg))
             else:
                 merged = aggregate_column(col.take(pa.array(g.rows)), seg, fa)
                 # one segment per key (no retraction resets a row): the segments' results are the keys'
                 computed[name] = merged if len(seg.starts) == len(g.starts) else merged.take(pa.array(last_seg))
-    return _assemble(table, g, kind, seq, _kept(kind, keep_deletes), picks, computed)
+    return _assemble(table, g, kind, seq, _kept(kind, keep_deletes), picks, computed, numeric)
