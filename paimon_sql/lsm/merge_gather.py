@@ -114,10 +114,10 @@ def _patched_numeric(col: pa.ChunkedArray, idx: np.ndarray, g: _Groups, merged: 
     merged = merged if merged.type.equals(t) else merged.cast(t)
     if not keep.all():
         merged = merged.filter(pa.array(keep[g.multi]))
-    at = g.multi[keep] if not keep.all() else g.multi
+    at = np.flatnonzero(g.multi[keep] if not keep.all() else g.multi)  # positions: faster than a mask
     values, valid = known if known is not None else _values(col)
     m_values, m_valid = _values(merged)
-    out = values[idx]
+    out = values.take(idx)
     out[at] = m_values
     if valid is None and m_valid is None:
         return pa.array(out, type=t)
