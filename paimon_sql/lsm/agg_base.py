@@ -65,6 +65,11 @@ def segments_of(
 ) -> Segments:
     """Segments of rows in key groups, given which rows retract and which reset the row."""
     n = len(retract)
+    if not reset_rows.any():  # the common case: a segment per key group
+        ids = np.repeat(np.arange(len(group_starts), dtype=np.int64), group_ends - group_starts + 1)
+        return Segments(starts=group_starts, ends=group_ends, ids=ids, retract=retract,
+                        reset=np.zeros(len(group_starts), dtype=bool), reset_rows=reset_rows,
+                        group_start=group_starts)
     is_start = reset_rows.copy()
     is_start[group_starts] = True
     starts = np.flatnonzero(is_start)
@@ -103,6 +108,8 @@ def first_true(mask: np.ndarray, seg: Segments) -> np.ndarray:
 
 
 def count_true(mask: np.ndarray, seg: Segments) -> np.ndarray:
+    if len(mask) and mask.all():  # every row: the segments' sizes
+        return seg.ends - seg.starts + 1
     return np.add.reduceat(mask.astype(np.int64), seg.starts)
 
 

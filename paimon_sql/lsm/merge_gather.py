@@ -93,6 +93,39 @@ def _patched(taken: pa.ChunkedArray, g: _Groups, merged: pa.Array, keep: np.ndar
     return pa.concat_arrays([base, merged]).take(pa.array(pos))
 
 
+def _numeric(t: pa.DataType) -> bool:
+    return pa.types.is_integer(t) or pa.types.is_floating(t)
+
+
+def _values(arr: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray | None]:
+    """A numeric column's values (nulls as 0) and validity (None without nulls)."""
+    if arr.null_count == 0:
+        return np.asarray(arr.to_numpy()), None
+    valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    return np.asarray(arr.fill_null(0).to_numpy()), valid
+
+
+def _patched_numeric(col: pa.ChunkedArray, idx: np.ndarray, g: _Groups, merged: pa.Array,
+                     keep: np.ndarray, known: tuple[np.ndarray, np.ndarray | None] | None = None) -> pa.Array:
+    """``_patched`` for an integer or floating column, in numpy: the newest rows' values gathered
+    (``idx``: the kept groups' newest rows) and the multi-record keys' ``merged`` values written
+    over them, without taking the column through Arrow twice."""
+    t = col.type
+    merged = merged if merged.type.equals(t) else merged.cast(t)
+    if not keep.all():
+        merged = merged.filter(pa.array(keep[g.multi]))
+    at = np.flatnonzero(g.multi[keep] if not keep.all() else g.multi)  # positions: faster than a mask
+    values, valid = known if known is not None else _values(col)
+    m_values, m_valid = _values(merged)
+    out = values.take(idx)
+    out[at] = m_values
+    if valid is None and m_valid is None:
+        return pa.array(out, type=t)
+    ok = np.ones(len(idx), dtype=bool) if valid is None else valid[idx]
+    ok[at] = True if m_valid is None else m_valid
+    return pa.array(out, type=t, mask=~ok)
+
+
 def _kept(kinds: np.ndarray, keep_deletes: bool) -> np.ndarray:
     """The output groups a read keeps (a writer, ``keep_deletes``, keeps all)."""
     if keep_deletes:
@@ -101,7 +134,8 @@ def _kept(kinds: np.ndarray, keep_deletes: bool) -> np.ndarray:
 
 
 def _assemble(table: pa.Table, g: _Groups, kind: np.ndarray, seq: np.ndarray | None, keep: np.ndarray,
-              picks: dict[str, np.ndarray], computed: dict[str, pa.Array]) -> pa.Table:
+              picks: dict[str, np.ndarray], computed: dict[str, pa.Array],
+              numeric: dict[str, tuple[np.ndarray, np.ndarray | None]] | None = None) -> pa.Table:
     """The output table: ``_VALUE_KIND`` / ``_SEQUENCE_NUMBER`` per group, ``computed`` columns (one
     value per multi-record key) patched in, ``picks`` columns (a row per multi-record key, -1: null)
     and every other column (the newest record's) taken from ``table``, each once (the columns
@@ -115,7 +149,15 @@ def _assemble(table: pa.Table, g: _Groups, kind: np.ndarray, seq: np.ndarray | N
             out[name] = pa.array(seq[keep], pa.int64())
         else:  # computed columns: the newest rows', patched below
             by_pick.setdefault(id(picks.get(name)), []).append(name)
+    fast = {n for n in computed if _numeric(table.schema.field(n).type) and n not in picks}
+    if fast:
+        idx = g.last_rows if keep.all() else g.last_rows[keep]
+        for n in fast:
+            out[n] = _patched_numeric(table.column(n), idx, g, computed[n], keep, (numeric or {}).get(n))
+        by_pick = {k: [n for n in names if n not in fast] for k, names in by_pick.items()}
     for names in by_pick.values():
+        if not names:
+            continue
         pick = picks.get(names[0])
         idx = g.last_rows
         if pick is not None:
@@ -211,6 +253,7 @@ def aggregation(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
     seq = _numpy(table, SEQ, np.int64)[g.last_rows] if SEQ in table.column_names else None
     picks: dict[str, np.ndarray] = {}
     computed: dict[str, pa.Array] = {}
+    numeric: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
     if len(g.rows):
         seg = make_segments(g.starts, g.ends, all_kinds[g.rows], spec.remove_record_on_delete)
         last_seg = seg.ids[g.ends]
@@ -227,6 +270,15 @@ def aggregation(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
                     continue  # the newest record's value
                 picked = aggregate_rows(np.ones(len(g.rows), dtype=bool) if valid is None else valid[g.rows], seg, fa)
                 picks[name] = picked[last_seg]
+            elif _numeric(col.type):
+                # integers and floats: the values once in numpy, for the aggregator's rows and the patch
+                numeric[name] = _values(col)
+                values, valid = numeric[name]
+                sub = pa.array(values[g.rows], type=col.type, mask=None if valid is None else ~valid[g.rows])
+                merged = aggregate_column(sub, seg, fa)
+                computed[name] = merged if len(seg.starts) == len(g.starts) else merged.take(pa.array(last_seg))
             else:
-                computed[name] = aggregate_column(col.take(pa.array(g.rows)), seg, fa).take(pa.array(last_seg))
-    return _assemble(table, g, kind, seq, _kept(kind, keep_deletes), picks, computed)
+                merged = aggregate_column(col.take(pa.array(g.rows)), seg, fa)
+                # one segment per key (no retraction resets a row): the segments' results are the keys'
+                computed[name] = merged if len(seg.starts) == len(g.starts) else merged.take(pa.array(last_seg))
+    return _assemble(table, g, kind, seq, _kept(kind, keep_deletes), picks, computed, numeric)

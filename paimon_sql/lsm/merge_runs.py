@@ -162,17 +162,21 @@ def sorted_view(table: pa.Table, spec: MergeSpec) -> SortedView:
     if not same.any():
         return view
     order = view.order
-    # only the records of keys with several records are looked at (and re-sorted when needed)
+    seq_all = np.asarray(table.column(SEQ).to_numpy(), dtype=np.int64)
+    if not spec.sequence_columns:
+        # one gather and two comparisons: are every key's records already oldest first (the runs
+        # concatenated oldest first)? Then nothing is re-sorted
+        seq_sorted = seq_all[order]
+        if not bool((same & (seq_sorted[1:] < seq_sorted[:-1])).any()):
+            return view
+    # only the records of keys with several records are looked at (and re-sorted)
     shared = np.zeros(n, dtype=bool)
     shared[1:] = same
     shared[:-1] |= same
     pos = np.flatnonzero(shared)
-    seq_all = np.asarray(table.column(SEQ).to_numpy(), dtype=np.int64)
     sp = seq_all[order[pos]]
     # gp: the key group of each such position (numbered among these groups only: same order)
     gp = np.cumsum(view.starts[pos], dtype=np.int64) - 1
-    if not spec.sequence_columns and not bool(((gp[1:] == gp[:-1]) & (sp[1:] < sp[:-1])).any()):
-        return view  # every key's records already oldest first
     if not spec.sequence_columns:
         lo = int(sp.min())
         span = int(sp.max()) - lo + 1

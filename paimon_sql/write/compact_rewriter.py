@@ -152,7 +152,10 @@ class CompactRewriter:
         mode = self.changelog_mode(output_level, files)
         if not data and mode is not None and len(files) == 1 and self._changelog_is_the_file(files[0], output_level, lookup):
             return self._copy_as_changelog(files[0], output_level)
-        parts = [self._read(f, fields, level=True) for f in files]
+        # oldest file first: the records of a key then arrive in sequence order and the merge
+        # (``lsm.merge_runs.sorted_view``) finds nothing to re-sort; the merge's result does not
+        # depend on the input order (records are ordered by key and sequence)
+        parts = [self._read(f, fields, level=True) for f in sorted(files, key=_max_sequence)]
         table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
         older: list[tuple[str, np.ndarray]] = []
         if self.dvs is not None and lookup and any(f.level == 0 for f in files):
@@ -393,6 +396,10 @@ class CompactRewriter:
 
 
 COPY_CHUNK = 1 << 20  # bytes per read when a data file is copied as a changelog file
+
+
+def _max_sequence(f: DataFileMeta) -> int:
+    return f.max_sequence_number
 
 
 def _order_keys(table: pa.Table, names: Sequence[str]) -> pa.Table:

@@ -20,12 +20,13 @@ from paimon_sql.lsm.engines import build_merge_spec, engine
 from paimon_sql.lsm.merge import KIND, SEQ, reference_view, sort_indices
 from paimon_sql.lsm.merge_runs import encode_keys, sorted_view
 from paimon_sql.options import CoreOptions
-from paimon_sql.types import BigIntType, DataField, IntType, VarCharType
+from paimon_sql.types import BigIntType, DataField, DoubleType, IntType, VarCharType
 
 BIG = 2**63 - 1
 # key layouts: the Arrow type of each key column and the values drawn for it (small domains, so runs overlap)
 KEY_LAYOUTS: dict[str, list[tuple[pa.DataType, st.SearchStrategy[Any]]]] = {
     "int": [(pa.int64(), st.integers(0, 30))],
+    "sparse_int": [(pa.int64(), st.integers(0, 2_000))],  # runs mostly disjoint: few keys in two runs
     "nullable_int": [(pa.int32(), st.one_of(st.none(), st.integers(-10, 10)))],
     "wide_int": [(pa.int64(), st.sampled_from([-BIG - 1, -1, 0, 5, BIG]))],
     "double": [(pa.float64(), st.sampled_from([None, float("nan"), -0.0, 0.0, 1.5, -2.0, float("inf"),
@@ -39,7 +40,8 @@ KEY_LAYOUTS: dict[str, list[tuple[pa.DataType, st.SearchStrategy[Any]]]] = {
 }
 
 VALUE_FIELDS = [DataField(10, "a", BigIntType()), DataField(11, "b", VarCharType()), DataField(12, "g", IntType()),
-                DataField(13, "sf", IntType())]
+                DataField(13, "sf", IntType()), DataField(14, "d", DoubleType())]
+DOUBLES = st.one_of(st.none(), st.sampled_from([float("nan"), -0.0, 0.0, 1.5, -2.25, float("inf")]))
 
 ENGINES: dict[str, dict[str, str]] = {
     "deduplicate": {},
@@ -55,6 +57,12 @@ ENGINES: dict[str, dict[str, str]] = {
                            "aggregation.remove-record-on-delete": "true"},
     "aggregation_last_value": {"merge-engine": "aggregation", "fields.a.aggregate-function": "last_value",
                                "fields.b.aggregate-function": "max", "fields.g.aggregate-function": "first_value"},
+    "aggregation_double": {"merge-engine": "aggregation", "fields.d.aggregate-function": "sum",
+                           "fields.a.aggregate-function": "max", "fields.g.aggregate-function": "sum",
+                           "fields.sf.aggregate-function": "min"},
+    "aggregation_double_max": {"merge-engine": "aggregation", "fields.d.aggregate-function": "max",
+                               "fields.a.aggregate-function": "min", "fields.d.ignore-retract": "true",
+                               "fields.a.ignore-retract": "true"},
     "aggregation_ignore_retract": {"merge-engine": "aggregation", "fields.a.aggregate-function": "sum",
                                    "fields.a.ignore-retract": "true", "fields.b.ignore-retract": "true",
                                    "fields.g.aggregate-function": "min", "fields.g.ignore-retract": "true"},
@@ -68,7 +76,7 @@ SEQUENCE_FIELD = {"": {}, "asc": {"sequence.field": "sf"},
 
 @st.composite
 def layouts(draw: st.DrawFn) -> tuple[str, list[list[tuple[Any, ...]]], bool]:
-    """A key layout, 1-6 runs of (key values..., kind, a, b, g, sf) records, and whether sequence
+    """A key layout, 1-6 runs of (key values..., kind, a, b, g, sf, d) records, and whether sequence
     numbers grow run by run (as writers give them) or are random."""
     layout = draw(st.sampled_from(sorted(KEY_LAYOUTS)))
     cols = KEY_LAYOUTS[layout]
@@ -79,6 +87,7 @@ def layouts(draw: st.DrawFn) -> tuple[str, list[list[tuple[Any, ...]]], bool]:
         st.one_of(st.none(), st.text("pq", max_size=2)),
         st.one_of(st.none(), st.integers(0, 3)),
         st.one_of(st.none(), st.integers(0, 3)),
+        DOUBLES,
     )
     runs = draw(st.lists(st.lists(record, max_size=25), min_size=1, max_size=6))
     return layout, [[(*k, *rest) for k, *rest in run] for run in runs], draw(st.booleans())
@@ -98,7 +107,7 @@ def build(layout: str, runs: list[list[tuple[Any, ...]]], run_seq: bool, seed: i
         data[SEQ] = pa.array(seqs[at:at + len(run)])
         data[KIND] = pa.array([r[nk] for r in run], pa.int8())
         for j, (name, typ) in enumerate((("a", pa.int64()), ("b", pa.string()), ("g", pa.int32()),
-                                         ("sf", pa.int32()))):
+                                         ("sf", pa.int32()), ("d", pa.float64()))):
             data[name] = pa.array([r[nk + 1 + j] for r in run], typ)
         at += len(run)
         t = pa.table(data)
@@ -170,7 +179,8 @@ def test_a_large_run_and_small_runs_merge_without_a_full_sort() -> None:
 
 
 @pytest.mark.parametrize("engine_name", ["partial_update", "partial_update_ignore_delete", "aggregation",
-                                         "aggregation_remove", "aggregation_last_value",
+                                         "aggregation_remove", "aggregation_last_value", "aggregation_double",
+                                         "aggregation_double_max",
                                          "aggregation_ignore_retract"])
 def test_an_upsert_bucket_merges_as_the_reference(engine_name: str) -> None:
     """A bucket's common shape at some size (a large run, a few small ones, nulls in the values,
@@ -186,6 +196,7 @@ def test_an_upsert_bucket_merges_as_the_reference(engine_name: str) -> None:
             "b": pa.array([f"s{x}" for x in rng.integers(0, 50, n)], mask=rng.random(n) < 0.3),
             "g": pa.array(rng.integers(0, 3, n).astype(np.int32), mask=rng.random(n) < 0.1),
             "sf": pa.array(rng.integers(0, 3, n).astype(np.int32)),
+            "d": pa.array(rng.random(n) - 0.5, mask=rng.random(n) < 0.15),
         }))
     table = pa.concat_tables(parts)
     options = CoreOptions(ENGINES[engine_name])
