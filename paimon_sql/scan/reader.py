@@ -242,7 +242,7 @@ def read_split(
                     t = read_data_file(store, split, f, fields, system)
                     parts.append(t.select(names) if keep_row_kind else _drop_retract_rows(t).select(names))
                 continue
-            runs = [read_data_file(store, split, f, value_fields, (SEQ, KIND), store.key_fields) for f in files]
+            runs = [_read_run(store, split, f, value_fields) for f in files]
             if lookup_merges_levels(store.options):  # Paimon's LookupMergeFunction (see lsm/changelog.py)
                 runs = [r.append_column(LEVEL, pa.array(np.full(r.num_rows, f.level, dtype=np.int32)))
                         for r, f in zip(runs, files)]
@@ -268,6 +268,22 @@ def read_split(
     if predicate is not None:
         result = result.filter(to_arrow_expression(predicate))
     return result.cast(schema) if not result.schema.equals(schema) else result
+
+
+def _read_run(store: FileStore, split: DataSplit, f: DataFileMeta, value_fields: Sequence[DataField]) -> pa.Table:
+    """Data file ``f`` as a run to merge: its ``_KEY_`` columns, ``_SEQUENCE_NUMBER``,
+    ``_VALUE_KIND`` and ``value_fields``. A value field that is a key field is not read a second time:
+    a key-value file's value row holds the key fields with the key's very values, so the column is
+    the ``_KEY_`` column (read as the same field, through the same casts)."""
+    key_ids = {k.id for k in store.key_fields}
+    read = [v for v in value_fields if v.id not in key_ids]
+    if len(read) == len(value_fields):
+        return read_data_file(store, split, f, value_fields, (SEQ, KIND), store.key_fields)
+    t = read_data_file(store, split, f, read, (SEQ, KIND), store.key_fields)
+    key_column = {k.id: KEY_PREFIX + k.name for k in store.key_fields}
+    head = [*key_column.values(), SEQ, KIND]
+    cols = [t.column(c) for c in head] + [t.column(key_column.get(v.id, v.name)) for v in value_fields]
+    return pa.Table.from_arrays(cols, names=[*head, *(v.name for v in value_fields)])
 
 
 READ_THREADS = max(1, min(4, os.cpu_count() or 1))

@@ -154,39 +154,52 @@ class PaimonReader(DataSourceReader):
     def _pack(self, splits: Sequence[tuple[FileStore, DataSplit]]) -> list[SplitPartition]:
         """Packs read units in order into partitions of about ``source.split.target-size`` bytes.
         A unit is one file of a split that needs no merge (append tables, raw-convertible buckets),
-        or a whole bucket whose runs must be merged by key."""
+        or a whole bucket whose runs must be merged by key.
+
+        A merged bucket of at least a quarter of the target (and of more data than the open cost)
+        is a partition of its own: buckets are indivisible, of about equal size and costly (a
+        merge), and the greedy packing errs by up to one unit per partition, which for such units
+        is a large share of a task (4 equal buckets on 2 cores became partitions of 1, 2 and 1
+        buckets, the target being a hair too small for two). Alone, they are tasks Spark's
+        scheduler balances over the cores."""
         if not splits:
             return []
         first = splits[0][0]
         target = self._size_option(OPT_SPLIT_TARGET_SIZE, first)
         open_cost = self._size_option(OPT_SPLIT_OPEN_FILE_COST, first)
-        units: list[tuple[FileStore, DataSplit, int]] = []
+        # (store, split, weight, whether a merged bucket of at least the open cost in data)
+        units: list[tuple[FileStore, DataSplit, int, bool]] = []
         for store, split in splits:
             if not store.has_primary_key or split.raw_convertible:
                 for f in split.files:
                     dv = {f.file_name: split.deletion_files[f.file_name]} if f.file_name in split.deletion_files else {}
                     one = dataclasses.replace(split, files=(f,), deletion_files=dv)
-                    units.append((store, one, max(f.file_size, open_cost)))
+                    units.append((store, one, max(f.file_size, open_cost), False))
             else:
-                units.append((store, split, sum(max(f.file_size, open_cost) for f in split.files)))
+                weight = sum(max(f.file_size, open_cost) for f in split.files)
+                # a bucket of less data than one file's open cost is not worth a task of its own
+                units.append((store, split, weight, sum(f.file_size for f in split.files) >= open_cost))
         # like Spark's file sources: aim for at least one partition per core (the planning process
         # cannot see Spark's default parallelism: the catalog shim passes it as an option)
         parallelism = _int_option(self.options, OPT_PARALLELISM) or os.cpu_count() or 1
         if parallelism > 0:
-            total = sum(w for _, _, w in units)
+            total = sum(u[2] for u in units)
             target = max(open_cost, min(target, -(-total // parallelism)))
         parts: list[SplitPartition] = []
         cur: list[DataSplit] = []
         cur_store: FileStore | None = None
         cur_weight = 0
-        for store, split, weight in units:
-            if cur and (store is not cur_store or cur_weight + weight > target):
+        for store, split, weight, big_merge in units:
+            alone = big_merge and 4 * weight >= target
+            if cur and (store is not cur_store or cur_weight + weight > target or alone):
                 assert cur_store is not None
                 parts.append(SplitPartition(len(parts), StoreRef.of(cur_store), cur))
                 cur, cur_weight = [], 0
             cur.append(split)
             cur_store = store
             cur_weight += weight
+            if alone:  # nothing joins it either
+                cur_weight = max(cur_weight, target + 1)
         if cur:
             assert cur_store is not None
             parts.append(SplitPartition(len(parts), StoreRef.of(cur_store), cur))

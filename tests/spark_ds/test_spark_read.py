@@ -372,3 +372,46 @@ def test_reader_in_process_reads_filter_columns_it_does_not_return(warehouse: st
     # the input partitions stay small: no manifest caches travel with them
     assert max(len(pickle.dumps(p)) for p in parts) < 8000
     assert TableRef.of({"path": f"{warehouse}/db.db/ip"}) == TableRef(warehouse, "db.ip")
+
+
+@pytest.mark.parametrize("engine", [
+    {"merge-engine": "deduplicate"},
+    {"merge-engine": "partial-update"},
+    {"merge-engine": "aggregation", "fields.v.aggregate-function": "sum"},
+    {"merge-engine": "first-row"},
+])
+def test_merged_buckets_are_tasks_of_their_own(spark: Any, warehouse: str, tmp_path: Any,
+                                               engine: dict[str, str]) -> None:
+    """4 merged buckets on 2 cores: one task per bucket (the greedy packing made 1+2+1), the same
+    rows as one task reading every bucket and as the engine's own read; buckets of less data than
+    the open-file cost still share a task."""
+    cat = Catalog(warehouse)
+    name = "db.merged_" + engine["merge-engine"].replace("-", "_")
+    t = cat.create_table(name, pa.schema([("id", pa.int64()), ("v", pa.int64()), ("s", pa.string())]),
+                         primary_keys=["id"], options={"bucket": "4", **engine})
+    t.write(pa.table({"id": list(range(40)), "v": [i if i % 3 else None for i in range(40)],
+                      "s": [None if i % 4 == 0 else f"a{i}" for i in range(40)]}))
+    t.write(pa.table({"id": list(range(20, 60)), "v": [i * 10 if i % 5 else None for i in range(20, 60)],
+                      "s": [f"b{i}" if i % 2 else None for i in range(20, 60)]}))
+    if engine["merge-engine"] == "deduplicate":
+        t.delete("id >= 30 AND id < 35")
+    want = sorted(tuple(r.values()) for r in t.read().to_pylist())
+    assert len(want) == (55 if engine["merge-engine"] == "deduplicate" else 60)
+    log = str(tmp_path / "merged.jsonl")
+    small = {"paimon.read.parallelism": 2, "paimon.debug.scan-log": log}
+    # tiny files: each bucket's data is less than the open cost (4 MB): buckets share tasks
+    assert _rows(_read(spark, warehouse, name, **small), "id") == want
+    assert _scan_log(log)[-1]["partitions"] < 4
+    # with an open cost below the buckets' data: a task per merged bucket (first-row's writer keeps
+    # only new keys: its buckets may need no merge, their files pack as files do)
+    merged = sum(not sp.raw_convertible for _, sp in t.plan()[1])
+    assert merged == 4 or engine["merge-engine"] == "first-row"
+    alone = {**small, "source.split.open-file-cost": "1b"}
+    assert _rows(_read(spark, warehouse, name, **alone), "id") == want
+    assert _scan_log(log)[-1]["partitions"] >= max(merged, 2)
+    if merged == 4:
+        assert _scan_log(log)[-1]["partitions"] == 4
+    # one task for every bucket: the same rows
+    one = {"paimon.read.parallelism": 1, "source.split.target-size": "1gb", "paimon.debug.scan-log": log}
+    assert _rows(_read(spark, warehouse, name, **one), "id") == want
+    assert _scan_log(log)[-1]["partitions"] == 1
