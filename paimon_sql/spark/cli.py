@@ -58,6 +58,21 @@ def _has_conf(args: Sequence[str], key: str) -> bool:
     return False
 
 
+def _conf_value(args: Sequence[str], key: str) -> str | None:
+    """The value of the last ``--conf key=value`` in ``args``, or None."""
+    value = None
+    for i, a in enumerate(args):
+        if a in ("--conf", "-c") and i + 1 < len(args):
+            k, _, v = args[i + 1].partition("=")
+        elif a.startswith("--conf="):
+            k, _, v = a[len("--conf="):].partition("=")
+        else:
+            continue
+        if k == key:
+            value = v
+    return value
+
+
 def build_command(argv: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     """The spark-sql command line and environment for ``paimon-sql argv``."""
     parser = argparse.ArgumentParser(prog="paimon-sql", usage=USAGE, add_help=False)
@@ -88,8 +103,11 @@ def build_command(argv: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     cmd += rest
     env = dict(os.environ)
     env["SPARK_HOME"] = home
-    env["PYSPARK_PYTHON"] = conf["spark.pyspark.python"]
-    env.setdefault("PYSPARK_DRIVER_PYTHON", conf["spark.pyspark.python"])
+    # Spark's Python data source workers (lookup, write planning, commit) run PYSPARK_PYTHON, not
+    # spark.pyspark.python: a --conf spark.pyspark.python given by the user must reach them too
+    python = _conf_value(rest, "spark.pyspark.python") or conf["spark.pyspark.python"]
+    env["PYSPARK_PYTHON"] = python
+    env.setdefault("PYSPARK_DRIVER_PYTHON", python)
     return cmd, env
 
 

@@ -56,6 +56,16 @@ def test_command_keeps_user_options(tmp_path: Path) -> None:
     assert cmd[-2:] == ["-f", "q.sql"]
 
 
+def test_command_user_python_reaches_the_workers(tmp_path: Path) -> None:
+    # Spark's Python data source workers run PYSPARK_PYTHON: a user's spark.pyspark.python must set it
+    py = str(tmp_path / "python")
+    cmd, env = build_command(["--conf", f"spark.pyspark.python={py}", "-e", "SELECT 1"])
+    assert _confs(cmd)["spark.pyspark.python"] == py and cmd.count(f"spark.pyspark.python={py}") == 1
+    assert env["PYSPARK_PYTHON"] == py
+    _, env = build_command([f"--conf=spark.pyspark.python={py}", "-e", "SELECT 1"])
+    assert env["PYSPARK_PYTHON"] == py
+
+
 def paimon_sql_command() -> str:
     exe = Path(sys.executable).parent / "paimon-sql"
     if not exe.exists():
