@@ -148,6 +148,20 @@ def test_merge_into_reads_the_target_unshuffled(spark: Any, sql: Any, db: str) -
     assert sorted(sql(f"SELECT * FROM {t}")) == sorted(want.items())
 
 
+def test_merge_into_sparse_and_empty_targets(spark: Any, sql: Any, db: str) -> None:
+    """Buckets without a file (or no file at all): the source's keys of every bucket are inserted."""
+    src = [(k, "s") for k in KEYS]
+    spark.createDataFrame(src, "id BIGINT, v STRING").createOrReplaceTempView("bucketed_scan_sparse_src")
+    for name, old in (("sparse", [1, 2]), ("empty", [])):
+        t = _create(spark, db, name, "BIGINT", 8)
+        if old:
+            spark.createDataFrame([(k, "t") for k in old], "id BIGINT, v STRING").writeTo(t).append()
+        spark.sql(f"MERGE INTO {t} t USING bucketed_scan_sparse_src s ON t.id = s.id "
+                  "WHEN MATCHED THEN UPDATE SET v = 'u' WHEN NOT MATCHED THEN INSERT *")
+        want = {k: ("u" if k in old else "s") for k in KEYS}
+        assert sorted(sql(f"SELECT * FROM {t}")) == sorted(want.items())
+
+
 def test_partitioned_buckets_are_sorted_by_spark(spark: Any, sql: Any, db: str) -> None:
     """A bucket number's files of two table partitions are read by one task, in no key order across
     them: the scan reports its layout but no ordering (Spark sorts that side for a sort-merge join)."""
