@@ -20,6 +20,7 @@ merge gives null). The rows are those of the reference merges (the property test
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -63,16 +64,19 @@ class _Groups:
 
     @cached_property
     def _multi_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        v = self._view
         if self._sizes is None:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty
-        at = np.flatnonzero(self.multi)
-        lens = self._sizes[at]
-        m_ends = np.cumsum(lens) - 1
-        m_starts = m_ends - lens + 1
-        first = self._view.ends[at] - lens + 1  # each multi-record key's first position in the view
-        pos = np.repeat(first - m_starts, lens) + np.arange(int(m_ends[-1]) + 1 if len(at) else 0)
-        return self._view.order[pos], m_starts, m_ends
+        same = ~v.starts[1:]  # adjacent positions of one key
+        shared = np.zeros(v.num_rows, dtype=bool)  # positions of multi-record keys
+        shared[1:] = same
+        shared[:-1] |= same
+        # integer positions: numpy gathers by index several times faster than by boolean mask
+        pos = np.flatnonzero(shared)
+        m_starts = np.flatnonzero(v.starts[pos])
+        m_ends = np.append(m_starts[1:] - 1, len(pos) - 1)
+        return v.order[pos], m_starts, m_ends
 
     @property
     def rows(self) -> np.ndarray:
@@ -94,6 +98,35 @@ def _groups(view: SortedView) -> _Groups:
     return _Groups(view)
 
 
+@dataclass(frozen=True)
+class _AllGroups:
+    """``_Groups`` with the multi-record keys' rows found at once (the aggregation merge always
+    looks at them)."""
+
+    last_rows: np.ndarray
+    multi: np.ndarray
+    rows: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+
+
+def _all_groups(view: SortedView) -> _AllGroups:
+    n = view.num_rows
+    last = view.last_mask()
+    same = ~view.starts[1:]  # adjacent positions of one key
+    if not same.any():
+        empty = np.zeros(0, dtype=np.int64)
+        return _AllGroups(view.order, np.zeros(n, dtype=bool), empty, empty, empty)
+    shared = np.zeros(n, dtype=bool)  # positions of multi-record keys
+    shared[1:] = same
+    shared[:-1] |= same
+    # integer positions: numpy gathers by index several times faster than by boolean mask
+    ends, pos = np.flatnonzero(last), np.flatnonzero(shared)
+    m_starts = np.flatnonzero(view.starts[pos])
+    m_ends = np.append(m_starts[1:] - 1, len(pos) - 1)
+    return _AllGroups(view.order[ends], shared[ends], view.order[pos], m_starts, m_ends)
+
+
 def _numpy(table: pa.Table, name: str, dtype: type) -> np.ndarray:
     return np.asarray(table.column(name).to_numpy(), dtype=dtype)
 
@@ -105,7 +138,7 @@ def _validity(col: pa.ChunkedArray) -> np.ndarray | None:
     return np.asarray(col.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def _patched(taken: pa.ChunkedArray, g: _Groups, merged: pa.Array, keep: np.ndarray) -> pa.Array:
+def _patched(taken: pa.ChunkedArray, g: _Groups | _AllGroups, merged: pa.Array, keep: np.ndarray) -> pa.Array:
     """``taken`` (a column at the kept groups' newest rows) with the multi-record keys' values
     replaced by ``merged`` (one per multi-record key)."""
     base = taken.combine_chunks()
@@ -130,7 +163,7 @@ def _values(arr: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray | N
     return np.asarray(arr.fill_null(0).to_numpy()), valid
 
 
-def _patched_numeric(col: pa.ChunkedArray, idx: np.ndarray, g: _Groups, merged: pa.Array,
+def _patched_numeric(col: pa.ChunkedArray, idx: np.ndarray, g: _Groups | _AllGroups, merged: pa.Array,
                      keep: np.ndarray, known: tuple[np.ndarray, np.ndarray | None] | None = None) -> pa.Array:
     """``_patched`` for an integer or floating column, in numpy: the newest rows' values gathered
     (``idx``: the kept groups' newest rows) and the multi-record keys' ``merged`` values written
@@ -163,7 +196,7 @@ def _kept(kinds: np.ndarray, keep_deletes: bool) -> np.ndarray:
     return (kinds == KIND_INSERT) | (kinds == KIND_UPDATE_AFTER)
 
 
-def _assemble(table: pa.Table, g: _Groups, kind: np.ndarray, seq: np.ndarray | None, keep: np.ndarray,
+def _assemble(table: pa.Table, g: _Groups | _AllGroups, kind: np.ndarray, seq: np.ndarray | None, keep: np.ndarray,
               picks: dict[str, np.ndarray], computed: dict[str, pa.Array],
               numeric: dict[str, tuple[np.ndarray, np.ndarray | None]] | None = None) -> pa.Table:
     """The output table: ``_VALUE_KIND`` / ``_SEQUENCE_NUMBER`` per group, ``computed`` columns (one
@@ -282,7 +315,7 @@ def aggregation(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
     if v.num_rows == 0:
         return table.slice(0, 0)
     aggs = {fa.column: fa for fa in spec.field_aggs}
-    g = _groups(v)
+    g = _all_groups(v)
     all_kinds = _numpy(table, KIND, np.int8)
     kind = all_kinds[g.last_rows]
     seq = _numpy(table, SEQ, np.int64)[g.last_rows] if SEQ in table.column_names else None

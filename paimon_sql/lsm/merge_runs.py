@@ -60,10 +60,7 @@ class SortedView:
     def ends(self) -> np.ndarray:
         """The last (newest) position of every key group, computed once per view (the engines and
         the split into single- and multi-record keys share it)."""
-        n = len(self.starts)
-        if n == 0:
-            return np.zeros(0, dtype=np.int64)
-        return np.append(np.flatnonzero(self.starts[1:]), n - 1)
+        return np.flatnonzero(self.last_mask())  # the bool mask, not the int64 ends, is extended
 
     def last_mask(self) -> np.ndarray:
         """True at the last (newest) position of every key group."""
