@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -55,6 +56,12 @@ class SortedView:
         """Per position: the key group number (0, 1, ... non-decreasing)."""
         return np.cumsum(self.starts, dtype=np.int64) - 1
 
+    @cached_property
+    def ends(self) -> np.ndarray:
+        """The last (newest) position of every key group, computed once per view (the engines and
+        the split into single- and multi-record keys share it)."""
+        return np.flatnonzero(self.last_mask())  # the bool mask, not the int64 ends, is extended
+
     def last_mask(self) -> np.ndarray:
         """True at the last (newest) position of every key group."""
         return np.append(self.starts[1:], True) if len(self.starts) else np.zeros(0, dtype=bool)
@@ -65,7 +72,7 @@ class SortedView:
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Start and end (inclusive) position of every key group."""
-        ends = np.flatnonzero(self.last_mask())
+        ends = self.ends
         starts = np.concatenate([[0], ends[:-1] + 1]) if len(ends) else ends
         return starts, ends
 

@@ -80,14 +80,22 @@ def layouts(draw: st.DrawFn) -> tuple[str, list[list[tuple[Any, ...]]], bool]:
     numbers grow run by run (as writers give them) or are random."""
     layout = draw(st.sampled_from(sorted(KEY_LAYOUTS)))
     cols = KEY_LAYOUTS[layout]
+    # records: any kind and nulls; only +I/+U (nulls); only +I/+U and no null (the merges' fast path:
+    # every key takes its newest record)
+    mode = draw(st.sampled_from(["any", "no_retraction", "plain"]))
+    kinds = [0, 0, 0, 0, 2, 1, 3] if mode == "any" else [0, 0, 2]
+
+    def value(s: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        return s if mode == "plain" else st.one_of(st.none(), s)
+
     record = st.tuples(
         st.tuples(*(s for _, s in cols)),
-        st.sampled_from([0, 0, 0, 0, 2, 1, 3]),
-        st.one_of(st.none(), st.integers(-5, 5)),
-        st.one_of(st.none(), st.text("pq", max_size=2)),
-        st.one_of(st.none(), st.integers(0, 3)),
-        st.one_of(st.none(), st.integers(0, 3)),
-        DOUBLES,
+        st.sampled_from(kinds),
+        value(st.integers(-5, 5)),
+        value(st.text("pq", max_size=2)),
+        value(st.integers(0, 3)),
+        value(st.integers(0, 3)),
+        value(st.sampled_from([float("nan"), -0.0, 0.0, 1.5, -2.25, float("inf")])),
     )
     runs = draw(st.lists(st.lists(record, max_size=25), min_size=1, max_size=6))
     return layout, [[(*k, *rest) for k, *rest in run] for run in runs], draw(st.booleans())
@@ -182,21 +190,25 @@ def test_a_large_run_and_small_runs_merge_without_a_full_sort() -> None:
                                          "aggregation_remove", "aggregation_last_value", "aggregation_double",
                                          "aggregation_double_max",
                                          "aggregation_ignore_retract"])
-def test_an_upsert_bucket_merges_as_the_reference(engine_name: str) -> None:
+@pytest.mark.parametrize("shape", ["retractions", "no_retraction", "plain"])
+def test_an_upsert_bucket_merges_as_the_reference(engine_name: str, shape: str) -> None:
     """A bucket's common shape at some size (a large run, a few small ones, nulls in the values,
-    some retractions): the engines' merges (``merge_gather``) give the reference merges' rows."""
+    some retractions; or no retraction; or neither retraction nor null, where every key takes its
+    newest record): the engines' merges (``merge_gather``) give the reference merges' rows."""
     rng = np.random.default_rng(11)
+    null = 0.0 if shape == "plain" else 1.0  # scales the null rates
     parts = []
     for i, (n, domain) in enumerate(((6_000, 6_000), (900, 8_000), (400, 8_000))):
         k = np.sort(rng.choice(domain, n, replace=False)).astype(np.int64)
-        kinds = np.where(rng.random(n) < (0.05 if i else 0.0), 3, np.where(rng.random(n) < 0.1, 2, 0))
+        deletes = 0.05 if i and shape == "retractions" else 0.0
+        kinds = np.where(rng.random(n) < deletes, 3, np.where(rng.random(n) < 0.1, 2, 0))
         parts.append(pa.table({
             "_KEY_k0": k, SEQ: np.arange(n, dtype=np.int64) + 10_000 * i, KIND: kinds.astype(np.int8),
-            "a": pa.array(rng.integers(-5, 5, n), mask=rng.random(n) < 0.2),
-            "b": pa.array([f"s{x}" for x in rng.integers(0, 50, n)], mask=rng.random(n) < 0.3),
-            "g": pa.array(rng.integers(0, 3, n).astype(np.int32), mask=rng.random(n) < 0.1),
+            "a": pa.array(rng.integers(-5, 5, n), mask=rng.random(n) < 0.2 * null),
+            "b": pa.array([f"s{x}" for x in rng.integers(0, 50, n)], mask=rng.random(n) < 0.3 * null),
+            "g": pa.array(rng.integers(0, 3, n).astype(np.int32), mask=rng.random(n) < 0.1 * null),
             "sf": pa.array(rng.integers(0, 3, n).astype(np.int32)),
-            "d": pa.array(rng.random(n) - 0.5, mask=rng.random(n) < 0.15),
+            "d": pa.array(rng.random(n) - 0.5, mask=rng.random(n) < 0.15 * null),
         }))
     table = pa.concat_tables(parts)
     options = CoreOptions(ENGINES[engine_name])
