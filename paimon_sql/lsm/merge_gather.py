@@ -20,7 +20,6 @@ merge gives null). The rows are those of the reference merges (the property test
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -94,51 +93,18 @@ class _Groups:
         return self._multi_rows[2]
 
 
-def _groups(view: SortedView) -> _Groups:
-    return _Groups(view)
-
-
-@dataclass(frozen=True)
-class _AllGroups:
-    """``_Groups`` with the multi-record keys' rows found at once (the aggregation merge always
-    looks at them)."""
-
-    last_rows: np.ndarray
-    multi: np.ndarray
-    rows: np.ndarray
-    starts: np.ndarray
-    ends: np.ndarray
-
-
-def _all_groups(view: SortedView) -> _AllGroups:
-    n = view.num_rows
-    last = view.last_mask()
-    same = ~view.starts[1:]  # adjacent positions of one key
-    if not same.any():
-        empty = np.zeros(0, dtype=np.int64)
-        return _AllGroups(view.order, np.zeros(n, dtype=bool), empty, empty, empty)
-    shared = np.zeros(n, dtype=bool)  # positions of multi-record keys
-    shared[1:] = same
-    shared[:-1] |= same
-    # integer positions: numpy gathers by index several times faster than by boolean mask
-    ends, pos = np.flatnonzero(last), np.flatnonzero(shared)
-    m_starts = np.flatnonzero(view.starts[pos])
-    m_ends = np.append(m_starts[1:] - 1, len(pos) - 1)
-    return _AllGroups(view.order[ends], shared[ends], view.order[pos], m_starts, m_ends)
-
-
 def _numpy(table: pa.Table, name: str, dtype: type) -> np.ndarray:
     return np.asarray(table.column(name).to_numpy(), dtype=dtype)
 
 
-def _validity(col: pa.ChunkedArray) -> np.ndarray | None:
+def _validity(col: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
     """Per input row, the value is not null; None when no value is."""
     if col.null_count == 0:
         return None
     return np.asarray(col.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def _patched(taken: pa.ChunkedArray, g: _Groups | _AllGroups, merged: pa.Array, keep: np.ndarray) -> pa.Array:
+def _patched(taken: pa.ChunkedArray, g: _Groups, merged: pa.Array, keep: np.ndarray) -> pa.Array:
     """``taken`` (a column at the kept groups' newest rows) with the multi-record keys' values
     replaced by ``merged`` (one per multi-record key)."""
     base = taken.combine_chunks()
@@ -157,13 +123,11 @@ def _numeric(t: pa.DataType) -> bool:
 
 def _values(arr: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray | None]:
     """A numeric column's values (nulls as 0) and validity (None without nulls)."""
-    if arr.null_count == 0:
-        return np.asarray(arr.to_numpy()), None
-    valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-    return np.asarray(arr.fill_null(0).to_numpy()), valid
+    valid = _validity(arr)
+    return np.asarray((arr if valid is None else arr.fill_null(0)).to_numpy()), valid
 
 
-def _patched_numeric(col: pa.ChunkedArray, idx: np.ndarray, g: _Groups | _AllGroups, merged: pa.Array,
+def _patched_numeric(col: pa.ChunkedArray, idx: np.ndarray, g: _Groups, merged: pa.Array,
                      keep: np.ndarray, known: tuple[np.ndarray, np.ndarray | None] | None = None) -> pa.Array:
     """``_patched`` for an integer or floating column, in numpy: the newest rows' values gathered
     (``idx``: the kept groups' newest rows) and the multi-record keys' ``merged`` values written
@@ -196,7 +160,7 @@ def _kept(kinds: np.ndarray, keep_deletes: bool) -> np.ndarray:
     return (kinds == KIND_INSERT) | (kinds == KIND_UPDATE_AFTER)
 
 
-def _assemble(table: pa.Table, g: _Groups | _AllGroups, kind: np.ndarray, seq: np.ndarray | None, keep: np.ndarray,
+def _assemble(table: pa.Table, g: _Groups, kind: np.ndarray, seq: np.ndarray | None, keep: np.ndarray,
               picks: dict[str, np.ndarray], computed: dict[str, pa.Array],
               numeric: dict[str, tuple[np.ndarray, np.ndarray | None]] | None = None) -> pa.Table:
     """The output table: ``_VALUE_KIND`` / ``_SEQUENCE_NUMBER`` per group, ``computed`` columns (one
@@ -252,7 +216,7 @@ def partial_update(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
     v = view if view is not None else sorted_view(table, spec)
     if v.num_rows == 0:
         return table.slice(0, 0)
-    g = _groups(v)
+    g = _Groups(v)
     all_kinds = _numpy(table, KIND, np.int8)
     all_seq = _numpy(table, SEQ, np.int64) if SEQ in table.column_names else None
     kind = all_kinds[g.last_rows]
@@ -315,7 +279,7 @@ def aggregation(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
     if v.num_rows == 0:
         return table.slice(0, 0)
     aggs = {fa.column: fa for fa in spec.field_aggs}
-    g = _all_groups(v)
+    g = _Groups(v)
     all_kinds = _numpy(table, KIND, np.int8)
     kind = all_kinds[g.last_rows]
     seq = _numpy(table, SEQ, np.int64)[g.last_rows] if SEQ in table.column_names else None
@@ -338,15 +302,15 @@ def aggregation(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
                     continue  # the newest record's value
                 picked = aggregate_rows(np.ones(len(g.rows), dtype=bool) if valid is None else valid[g.rows], seg, fa)
                 picks[name] = picked[last_seg]
-            elif _numeric(col.type):
+                continue
+            if _numeric(col.type):
                 # integers and floats: the values once in numpy, for the aggregator's rows and the patch
                 numeric[name] = _values(col)
                 values, valid = numeric[name]
                 sub = pa.array(values[g.rows], type=col.type, mask=None if valid is None else ~valid[g.rows])
-                merged = aggregate_column(sub, seg, fa)
-                computed[name] = merged if len(seg.starts) == len(g.starts) else merged.take(pa.array(last_seg))
             else:
-                merged = aggregate_column(col.take(pa.array(g.rows)), seg, fa)
-                # one segment per key (no retraction resets a row): the segments' results are the keys'
-                computed[name] = merged if len(seg.starts) == len(g.starts) else merged.take(pa.array(last_seg))
+                sub = col.take(pa.array(g.rows))
+            merged = aggregate_column(sub, seg, fa)
+            # one segment per key (no retraction resets a row): the segments' results are the keys'
+            computed[name] = merged if len(seg.starts) == len(g.starts) else merged.take(pa.array(last_seg))
     return _assemble(table, g, kind, seq, _kept(kind, keep_deletes), picks, computed, numeric)

@@ -40,7 +40,7 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 
 from paimon_sql.errors import PaimonError, ValidationError
 from paimon_sql.fs.file_io import FileIO, join
-from paimon_sql.spark.source_options import _lower
+from paimon_sql.spark.source_options import _bool_option, _lower
 from paimon_sql.spark.writer import PaimonCommitMessage, PaimonWriter
 
 _LOG = logging.getLogger(__name__)
@@ -142,8 +142,7 @@ def task_batch_id() -> int | None:
 def stream_writer(source: Any, schema: st.StructType, overwrite: bool) -> PaimonStreamWriter:
     """The writer of one micro-batch of the data source ``source`` (a ``PaimonDataSource``):
     its batch writer (``overwrite``: complete output mode) with the query's commit user."""
-    merge = merge_stream_schema(source, schema)
-    writer: PaimonWriter = source.writer(schema, overwrite, merge_schema=True) if merge else source.writer(schema, overwrite)
+    writer: PaimonWriter = source.writer(schema, overwrite, merge_schema=merge_stream_schema(source, schema))
     user = stream_commit_user(source.options, writer.store.schema.options, writer.table_name)
     return PaimonStreamWriter(writer, user)
 
@@ -151,17 +150,6 @@ def stream_writer(source: Any, schema: st.StructType, overwrite: bool) -> Paimon
 MERGE_SCHEMA = "write.merge-schema"
 TYPE_WIDENING = "write.merge-schema.type-widening"
 EXPLICIT_CAST = "write.merge-schema.explicit-cast"
-
-
-def _flag(options: Mapping[str, str], key: str, table: str) -> bool:
-    value = options.get(key)
-    if value is None:
-        return False
-    v = str(value).strip().lower()
-    if v not in ("true", "false"):
-        raise ValidationError(f"Option {key!r} of the streaming write into table {table} must be true or false, "
-                              f"got {value!r}")
-    return v == "true"
 
 
 def merge_stream_schema(source: Any, schema: st.StructType) -> bool:
@@ -175,8 +163,7 @@ def merge_stream_schema(source: Any, schema: st.StructType) -> bool:
     before every batch). A refused change fails the query before anything is written. Whether the
     option is set (the micro-batches' columns are then matched to the table's by name)."""
     opts = _lower(source.options)
-    name = str(source.options.get("table") or source.options.get("path"))
-    if not _flag(opts, MERGE_SCHEMA, name):
+    if not _bool_option(opts, MERGE_SCHEMA):
         return False
     from paimon_sql.ops.merge_schema import merge_schema_changes
     from paimon_sql.spark import spark_types
@@ -185,7 +172,7 @@ def merge_stream_schema(source: Any, schema: st.StructType) -> bool:
     ref = TableRef.of(source.options)
     table = ref.load(source.options)
     data = spark_types.arrow_schema(schema.json(), f"data written into {table.name}")
-    changes = merge_schema_changes(table.schema, data, _flag(opts, TYPE_WIDENING, name), _flag(opts, EXPLICIT_CAST, name))
+    changes = merge_schema_changes(table.schema, data, _bool_option(opts, TYPE_WIDENING), _bool_option(opts, EXPLICIT_CAST))
     if changes:
         table.alter(*changes)
         _LOG.info("Table %s: schema merged with the streaming query's (%d changes)", table.name, len(changes))

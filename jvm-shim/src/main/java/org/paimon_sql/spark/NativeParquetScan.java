@@ -27,6 +27,7 @@ import org.apache.spark.sql.connector.read.partitioning.KeyGroupedPartitioning;
 import org.apache.spark.sql.connector.read.partitioning.Partitioning;
 import org.apache.spark.sql.connector.read.partitioning.UnknownPartitioning;
 import org.apache.spark.sql.connector.expressions.Expressions;
+import org.apache.spark.sql.connector.expressions.LogicalExpressions;
 import org.apache.spark.sql.connector.read.SupportsRuntimeV2Filtering;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
@@ -207,18 +208,15 @@ final class NativeParquetScan implements Scan, Batch, SupportsMetadata, Supports
       return null;
     }
     String key = table.bucketKeys().get(0);
-    for (org.apache.spark.sql.types.StructField f : table.schema().fields()) {
-      if (f.name().equals(key)) {
-        org.apache.spark.sql.types.DataType t = f.dataType();
-        if (t instanceof org.apache.spark.sql.types.TimestampType
-            || t instanceof org.apache.spark.sql.types.TimestampNTZType
-            || !PaimonBucketFunction.canBind(org.apache.spark.sql.types.DataTypes.IntegerType, t)) {
-          return null;
-        }
-        return key;
-      }
+    org.apache.spark.sql.types.StructField f = PaimonWrite.field(table, key);
+    if (f == null) {
+      return null;
     }
-    return null;
+    org.apache.spark.sql.types.DataType t = f.dataType();
+    boolean timestamp = t instanceof org.apache.spark.sql.types.TimestampType
+        || t instanceof org.apache.spark.sql.types.TimestampNTZType;
+    return timestamp || !PaimonBucketFunction.canBind(org.apache.spark.sql.types.DataTypes.IntegerType, t)
+        ? null : key;
   }
 
   /**
@@ -231,16 +229,11 @@ final class NativeParquetScan implements Scan, Batch, SupportsMetadata, Supports
     if (bucketKey == null || !table.primaryKeys().equals(List.of(bucketKey))) {
       return false;
     }
-    for (org.apache.spark.sql.types.StructField f : table.schema().fields()) {
-      if (f.name().equals(bucketKey)) {
-        org.apache.spark.sql.types.DataType t = f.dataType();
-        return t instanceof org.apache.spark.sql.types.IntegralType
-            || t instanceof org.apache.spark.sql.types.DateType
-            || t instanceof org.apache.spark.sql.types.DecimalType
-            || t instanceof org.apache.spark.sql.types.StringType;
-      }
-    }
-    return false;
+    org.apache.spark.sql.types.DataType t = PaimonWrite.field(table, bucketKey).dataType();
+    return t instanceof org.apache.spark.sql.types.IntegralType
+        || t instanceof org.apache.spark.sql.types.DateType
+        || t instanceof org.apache.spark.sql.types.DecimalType
+        || t instanceof org.apache.spark.sql.types.StringType;
   }
 
   /**
@@ -260,9 +253,8 @@ final class NativeParquetScan implements Scan, Batch, SupportsMetadata, Supports
         return new SortOrder[0];
       }
     }
-    String quoted = "`" + bucketKey.replace("`", "``") + "`";
     return new SortOrder[] {
-        Expressions.sort(Expressions.column(quoted), SortDirection.ASCENDING, NullOrdering.NULLS_FIRST)};
+        Expressions.sort(PaimonWrite.column(bucketKey), SortDirection.ASCENDING, NullOrdering.NULLS_FIRST)};
   }
 
   /**
@@ -307,9 +299,9 @@ final class NativeParquetScan implements Scan, Batch, SupportsMetadata, Supports
     for (DataFile f : files) {
       buckets.add(f.bucket());
     }
-    String quoted = "`" + bucketKey.replace("`", "``") + "`";
     return new KeyGroupedPartitioning(
-        new org.apache.spark.sql.connector.expressions.Expression[] {Expressions.bucket(n, quoted)},
+        new org.apache.spark.sql.connector.expressions.Expression[] {
+            LogicalExpressions.bucket(n, new NamedReference[] {(NamedReference) PaimonWrite.column(bucketKey)})},
         buckets.size());
   }
 
@@ -335,10 +327,7 @@ final class NativeParquetScan implements Scan, Batch, SupportsMetadata, Supports
         long len = Math.min(maxSplit, f.size() - start);
         PartitionedFile pf = new PartitionedFile(InternalRow.empty(), path, start, len, new String[0], 0L, f.size(),
             scala.collection.immutable.Map$.MODULE$.empty());
-        parts.add(pf);
-        if (bucketed) {
-          byBucket.computeIfAbsent(f.bucket(), b -> new ArrayList<>()).add(pf);
-        }
+        (bucketed ? byBucket.computeIfAbsent(f.bucket(), b -> new ArrayList<>()) : parts).add(pf);
       }
     }
     if (bucketed) {  // one task per bucket (see outputPartitioning)

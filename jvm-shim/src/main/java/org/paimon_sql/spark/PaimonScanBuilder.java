@@ -272,13 +272,13 @@ public class PaimonScanBuilder
         (PaimonScan.onPartitions(filters[i], partitionKeys) ? partitionFilters : dataFilters).add(filters[i]);
       }
     }
-    NativeParquetScan parquet = new NativeParquetScan(fullSchema, required, filters, partitionFilters,
-        dataFilters, NativeParquetScan.files(r.get("files")), r.get("snapshot"), planning, null, false);
     int pythonBuckets = (int) NativeParquetScan.longOr(r.get("python_buckets"), 0);
-    if (pythonBuckets == 0) {
-      // the whole scan is native: it may report the bucket layout
-      return new NativeParquetScan(fullSchema, required, filters, partitionFilters, dataFilters,
-          NativeParquetScan.files(r.get("files")), r.get("snapshot"), planning, bucketKey, keyOrdered);
+    boolean whole = pythonBuckets == 0; // only a wholly native scan may report the bucket layout
+    NativeParquetScan parquet = new NativeParquetScan(fullSchema, required, filters, partitionFilters,
+        dataFilters, NativeParquetScan.files(r.get("files")), r.get("snapshot"), planning,
+        whole ? bucketKey : null, whole && keyOrdered);
+    if (whole) {
+      return parquet;
     }
     LOG.debug("Python reads {} buckets of {}: {}", pythonBuckets, options.get("table"), r.get("python_reason"));
     java.util.Map<String, String> rest = new java.util.HashMap<>(options.asCaseSensitiveMap());

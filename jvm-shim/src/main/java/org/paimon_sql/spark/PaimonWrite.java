@@ -156,7 +156,8 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
     return clustering.toArray(new Expression[0]);
   }
 
-  private static StructField field(PaimonTable table, String name) {
+  /** The table's column {@code name} (exact), or null. */
+  static StructField field(PaimonTable table, String name) {
     @SuppressWarnings("deprecation")
     StructField[] fields = table.schema().fields();
     for (StructField f : fields) {
