@@ -24,3 +24,7 @@ if [ ! -f "$stamp" ] || [ "$root/pyproject.toml" -nt "$stamp" ] || ! discoverabl
 fi
 # (re)built when missing, older than a Java source, or built for another pyspark version
 "$root/.venv/bin/python" "$root/build_backend/shim.py" --if-stale
+# Byte-compile the package (as a non-editable pip install does): every Python process Spark starts
+# imports it, and where PYTHONDONTWRITEBYTECODE is set nothing else would write the .pyc files,
+# so each process would compile the engine's sources again (issue 22's cold start)
+"$root/.venv/bin/python" -m compileall -q -j 0 "$root/paimon_sql" "$root/pyspark_paimon_sql" >/dev/null

@@ -169,6 +169,7 @@ public class PaimonScanBuilder
 
   /** The scan in Spark's Python data source (the engine's reader in Python workers). */
   private PaimonScan pythonScan(CaseInsensitiveStringMap opts) {
+    Warmup.awaitReads();
     PythonDataSourceV2 ds = new PythonDataSourceV2();
     ds.setShortName(dataSourceName);
     StructType schema = withInputFile(required);

@@ -111,6 +111,11 @@ public class PaimonSource implements TableProvider, DataSourceRegister {
     return catalog.loadTable(ident, Long.parseLong(options.get("scan.timestamp-millis").trim()) * 1000L);
   }
 
+  /** Drops the catalog of its own kept for {@code warehouse} (a warehouse that is gone). */
+  static void forget(String warehouse) {
+    PATH_CATALOGS.remove(warehouse);
+  }
+
   /** A Paimon catalog of the active session on {@code warehouse}, else one of its own. */
   private static PaimonCatalog catalogOf(String warehouse) {
     SparkSession session = SparkSession.active();

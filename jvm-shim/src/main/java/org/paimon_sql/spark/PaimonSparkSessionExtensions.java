@@ -24,7 +24,9 @@ import scala.runtime.BoxedUnit;
  * <p>It also sets, once per session and only when the user has not, {@value #FILTER_PUSHDOWN} =
  * true (the Python reader then takes Spark's filters and prunes files by them), and starts the
  * Python bridge of Spark's Python in the background ({@link PythonBridge#startAsync}): the
- * engine's imports overlap Spark's start-up instead of delaying the first statement.
+ * engine's imports overlap Spark's start-up instead of delaying the first statement; once the
+ * session exists, {@link Warmup} starts Spark's Python workers of the data source in the background
+ * (once per JVM; {@value Warmup#ENABLED} = false turns it off).
  */
 public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
   static final String FILTER_PUSHDOWN = "spark.sql.python.filterPushdown.enabled";
@@ -36,6 +38,7 @@ public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSession
     } catch (Exception e) {
       // the first call starts it (and reports what is wrong)
     }
+    Warmup.startOnce();
     extensions.injectParser(PaimonSqlParser::new);
     extensions.injectPlannerStrategy(new AbstractFunction1<SparkSession, SparkStrategy>() {
       @Override

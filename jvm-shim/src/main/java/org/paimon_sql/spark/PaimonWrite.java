@@ -205,6 +205,7 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
   @Override
   public BatchWrite toBatch() {
     table.commitPendingSchemaMerge(); // the write runs now (not when it was planned or explained)
+    Warmup.awaitWrites();
     return delegate.toBatch();
   }
 
