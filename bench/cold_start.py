@@ -4,7 +4,7 @@
     .venv/bin/python bench/cold_start.py --repeat 3      # best and median of 3 fresh shells each
     .venv/bin/python bench/cold_start.py --shell OTHER/.venv/bin/paimon-sql --label before
                                                          # another checkout's shell (before/after)
-    .venv/bin/python bench/cold_start.py --variant warm \
+    .venv/bin/python bench/cold_start.py --variant warm=spark.paimon_sql.warmup.enabled=true \
         --variant cold=spark.paimon_sql.warmup.enabled=false --pause 6
                                                          # this checkout with and without the
                                                          # background start of the Python workers,
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         help="seconds the script sleeps after CREATE TABLE (a user typing the next statement)")
     parser.add_argument("--variant", action="append", default=None, metavar="LABEL=KEY=VALUE[,KEY=VALUE]",
                         help="run this checkout's shell with these Spark settings, as a shell of its own "
-                             "(repeatable, e.g. --variant warm=x=y --variant cold=spark.paimon_sql.warmup.enabled=false)")
+                             "(repeatable, e.g. --variant warm=spark.paimon_sql.warmup.enabled=true --variant cold=spark.paimon_sql.warmup.enabled=false)")
     args = parser.parse_args(argv)
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     shells = args.shell or [SHELL]

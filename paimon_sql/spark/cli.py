@@ -9,7 +9,9 @@ SparkSQLCLIDriver, which the pyspark wheel ships with its Hive jars) with the sh
 warehouse (default ``./warehouse``), the SQL extensions, Python filter pushdown, this interpreter
 as the Python of Spark's workers, and ``--master local[*]`` unless a master is given. Spark's own
 catalog is the in-memory one (no Hive metastore folder appears in the current directory) unless
-``--conf spark.sql.catalogImplementation=hive`` is given. ``--catalog-option KEY=VALUE`` sets
+``--conf spark.sql.catalogImplementation=hive`` is given. An interactive shell starts Spark's
+Python workers in the background (``spark.paimon_sql.warmup.enabled``, docs/spark.md); ``-e`` and
+``-f`` scripts do not, unless that setting is given. ``--catalog-option KEY=VALUE`` sets
 an option of the Paimon catalog (e.g. ``s3.endpoint``, ``s3.access-key`` for an ``s3://``
 warehouse; docs/install.md). Output is spark-sql's: rows as
 tab-separated lines on stdout, logs and timings on stderr.
@@ -35,6 +37,7 @@ from paimon_sql.spark.session import (
     DEFAULT_CATALOG,
     DEFAULT_MASTER,
     DEFAULT_WAREHOUSE,
+    WARMUP_CONF,
     catalog_conf,
     parse_catalog_options,
 )
@@ -97,6 +100,10 @@ def build_command(argv: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     conf = catalog_conf(ns.warehouse, ns.catalog, default_catalog=True, catalog_options=options)
     conf.setdefault("spark.ui.enabled", "false")
     conf.setdefault("spark.sql.catalogImplementation", "in-memory")
+    if any(a in ("-e", "-f") for a in rest):
+        # a script's statements come at once: the background start of the Python workers would
+        # only run beside them (it pays off while a user types; docs/spark.md)
+        conf.setdefault(WARMUP_CONF, "false")
     for key, value in conf.items():
         if not _has_conf(rest, key):
             cmd += ["--conf", f"{key}={value}"]

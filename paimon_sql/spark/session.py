@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 DEFAULT_WAREHOUSE = "warehouse"
 DEFAULT_MASTER = "local[*]"
 DEFAULT_CATALOG = "paimon"
+WARMUP_CONF = "spark.paimon_sql.warmup.enabled"  # the background start of Spark's Python workers
 ARROW_NO_BYTE_LIMIT = 2**31 - 1  # Int.MaxValue: Spark skips its per-row batch-size check
 
 

@@ -66,6 +66,16 @@ def test_command_user_python_reaches_the_workers(tmp_path: Path) -> None:
     assert env["PYSPARK_PYTHON"] == py
 
 
+def test_command_scripts_skip_the_warmup() -> None:
+    # the background start of the Python workers pays off in an interactive shell only
+    key = "spark.paimon_sql.warmup.enabled"
+    assert key not in _confs(build_command([])[0])
+    assert _confs(build_command(["-e", "SELECT 1"])[0])[key] == "false"
+    assert _confs(build_command(["-f", "x.sql"])[0])[key] == "false"
+    cmd = build_command(["--conf", f"{key}=true", "-f", "x.sql"])[0]
+    assert _confs(cmd)[key] == "true" and cmd.count(f"{key}=true") == 1
+
+
 def paimon_sql_command() -> str:
     exe = Path(sys.executable).parent / "paimon-sql"
     if not exe.exists():

@@ -62,7 +62,7 @@ def _daemons_after(starts: list[tuple[float, str]], millis: str) -> list[str]:
 
 
 def test_first_statements_reuse_the_warmed_workers(tmp_path: Path, jtmp: Path) -> None:
-    lines, starts = _shell(tmp_path, jtmp)
+    lines, starts = _shell(tmp_path, jtmp, "spark.paimon_sql.warmup.enabled=true")  # -e: off by default
     assert lines[0].startswith("done in "), lines
     assert lines[2:] == ["1\ta", "2\tB", "3\tc", "2"]
     # the warm-up started every daemon the statements need: none starts after it
