@@ -44,6 +44,9 @@ def child(kind: str, warmup: str, pause: float, folder: str) -> dict[str, float]
     })
     out: dict[str, float] = {"session": time.perf_counter() - t0}
     time.sleep(pause)
+    # how the background start stood when the first statement came ("running", "done in N ms", ...)
+    warmup = getattr(spark.sparkContext._jvm.org.paimon_sql.spark.Warmup, "await")(0)
+    print(f"warm-up at the first statement: {warmup}", file=sys.stderr, flush=True)
     for step, stmt in zip(STEPS, [s for s in script(kind).split(";\n") if s.strip()], strict=False):
         t = time.perf_counter()
         spark.sql(stmt).collect()
@@ -71,6 +74,7 @@ def main() -> None:
                 if r.returncode != 0:
                     raise RuntimeError(f"{name} failed:\n{r.stderr[-3000:]}")
                 runs[name].append(json.loads(r.stdout.strip().splitlines()[-1]))
+                print(name, *[x for x in r.stderr.splitlines() if "warm-up at" in x], file=sys.stderr)
     report = {"repeat": a.repeat, "pause": a.pause, "cases": {
         name: {k: {"median": round(statistics.median(r[k] for r in rs), 3), "best": min(r[k] for r in rs)}
                for k in rs[0]}

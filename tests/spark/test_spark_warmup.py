@@ -80,3 +80,36 @@ def test_disabled_warmup_starts_nothing(tmp_path: Path, jtmp: Path) -> None:
     # the statements start the daemons themselves
     after = {args.split()[-1] for args in _daemons_after(starts, lines[1])}
     assert {"pyspark.sql.worker.write_into_data_source", "pyspark.sql.worker.commit_data_source_write"} <= after
+
+
+PYSPARK_SCRIPT = """
+import sys, time
+from paimon_sql.spark import session
+spark = session(sys.argv[1], master="local[2]", **{"spark.pyspark.python": sys.argv[2], "spark.ui.enabled": "false"})
+print(getattr(spark.sparkContext._jvm.org.paimon_sql.spark.Warmup, "await")(240000))
+print(time.time())
+spark.sql("CREATE TABLE t (id BIGINT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
+spark.sql("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+spark.sql("INSERT INTO t VALUES (2, 'B'), (3, 'c')")
+print([tuple(r) for r in spark.sql("SELECT * FROM t ORDER BY id").collect()])
+spark.stop()
+"""
+
+
+def test_pyspark_session_reuses_the_warmed_workers(tmp_path: Path) -> None:
+    # session() registers the data source itself: the warm-up (which needs the bridge first) and
+    # the statements must use the same one, else the statements start Python workers of their own
+    import subprocess
+
+    log = tmp_path / "starts.log"
+    wrapper = tmp_path / "python.sh"
+    wrapper.write_text(f'#!/bin/bash\necho "$(date +%s.%N) $*" >> {log}\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    env = {**os.environ, "PYSPARK_PYTHON": str(wrapper), "TMPDIR": "/tmp"}
+    out = subprocess.run([sys.executable, "-c", PYSPARK_SCRIPT, str(tmp_path / "wh"), str(wrapper)],
+                         capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("done in ") and lines[2] == "[(1, 'a'), (2, 'B'), (3, 'c')]", lines
+    starts = [(float(r.split(" ", 1)[0]), r.split(" ", 1)[1]) for r in log.read_text().splitlines()]
+    assert _daemons_after(starts, str(int(float(lines[1]) * 1000))) == []
