@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from paimon_sql.errors import PaimonError
 from paimon_sql.lsm import merge as reference
+from paimon_sql.lsm.agg_base import KeyGroups
 from paimon_sql.lsm.engines import build_merge_spec, engine
 from paimon_sql.lsm.merge import KIND, SEQ, reference_view, sort_indices
 from paimon_sql.lsm.merge_runs import encode_keys, sorted_view
@@ -222,3 +223,45 @@ def test_an_upsert_bucket_merges_as_the_reference(engine_name: str, shape: str) 
                 engine(options.merge_engine).merge(table, spec, keep_deletes, view=view)
             continue
         assert engine(options.merge_engine).merge(table, spec, keep_deletes, view=view).equals(expected)
+
+
+@pytest.mark.parametrize("records", [2, 5, KeyGroups.MAX_STEPS + 3])  # the last: the segments' folds
+@pytest.mark.parametrize("values", ["plain", "nulls", "nan", "near_overflow"])
+def test_an_aggregation_without_retraction_folds_the_key_groups_as_the_reference(records: int, values: str) -> None:
+    """Every record aggregates (no retraction): integer sums and min / max of numbers fold each key
+    group by rows (``KeyGroups``) or fall back to the segments' folds (a key of many records, NaNs,
+    sums that might overflow); the rows are the reference merge's, errors included."""
+    rng = np.random.default_rng(records)
+    parts = []
+    for i in range(records):  # run i holds every key up to a bound: keys of 1..records records
+        k = np.arange(0, 200 + 60 * (records - i), dtype=np.int64)
+        n = len(k)
+        null = rng.random(n) < (0.3 if values == "nulls" else 0.0)
+        doubles = rng.choice(np.array([-0.0, 0.0, 1.5, -2.25, np.inf, -np.inf, 3.0]), n)
+        if values == "nan":
+            doubles[rng.random(n) < 0.05] = np.nan
+        big = 2**62 if values == "near_overflow" else 1_000
+        parts.append(pa.table({
+            "_KEY_k0": k, SEQ: np.arange(n, dtype=np.int64) + 10_000 * i,
+            KIND: np.where(rng.random(n) < 0.2, 2, 0).astype(np.int8),
+            "a": pa.array(rng.integers(-big, big, n), mask=null),
+            "b": pa.array([f"s{x}" for x in rng.integers(0, 50, n)]),
+            "g": pa.array(rng.integers(-(2**20), 2**20, n).astype(np.int32), mask=null),
+            "sf": pa.array(rng.integers(-5, 5, n).astype(np.int32)),
+            "d": pa.array(doubles, mask=null),
+        }))
+    table = pa.concat_tables(parts)
+    for options in ({"merge-engine": "aggregation", "fields.a.aggregate-function": "sum",
+                     "fields.g.aggregate-function": "sum", "fields.d.aggregate-function": "max",
+                     "fields.sf.aggregate-function": "min"},
+                    {"merge-engine": "aggregation", "fields.a.aggregate-function": "max",
+                     "fields.g.aggregate-function": "min", "fields.d.aggregate-function": "min",
+                     "fields.sf.aggregate-function": "max"}):
+        spec = build_merge_spec(CoreOptions(options), ["_KEY_k0"], VALUE_FIELDS, ["k0"])
+        try:
+            expected = reference.aggregation(table, spec, view=reference_view(table, spec))
+        except PaimonError as e:
+            with pytest.raises(type(e)):
+                engine("aggregation").merge(table, spec)
+            continue
+        assert rows(engine("aggregation").merge(table, spec)) == rows(expected)
