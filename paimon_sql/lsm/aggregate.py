@@ -565,27 +565,44 @@ class _MinMax(Aggregator):
         return take_or_null(values, pick)
 
     def reduce_groups(self, values: pa.Array, groups: KeyGroups, fa: FieldAgg) -> pa.Array | None:
-        # integers and floats without NaN: the order keys stand for the values one to one, so the
-        # extreme key gives the value (no search for its row)
+        # integers and floats without NaN: values equal under Java's comparison are the same bits,
+        # so the extreme value is the result (no search for its row); floats compare as numbers
+        # unless a -0.0 is there (then as their order keys, where -0.0 is below 0.0)
         t = values.type
         if len(values) == 0 or not (pa.types.is_integer(t) or pa.types.is_floating(t)):
             return None
         x = _numpy_values(values)
-        key = None
-        if x.dtype.kind == "f":
-            if x.dtype not in (np.float32, np.float64) or np.isnan(x).any():  # NaNs: several bit patterns
-                return None
-            x, key = x.view(np.int32 if x.dtype == np.float32 else np.int64), _float_order
-        if values.null_count:  # nulls never win
-            info = np.iinfo(x.dtype)
-            fill = info.min if self.largest else info.max
-            if key is not None:  # the key of the fill is the fill
-                fill = int(_float_order(np.array([fill], dtype=x.dtype))[0])
-            x = np.where(np.asarray(values.is_valid().to_numpy(zero_copy_only=False), dtype=bool), x, fill)
-        best = fold_groups(x, groups, np.maximum if self.largest else np.minimum, key)
-        if key is not None:
-            best = _float_order(best).view(values.type.to_pandas_dtype())  # its own inverse
-        return _grouped_result(best, values, groups)
+        largest = self.largest
+        op = np.maximum if largest else np.minimum
+        valid = None if values.null_count == 0 else np.asarray(values.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        if x.dtype.kind in "iu":
+            if valid is not None:  # nulls never win
+                info = np.iinfo(x.dtype)
+                x = np.where(valid, x, info.min if largest else info.max)
+            return _grouped_result(fold_groups(x, groups, op), values, groups)
+        if x.dtype not in (np.float32, np.float64):
+            return None
+        if valid is not None:
+            x = np.where(valid, x, -np.inf if largest else np.inf)
+        bits = np.int32 if x.dtype == np.float32 else np.int64
+        # as numbers, unless the values compared (a single-record key's value is not) hold a NaN (one
+        # key, several bit patterns) or a -0.0 (which numpy's max and min take for 0.0)
+        best = x.take(groups.last_rows)
+        for at, rows in groups.steps:
+            newer, older = best.take(at), x.take(rows)
+            if _nan_or_negative_zero(newer, bits) or _nan_or_negative_zero(older, bits):
+                break
+            best[at] = op(newer, older)
+        else:
+            return _grouped_result(best, values, groups)
+        if np.isnan(x).any():
+            return None
+        keys = fold_groups(x.view(bits), groups, op, _float_order)  # -0.0 below 0.0
+        return _grouped_result(_float_order(keys).view(x.dtype), values, groups)  # its own inverse
+
+
+def _nan_or_negative_zero(x: np.ndarray, bits: type) -> bool:
+    return bool(np.isnan(x).any() or (x.view(bits) == np.iinfo(bits).min).any())
 
 
 def _float_order(b: np.ndarray) -> np.ndarray:

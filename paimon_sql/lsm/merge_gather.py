@@ -156,8 +156,9 @@ def _patched_numeric(col: pa.ChunkedArray, idx: np.ndarray, g: _Groups, merged: 
 
 
 def _retracts(kinds: np.ndarray) -> bool:
-    """Whether any of ``kinds`` is a retraction (-U / -D)."""
-    return bool(((kinds == KIND_UPDATE_BEFORE) | (kinds == KIND_DELETE)).any())
+    """Whether any of ``kinds`` is a retraction (-U / -D: the odd kinds)."""
+    assert KIND_UPDATE_BEFORE % 2 == KIND_DELETE % 2 == 1 and KIND_INSERT % 2 == KIND_UPDATE_AFTER % 2 == 0
+    return bool((kinds & 1).any())
 
 
 def _kept(kinds: np.ndarray, keep_deletes: bool) -> np.ndarray:

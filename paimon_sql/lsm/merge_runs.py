@@ -171,10 +171,10 @@ def sorted_view(table: pa.Table, spec: MergeSpec) -> SortedView:
     order = view.order
     seq_all = np.asarray(table.column(SEQ).to_numpy(), dtype=np.int64)
     if not spec.sequence_columns:
-        # one gather and two comparisons: are every key's records already oldest first (the runs
-        # concatenated oldest first)? Then nothing is re-sorted
-        seq_sorted = seq_all[order]
-        if not bool((same & (seq_sorted[1:] < seq_sorted[:-1])).any()):
+        # are every key's records already oldest first (the runs concatenated oldest first)? Then
+        # nothing is re-sorted. Only the adjacent records of one key are compared
+        at = np.flatnonzero(same)
+        if not bool((seq_all.take(order.take(at + 1)) < seq_all.take(order.take(at))).any()):
             return view
     # only the records of keys with several records are looked at (and re-sorted)
     shared = np.zeros(n, dtype=bool)
