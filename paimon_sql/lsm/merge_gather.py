@@ -52,26 +52,29 @@ class _Groups:
     def __init__(self, view: SortedView) -> None:
         self._view = view
         ends = view.ends
-        if len(ends) == view.num_rows:  # every key has one record
+        self._single = len(ends) == view.num_rows  # every key has one record
+        if self._single:
             self.last_rows: np.ndarray = view.order  # per group: its newest record's input row
             self.multi: np.ndarray = np.zeros(len(ends), dtype=bool)  # per group: several records
-            self._sizes = None
         else:
-            self.last_rows = view.order[ends]
-            self._sizes = np.empty_like(ends)  # np.diff(ends, prepend=-1), without its copies
-            self._sizes[0] = ends[0] + 1
-            np.subtract(ends[1:], ends[:-1], out=self._sizes[1:])
-            self.multi = self._sizes > 1
+            self.last_rows = view.order.take(ends)
+            self.multi = ~view.starts.take(ends)  # its last record does not start it
 
-    @property
+    @cached_property
     def sizes(self) -> np.ndarray:
         """Per group: its number of records."""
-        return np.ones(len(self.multi), dtype=np.int64) if self._sizes is None else self._sizes
+        ends = self._view.ends
+        if self._single:
+            return np.ones(len(ends), dtype=np.int64)
+        sizes = np.empty_like(ends)  # np.diff(ends, prepend=-1), without its copies
+        sizes[0] = ends[0] + 1
+        np.subtract(ends[1:], ends[:-1], out=sizes[1:])
+        return sizes
 
     @cached_property
     def _multi_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         v = self._view
-        if self._sizes is None:
+        if self._single:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty
         same = ~v.starts[1:]  # adjacent positions of one key
@@ -178,18 +181,19 @@ def _assemble(table: pa.Table, g: _Groups, kind: np.ndarray, seq: np.ndarray | N
     record's) taken from ``table``, each once (the columns sharing row numbers in one ``take``)."""
     by_pick: dict[int, list[str]] = {}
     out: dict[str, pa.Array | pa.ChunkedArray] = {}
+    every = bool(keep.all())
     for name in table.column_names:
         if name == KIND:
-            out[name] = pa.array(kind[keep], pa.int8())
+            out[name] = pa.array(kind if every else kind[keep], pa.int8())
         elif name == SEQ and seq is not None:
-            out[name] = pa.array(seq[keep], pa.int64())
+            out[name] = pa.array(seq if every else seq[keep], pa.int64())
         elif whole and name in whole:
-            out[name] = whole[name] if keep.all() else whole[name].filter(pa.array(keep))
+            out[name] = whole[name] if every else whole[name].filter(pa.array(keep))
         else:  # computed columns: the newest rows', patched below
             by_pick.setdefault(id(picks.get(name)), []).append(name)
     fast = {n for n in computed if _numeric(table.schema.field(n).type) and n not in picks}
     if fast:
-        idx = g.last_rows if keep.all() else g.last_rows[keep]
+        idx = g.last_rows if every else g.last_rows[keep]
         for n in fast:
             out[n] = _patched_numeric(table.column(n), idx, g, computed[n], keep, (numeric or {}).get(n))
         by_pick = {k: [n for n in names if n not in fast] for k, names in by_pick.items()}
@@ -201,7 +205,7 @@ def _assemble(table: pa.Table, g: _Groups, kind: np.ndarray, seq: np.ndarray | N
         if pick is not None:
             idx = idx.copy()
             idx[g.multi] = np.where(pick >= 0, g.rows[np.maximum(pick, 0)], -1)
-        idx = idx[keep] if not keep.all() else idx
+        idx = idx if every else idx[keep]
         taken = _take_table(table.select(names), idx)
         out.update((n, _patched(c, g, computed[n], keep) if n in computed else c) for n, c in zip(names, taken.columns))
     return pa.Table.from_arrays([out[n] for n in table.column_names], names=table.column_names)
