@@ -3,6 +3,9 @@
 
     .venv/bin/python bench/merged_read.py            # the issue's four tables + the merge engines
     .venv/bin/python bench/merged_read.py --smoke    # tiny tables, one run each (CI: tests/bench)
+    .venv/bin/python bench/merged_read.py --root /tmp/mr --tables pk_upserts_aggregation --repeat 5
+        # tables kept in /tmp/mr (written by the first run, read as they are by the next ones: old and
+        # new code read the same files in turns), only the tables named
 
 Tables (columns id bigint, v bigint, name string, amount double):
 
@@ -13,9 +16,13 @@ Tables (columns id bigint, v bigint, name string, amount double):
    of ``--batch`` random keys each (the writers compact as they go: several sorted runs per bucket).
 4. ``pk_many_commits_dv``: the same with ``deletion-vectors.enabled``.
 5. With ``--engines``: table 1's shape on partial-update, aggregation (sum) and first-row.
+6. With ``--engines``: table 1's shape keyed by the string column ``name`` ("name-<id>": variable
+   length, not in numeric order), deduplicate and partial-update.
 
 The floor is raw pyarrow: ``pq.read_table`` of every live data file of the snapshot, concatenated,
-no merge, no deletion vectors. Each read is the best of ``--repeat``; ratio = paimon_sql / raw.
+no merge, no deletion vectors. Each read is the best of ``--repeat`` (raw and paimon_sql reads
+interleaved); ratio = paimon_sql / raw on wall time, ``cpu_ratio`` on the process's CPU time
+(``time.process_time``: all threads, steadier than wall time on a shared machine).
 """
 
 from __future__ import annotations
@@ -52,13 +59,11 @@ def rows_of(keys: np.ndarray, version: int) -> pa.Table:
     }, schema=SCHEMA)
 
 
-def best_of(fn: Callable[[], pa.Table], repeat: int) -> tuple[float, int]:
-    best, n = float("inf"), 0
-    for _ in range(repeat):
-        start = time.perf_counter()
-        n = fn().num_rows
-        best = min(best, time.perf_counter() - start)
-    return best, n
+def timed(fn: Callable[[], pa.Table]) -> tuple[float, float, int]:
+    """Wall and CPU seconds of one call, and the rows it returned."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    n = fn().num_rows
+    return time.perf_counter() - wall, time.process_time() - cpu, n
 
 
 def live_paths(t: object) -> list[str]:
@@ -73,14 +78,20 @@ def raw_read(paths: list[str]) -> pa.Table:
 
 def measure(name: str, t: object, repeat: int) -> dict[str, object]:
     paths = live_paths(t)
-    raw_s, raw_rows = best_of(lambda: raw_read(paths), repeat)
-    ours_s, ours_rows = best_of(lambda: t.read(), repeat)  # type: ignore[attr-defined]
-    return {"table": name, "files": len(paths), "raw_rows": raw_rows, "rows": ours_rows,
-            "raw_pyarrow_s": round(raw_s, 4), "paimon_sql_s": round(ours_s, 4), "ratio": round(ours_s / raw_s, 2)}
+    raw, ours = [], []
+    for _ in range(repeat):  # interleaved: both sides see the same load
+        raw.append(timed(lambda: raw_read(paths)))
+        ours.append(timed(lambda: t.read()))  # type: ignore[attr-defined]
+    raw_s, raw_cpu = min(r[0] for r in raw), min(r[1] for r in raw)
+    ours_s, ours_cpu = min(r[0] for r in ours), min(r[1] for r in ours)
+    return {"table": name, "files": len(paths), "raw_rows": raw[-1][2], "rows": ours[-1][2],
+            "raw_pyarrow_s": round(raw_s, 4), "paimon_sql_s": round(ours_s, 4), "ratio": round(ours_s / raw_s, 2),
+            "raw_cpu_s": round(raw_cpu, 4), "paimon_sql_cpu_s": round(ours_cpu, 4),
+            "cpu_ratio": round(ours_cpu / raw_cpu, 2) if raw_cpu > 0 else None}
 
 
-def pk_upserts(cat: Catalog, name: str, rows: int, options: dict[str, str]) -> object:
-    t = cat.create_table(f"db.{name}", SCHEMA, primary_keys=["id"], options={"bucket": "4", **options})
+def pk_upserts(cat: Catalog, name: str, rows: int, options: dict[str, str], key: str = "id") -> object:
+    t = cat.create_table(f"db.{name}", SCHEMA, primary_keys=[key], options={"bucket": "4", **options})
     t.write(rows_of(np.arange(rows, dtype=np.int64), 0))
     keys = np.sort(np.random.default_rng(1).choice(rows, size=max(1, rows // 4), replace=False))
     cat.get_table(f"db.{name}").write(rows_of(keys, 1))
@@ -103,25 +114,44 @@ def many_commits(cat: Catalog, name: str, rows: int, commits: int, batch: int, o
     return cat.get_table(f"db.{name}")
 
 
-def run(root: Path, rows: int, commits: int, batch: int, repeat: int, engines: bool) -> list[dict[str, object]]:
+ENGINES: dict[str, dict[str, str]] = {
+    "partial_update": {"merge-engine": "partial-update"},
+    "aggregation": {"merge-engine": "aggregation", "fields.v.aggregate-function": "sum",
+                    "fields.amount.aggregate-function": "max"},
+    "first_row": {"merge-engine": "first-row"},
+}
+
+
+def tables(rows: int, commits: int, batch: int, engines: bool) -> dict[str, Callable[[Catalog], object]]:
+    """Each table's name and how it is written (the table's name in the catalog is the same)."""
+    out: dict[str, Callable[[Catalog], object]] = {
+        "pk_upserts": lambda cat: pk_upserts(cat, "pk_upserts", rows, {}),
+        "append": lambda cat: append(cat, rows),
+        "pk_many_commits": lambda cat: many_commits(cat, "pk_many_commits", rows // 2, commits, batch, {}),
+        "pk_many_commits_dv": lambda cat: many_commits(
+            cat, "pk_many_commits_dv", rows // 2, commits, batch, {"deletion-vectors.enabled": "true"}),
+    }
+    if engines:
+        for engine, opts in ENGINES.items():
+            out["pk_upserts_" + engine] = lambda cat, n="pk_upserts_" + engine, o=opts: pk_upserts(cat, n, rows, o)
+        out["pk_upserts_string_key"] = lambda cat: pk_upserts(cat, "pk_upserts_string_key", rows, {}, "name")
+        out["pk_upserts_string_key_partial_update"] = lambda cat: pk_upserts(
+            cat, "pk_upserts_string_key_partial_update", rows, ENGINES["partial_update"], "name")
+    return out
+
+
+def run(root: Path, rows: int, commits: int, batch: int, repeat: int, engines: bool,
+        only: list[str] | None = None) -> list[dict[str, object]]:
+    """Writes the tables not yet in ``root`` (a table written by an earlier run is read as it is)
+    and measures their reads."""
     cat = Catalog(str(root))
     cat.create_database("db", ignore_if_exists=True)
-    out = [
-        measure("pk_upserts", pk_upserts(cat, "pk_upserts", rows, {}), repeat),
-        measure("append", append(cat, rows), repeat),
-        measure("pk_many_commits", many_commits(cat, "pk_many", rows // 2, commits, batch, {}), repeat),
-        measure("pk_many_commits_dv", many_commits(
-            cat, "pk_many_dv", rows // 2, commits, batch, {"deletion-vectors.enabled": "true"}), repeat),
-    ]
-    if engines:
-        for engine, opts in (
-            ("partial-update", {"merge-engine": "partial-update"}),
-            ("aggregation", {"merge-engine": "aggregation", "fields.v.aggregate-function": "sum",
-                             "fields.amount.aggregate-function": "max"}),
-            ("first-row", {"merge-engine": "first-row"}),
-        ):
-            name = "pk_upserts_" + engine.replace("-", "_")
-            out.append(measure(name, pk_upserts(cat, name, rows, opts), repeat))
+    out = []
+    for name, write in tables(rows, commits, batch, engines).items():
+        if only is not None and name not in only:
+            continue
+        t = cat.get_table(f"db.{name}") if cat.table_exists(f"db.{name}") else write(cat)
+        out.append(measure(name, t, repeat))
     return out
 
 
@@ -133,22 +163,29 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--engines", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument("--smoke", action="store_true", help="tiny tables, one read each")
+    ap.add_argument("--root", help="keep the tables in this folder (reused by later runs) instead of a temporary one")
+    ap.add_argument("--tables", help="comma-separated names of the tables to measure (default: all)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if args.smoke:
         args.rows, args.commits, args.batch, args.repeat = 2_000, 3, 100, 1
-    with tempfile.TemporaryDirectory(prefix="merged-read-") as tmp:
-        results = run(Path(tmp), args.rows, args.commits, args.batch, args.repeat, args.engines)
+    only = args.tables.split(",") if args.tables else None
+    if args.root:
+        Path(args.root).mkdir(parents=True, exist_ok=True)
+        results = run(Path(args.root), args.rows, args.commits, args.batch, args.repeat, args.engines, only)
+    else:
+        with tempfile.TemporaryDirectory(prefix="merged-read-") as tmp:
+            results = run(Path(tmp), args.rows, args.commits, args.batch, args.repeat, args.engines, only)
     if args.json:
         print(json.dumps(results))
         return
     print(f"# {platform.python_version()}, pyarrow {pa.__version__}, {os.cpu_count()} cores, "
           f"load {os.getloadavg()[0]:.1f}")
-    print("| table | files | rows | raw pyarrow s | paimon_sql s | ratio |")
-    print("|---|---|---|---|---|---|")
+    print("| table | files | rows | raw pyarrow s | paimon_sql s | ratio | raw CPU s | paimon_sql CPU s | CPU ratio |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in results:
         print(f"| {r['table']} | {r['files']} | {r['rows']} | {r['raw_pyarrow_s']} | {r['paimon_sql_s']} | "
-              f"{r['ratio']}x |")
+              f"{r['ratio']}x | {r['raw_cpu_s']} | {r['paimon_sql_cpu_s']} | {r['cpu_ratio']}x |")
 
 
 if __name__ == "__main__":

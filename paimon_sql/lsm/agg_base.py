@@ -88,6 +88,49 @@ def segments_of(
     )
 
 
+@dataclass(frozen=True)
+class KeyGroups:
+    """The key groups of a merge in which every record aggregates (no retraction, no reset: one
+    segment per key, single-record keys included), by rows: each group's newest record, then
+    step by step the groups with more records and their next older record. A fold over them
+    (``fold_groups``) touches a single-record key once, as the output gather does, and a
+    multi-record key once per record, without cutting the multi-record keys' rows out first."""
+
+    last_rows: np.ndarray  # per group: its newest record's input row
+    # step j (1, 2, ...): the groups with more than j records, and their j-th newest record's row
+    steps: tuple[tuple[np.ndarray, np.ndarray], ...]
+
+    MAX_STEPS: ClassVar[int] = 16  # more records in one key: fold the segments instead
+
+    @staticmethod
+    def of(order: np.ndarray, ends: np.ndarray, sizes: np.ndarray, last_rows: np.ndarray) -> KeyGroups | None:
+        """The groups of the merge order ``order`` whose groups end at ``ends`` (inclusive) with
+        ``sizes`` records (``last_rows``: ``order[ends]``); None when a group holds more than
+        ``MAX_STEPS`` records."""
+        longest = int(sizes.max()) if len(sizes) else 0
+        if longest > KeyGroups.MAX_STEPS:
+            return None
+        steps = []
+        for j in range(1, longest):
+            at = np.flatnonzero(sizes > j)
+            steps.append((at, order.take(ends.take(at) - j)))
+        return KeyGroups(last_rows, tuple(steps))
+
+
+def fold_groups(x: np.ndarray, groups: KeyGroups, op: np.ufunc,
+                key: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
+    """Per key group, ``op`` (commutative and associative: the records are folded newest first)
+    over the group's values of ``x`` (a value per input row), each value taken through ``key``
+    first if given (applied to the values gathered, not to the whole column)."""
+    out = x.take(groups.last_rows)
+    if key is not None:
+        out = key(out)
+    for at, rows in groups.steps:
+        older = x.take(rows)
+        out[at] = op(out.take(at), older if key is None else key(older))
+    return out
+
+
 # ----------------------------------------------------------------------------------------------
 # Vectorised helpers over segments
 # ----------------------------------------------------------------------------------------------
@@ -203,6 +246,12 @@ class Aggregator:
 
     def reduce(self, values: pa.Array, seg: Segments, fa: FieldAgg, active: np.ndarray) -> pa.Array:
         raise NotImplementedError
+
+    def reduce_groups(self, values: pa.Array, groups: KeyGroups, fa: FieldAgg) -> pa.Array | None:
+        """One value per key group of ``groups`` (every record aggregates): what ``reduce`` gives
+        for one segment per group, computed over the whole column in merge order; None when the
+        function has no such shortcut for these values (then ``reduce`` runs)."""
+        return None
 
 
 def agg_and_retract_rows(seg: Segments, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -36,6 +36,7 @@ from paimon_sql.format.java_hash import (
 from paimon_sql.lsm.agg_base import (
     Aggregator,
     FieldAgg,
+    KeyGroups,
     Segments,
     SequenceGroupMerge,
     agg_and_retract_rows,
@@ -45,6 +46,7 @@ from paimon_sql.lsm.agg_base import (
     decimal_from_unscaled,
     decimal_unscaled,
     first_true,
+    fold_groups,
     fold_segments,
     last_true,
     numpy_result,
@@ -243,6 +245,31 @@ class Sum(Aggregator):
         if bad.any():
             raise _overflow(fa, f"a running sum reaches {int(local[np.argmax(bad)])}")
         return numpy_result(local[seg.ends], has, values.type)
+
+    def reduce_groups(self, values: pa.Array, groups: KeyGroups, fa: FieldAgg) -> pa.Array | None:
+        # integers whose sums cannot overflow: exact in any order
+        if not pa.types.is_integer(values.type) or fa.data_type.root not in _INT_BOUNDS or len(values) == 0:
+            return None
+        x = _numpy_values(values)
+        bits = _INT_BOUNDS[fa.data_type.root]
+        longest = len(groups.steps) + 1
+        if max(int(x.max()), -int(x.min())) * longest >= 1 << (bits - 1):  # nulls are 0
+            return None  # a running sum might overflow: ``reduce`` checks it as Java does
+        sums = fold_groups(x.astype(np.int64, copy=False), groups, np.add)
+        return _grouped_result(sums.astype(x.dtype, copy=False), values, groups)
+
+
+def _numpy_values(values: pa.Array) -> np.ndarray:
+    """An integer or floating array's values in numpy (nulls as 0)."""
+    return np.asarray((values.fill_null(0) if values.null_count else values).to_numpy())
+
+
+def _grouped_result(result: np.ndarray, values: pa.Array, groups: KeyGroups) -> pa.Array:
+    """Per key group, ``result`` (of the values' type), null where every value of the group is."""
+    if values.null_count == 0:
+        return pa.array(result, type=values.type)
+    valid = np.asarray(values.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    return pa.array(result, type=values.type, mask=~fold_groups(valid, groups, np.logical_or))
 
 
 def _cannot_reach(x: np.ndarray, contrib: np.ndarray, seg: Segments, limit: int) -> bool:
@@ -536,6 +563,55 @@ class _MinMax(Aggregator):
         # ties compare equal and are equal values: max keeps the older one, min takes the newer one
         pick = first_true(hit, seg) if self.largest else last_true(hit, seg)
         return take_or_null(values, pick)
+
+    def reduce_groups(self, values: pa.Array, groups: KeyGroups, fa: FieldAgg) -> pa.Array | None:
+        # integers and floats without NaN: values equal under Java's comparison are the same bits,
+        # so the extreme value is the result (no search for its row); floats compare as numbers
+        # unless a -0.0 is there (then as their order keys, where -0.0 is below 0.0)
+        t = values.type
+        if len(values) == 0 or not (pa.types.is_integer(t) or pa.types.is_floating(t)):
+            return None
+        x = _numpy_values(values)
+        largest = self.largest
+        op = np.maximum if largest else np.minimum
+        valid = None if values.null_count == 0 else np.asarray(values.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        if x.dtype.kind in "iu":
+            if valid is not None:  # nulls never win
+                info = np.iinfo(x.dtype)
+                x = np.where(valid, x, info.min if largest else info.max)
+            return _grouped_result(fold_groups(x, groups, op), values, groups)
+        if x.dtype not in (np.float32, np.float64):
+            return None
+        if valid is not None:
+            x = np.where(valid, x, -np.inf if largest else np.inf)
+        bits = np.int32 if x.dtype == np.float32 else np.int64
+        # as numbers, unless the values compared (a single-record key's value is not) hold a NaN (one
+        # key, several bit patterns) or a -0.0 (which numpy's max and min take for 0.0)
+        best = x.take(groups.last_rows)
+        for at, rows in groups.steps:
+            newer, older = best.take(at), x.take(rows)
+            if _nan_or_negative_zero(newer, bits) or _nan_or_negative_zero(older, bits):
+                break
+            best[at] = op(newer, older)
+        else:
+            return _grouped_result(best, values, groups)
+        if np.isnan(x).any():
+            return None
+        keys = fold_groups(x.view(bits), groups, op, _float_order)  # -0.0 below 0.0
+        return _grouped_result(_float_order(keys).view(x.dtype), values, groups)  # its own inverse
+
+
+def _nan_or_negative_zero(x: np.ndarray, bits: type) -> bool:
+    return bool(np.isnan(x).any() or (x.view(bits) == np.iinfo(bits).min).any())
+
+
+def _float_order(b: np.ndarray) -> np.ndarray:
+    """The bits of floats (int32 / int64, no NaN) as integers ordering like Float.compare /
+    Double.compare (-0.0 below 0.0), in place; applied twice it gives the bits back."""
+    flip = b >> (b.dtype.itemsize * 8 - 1)  # all ones for negative floats
+    flip &= np.array(np.iinfo(b.dtype).max, dtype=b.dtype)
+    b ^= flip
+    return b
 
 
 class Max(_MinMax):
@@ -859,6 +935,18 @@ AGGREGATORS.update({
     "rbm64": RoaringBitmap64(), "merge_map_with_keytime": MergeMapWithKeyTime(),
     "hll_sketch": HllSketch(), "theta_sketch": ThetaSketch(),
 })
+
+
+def aggregate_groups(values: pa.Array | pa.ChunkedArray, groups: KeyGroups, fa: FieldAgg) -> pa.Array | None:
+    """One value per key group of a merge where every record aggregates (``aggregate_column`` of
+    one segment per group, over the whole column in merge order); None when the function has no
+    such shortcut for these values."""
+    arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    out = AGGREGATORS[fa.function].reduce_groups(arr, groups, fa)
+    if out is None:
+        return None
+    target = to_arrow_type(fa.data_type)
+    return out if out.type.equals(target) else out.cast(target)
 
 
 def aggregate_column(values: pa.Array | pa.ChunkedArray, seg: Segments, fa: FieldAgg) -> pa.Array:

@@ -28,8 +28,8 @@ import pyarrow as pa
 from paimon_sql.errors import UnsupportedError
 from paimon_sql.format.system_fields import KIND, SEQ
 from paimon_sql.lsm import merge
-from paimon_sql.lsm.agg_base import make_segments
-from paimon_sql.lsm.aggregate import ROW_PICKING, aggregate_column, aggregate_rows
+from paimon_sql.lsm.agg_base import KeyGroups, make_segments
+from paimon_sql.lsm.aggregate import ROW_PICKING, aggregate_column, aggregate_groups, aggregate_rows
 from paimon_sql.lsm.merge_arrays import (
     KIND_DELETE,
     KIND_INSERT,
@@ -52,19 +52,29 @@ class _Groups:
     def __init__(self, view: SortedView) -> None:
         self._view = view
         ends = view.ends
-        if len(ends) == view.num_rows:  # every key has one record
+        self._single = len(ends) == view.num_rows  # every key has one record
+        if self._single:
             self.last_rows: np.ndarray = view.order  # per group: its newest record's input row
             self.multi: np.ndarray = np.zeros(len(ends), dtype=bool)  # per group: several records
-            self._sizes = None
         else:
-            self.last_rows = view.order[ends]
-            self._sizes = np.diff(ends, prepend=np.int64(-1))
-            self.multi = self._sizes > 1
+            self.last_rows = view.order.take(ends)
+            self.multi = ~view.starts.take(ends)  # its last record does not start it
+
+    @cached_property
+    def sizes(self) -> np.ndarray:
+        """Per group: its number of records."""
+        ends = self._view.ends
+        if self._single:
+            return np.ones(len(ends), dtype=np.int64)
+        sizes = np.empty_like(ends)  # np.diff(ends, prepend=-1), without its copies
+        sizes[0] = ends[0] + 1
+        np.subtract(ends[1:], ends[:-1], out=sizes[1:])
+        return sizes
 
     @cached_property
     def _multi_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         v = self._view
-        if self._sizes is None:
+        if self._single:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty
         same = ~v.starts[1:]  # adjacent positions of one key
@@ -149,8 +159,9 @@ def _patched_numeric(col: pa.ChunkedArray, idx: np.ndarray, g: _Groups, merged: 
 
 
 def _retracts(kinds: np.ndarray) -> bool:
-    """Whether any of ``kinds`` is a retraction (-U / -D)."""
-    return bool(((kinds == KIND_UPDATE_BEFORE) | (kinds == KIND_DELETE)).any())
+    """Whether any of ``kinds`` is a retraction (-U / -D: the odd kinds)."""
+    assert KIND_UPDATE_BEFORE % 2 == KIND_DELETE % 2 == 1 and KIND_INSERT % 2 == KIND_UPDATE_AFTER % 2 == 0
+    return bool((kinds & 1).any())
 
 
 def _kept(kinds: np.ndarray, keep_deletes: bool) -> np.ndarray:
@@ -162,23 +173,27 @@ def _kept(kinds: np.ndarray, keep_deletes: bool) -> np.ndarray:
 
 def _assemble(table: pa.Table, g: _Groups, kind: np.ndarray, seq: np.ndarray | None, keep: np.ndarray,
               picks: dict[str, np.ndarray], computed: dict[str, pa.Array],
-              numeric: dict[str, tuple[np.ndarray, np.ndarray | None]] | None = None) -> pa.Table:
-    """The output table: ``_VALUE_KIND`` / ``_SEQUENCE_NUMBER`` per group, ``computed`` columns (one
-    value per multi-record key) patched in, ``picks`` columns (a row per multi-record key, -1: null)
-    and every other column (the newest record's) taken from ``table``, each once (the columns
-    sharing row numbers in one ``take``)."""
+              numeric: dict[str, tuple[np.ndarray, np.ndarray | None]] | None = None,
+              whole: dict[str, pa.Array] | None = None) -> pa.Table:
+    """The output table: ``_VALUE_KIND`` / ``_SEQUENCE_NUMBER`` per group, ``whole`` columns (a
+    value per group) as they are, ``computed`` columns (one value per multi-record key) patched in,
+    ``picks`` columns (a row per multi-record key, -1: null) and every other column (the newest
+    record's) taken from ``table``, each once (the columns sharing row numbers in one ``take``)."""
     by_pick: dict[int, list[str]] = {}
     out: dict[str, pa.Array | pa.ChunkedArray] = {}
+    every = bool(keep.all())
     for name in table.column_names:
         if name == KIND:
-            out[name] = pa.array(kind[keep], pa.int8())
+            out[name] = pa.array(kind if every else kind[keep], pa.int8())
         elif name == SEQ and seq is not None:
-            out[name] = pa.array(seq[keep], pa.int64())
+            out[name] = pa.array(seq if every else seq[keep], pa.int64())
+        elif whole and name in whole:
+            out[name] = whole[name] if every else whole[name].filter(pa.array(keep))
         else:  # computed columns: the newest rows', patched below
             by_pick.setdefault(id(picks.get(name)), []).append(name)
     fast = {n for n in computed if _numeric(table.schema.field(n).type) and n not in picks}
     if fast:
-        idx = g.last_rows if keep.all() else g.last_rows[keep]
+        idx = g.last_rows if every else g.last_rows[keep]
         for n in fast:
             out[n] = _patched_numeric(table.column(n), idx, g, computed[n], keep, (numeric or {}).get(n))
         by_pick = {k: [n for n in names if n not in fast] for k, names in by_pick.items()}
@@ -190,7 +205,7 @@ def _assemble(table: pa.Table, g: _Groups, kind: np.ndarray, seq: np.ndarray | N
         if pick is not None:
             idx = idx.copy()
             idx[g.multi] = np.where(pick >= 0, g.rows[np.maximum(pick, 0)], -1)
-        idx = idx[keep] if not keep.all() else idx
+        idx = idx if every else idx[keep]
         taken = _take_table(table.select(names), idx)
         out.update((n, _patched(c, g, computed[n], keep) if n in computed else c) for n, c in zip(names, taken.columns))
     return pa.Table.from_arrays([out[n] for n in table.column_names], names=table.column_names)
@@ -274,7 +289,11 @@ def partial_update(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
 def aggregation(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
                 view: SortedView | None = None) -> pa.Table:
     """``merge.aggregation`` (see there for the rules), each column gathered once: the
-    ``ROW_PICKING`` functions as row numbers, the others over the multi-record keys' values only."""
+    ``ROW_PICKING`` functions as row numbers, the others over the multi-record keys' values only,
+    or, when no record retracts (every record aggregates, one segment per key), folded key group
+    by key group from each group's newest record's value where the function has that shortcut
+    (``Aggregator.reduce_groups``: integer sums, min / max of numbers): its result is then the
+    output column itself, and the multi-record keys' rows are not cut out at all."""
     v = view if view is not None else sorted_view(table, spec)
     if v.num_rows == 0:
         return table.slice(0, 0)
@@ -286,15 +305,33 @@ def aggregation(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
     picks: dict[str, np.ndarray] = {}
     computed: dict[str, pa.Array] = {}
     numeric: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
-    if len(g.rows):
+    whole: dict[str, pa.Array] = {}
+    if not g.multi.any():
+        return _assemble(table, g, kind, seq, _kept(kind, keep_deletes), picks, computed)
+    columns = [(n, aggs[n]) for n in table.column_names if n in aggs and n not in (KIND, SEQ)]
+    if not _retracts(all_kinds):  # every record aggregates: one segment per key, no reset
+        kind[g.multi] = KIND_INSERT
+        groups: KeyGroups | None = None
+        for name, fa in columns:
+            col = table.column(name)
+            if fa.function in ROW_PICKING or not _numeric(col.type):
+                continue
+            if groups is None:
+                groups = KeyGroups.of(v.order, v.ends, g.sizes, g.last_rows)
+                if groups is None:  # a key of many records: the segments' folds
+                    break
+            out = aggregate_groups(col, groups, fa)
+            if out is not None:
+                whole[name] = out
+        # the newest record's value for a row-picking function over values without nulls
+        columns = [(n, fa) for n, fa in columns if n not in whole
+                   and not (fa.function in ROW_PICKING and table.column(n).null_count == 0)]
+    if columns:
         seg = make_segments(g.starts, g.ends, all_kinds[g.rows], spec.remove_record_on_delete)
         last_seg = seg.ids[g.ends]
         kind[g.multi] = np.where(seg.reset_rows[g.ends], KIND_DELETE, KIND_INSERT)
         plain = not seg.retract.any() and not seg.reset_rows.any()  # every record aggregates
-        for name in table.column_names:
-            fa = aggs.get(name)
-            if fa is None or name in (KIND, SEQ):
-                continue
+        for name, fa in columns:
             col = table.column(name)
             if fa.function in ROW_PICKING:
                 valid = _validity(col)
@@ -313,4 +350,4 @@ def aggregation(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
             merged = aggregate_column(sub, seg, fa)
             # one segment per key (no retraction resets a row): the segments' results are the keys'
             computed[name] = merged if len(seg.starts) == len(g.starts) else merged.take(pa.array(last_seg))
-    return _assemble(table, g, kind, seq, _kept(kind, keep_deletes), picks, computed, numeric)
+    return _assemble(table, g, kind, seq, _kept(kind, keep_deletes), picks, computed, numeric, whole)

@@ -7,10 +7,14 @@ user sequence fields, then ``_SEQUENCE_NUMBER``, ties in input order: exactly th
 
 1. The key columns become one int64 per row that orders like the key (``encode_keys``: integers,
    dates, times, timestamps, booleans and floats by Java's ``Double.compare``, nullable or not, several
-   columns packed by their value ranges when they fit in 63 bits). Other keys (strings, decimals,
-   binary, wide composites) are sorted by Arrow over the key columns alone.
-2. A stable argsort of the codes: numpy's timsort finds the already-sorted runs and merges them
-   (O(n log k) for k runs, a k-way merge), instead of comparing (key, sequence) tuples of the union.
+   columns packed by their value ranges when they fit in 63 bits). A single string or binary key
+   becomes fixed-width bytes, zero-padded (``fixed_width_keys``: numpy compares them as unsigned
+   bytes, as Paimon does), and an int64 of the 8 bytes after the prefix all keys share when the
+   rest fits there (``prefix_codes``: "name-1234567" keys are such). Other keys (nullable or long strings, decimals, composites with strings,
+   wide composites) are sorted by Arrow over the key columns alone.
+2. A stable argsort of the codes (or bytes): numpy's timsort finds the already-sorted runs and
+   merges them (O(n log k) for k runs, a k-way merge), instead of comparing (key, sequence) tuples
+   of the union.
 3. Only the rows of keys that several records share are put in sequence order (a sort of those rows
    by (key group, sequence fields, ``_SEQUENCE_NUMBER``)), and not even that when they already are.
 
@@ -87,6 +91,10 @@ class SortedView:
 def _int_codes(col: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray | None] | None:
     """A key column as int64 values ordering like Paimon's key comparator (and its validity mask
     when it has nulls), or None when it has no such form."""
+    t = col.type
+    if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_date(t)
+            or pa.types.is_time(t) or pa.types.is_timestamp(t) or pa.types.is_duration(t)):
+        return None
     arr = java_key_order(col)  # floats: int64s ordering like Double.compare
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
@@ -140,13 +148,112 @@ def encode_keys(table: pa.Table, key_columns: Sequence[str]) -> np.ndarray | Non
     return out
 
 
+_MAX_FIXED_WIDTH = 64  # longer string keys: the Arrow sort (the fixed-width copy would be too large)
+
+
+def _key_bytes(col: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, int] | None:
+    """A string or binary key column as one string-typed array (binary viewed as strings: the
+    kernels below work on bytes) and its longest value's byte length; None for other types, nulls,
+    a value holding a zero byte (zero bytes pad the values below: a padded "a" would equal "a\\0")
+    or values longer than 64 bytes."""
+    t = col.type
+    if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
+            or pa.types.is_large_binary(t)):
+        return None
+    if col.null_count or len(col) == 0:
+        return None
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if pa.types.is_binary(t):
+        arr = arr.view(pa.string())
+    elif pa.types.is_large_binary(t):
+        arr = arr.view(pa.large_string())
+    offsets = _offsets(arr)
+    start, end = int(offsets[0]), int(offsets[-1])
+    if end == start:
+        return arr, 0
+    if np.frombuffer(arr.buffers()[2], dtype=np.uint8, count=end - start, offset=start).min() == 0:
+        return None
+    longest = int((offsets[1:] - offsets[:-1]).max())
+    return (arr, longest) if longest <= _MAX_FIXED_WIDTH else None
+
+
+def _offsets(arr: pa.Array) -> np.ndarray:
+    large = pa.types.is_large_string(arr.type)
+    return np.frombuffer(arr.buffers()[1], dtype=np.int64 if large else np.int32, count=len(arr) + 1,
+                         offset=arr.offset * (8 if large else 4))
+
+
+def _padded(arr: pa.Array, width: int, start: int = 0, longest: int | None = None) -> np.ndarray:
+    """Bytes ``start`` to ``start + width`` of every value, zero-padded: ``S<width>`` (``longest``:
+    no value is longer, none is cut)."""
+    if start or longest is None or longest > width:
+        binary = pa.large_binary() if pa.types.is_large_string(arr.type) else pa.binary()
+        arr = pc.binary_slice(arr.view(binary), start, start + width).view(arr.type)
+    padded = pc.ascii_rpad(arr, width=width, padding="\x00")  # byte-wise: every value is ``width`` bytes
+    return np.frombuffer(padded.buffers()[2], dtype=np.uint8, count=len(arr) * width,
+                         offset=int(_offsets(padded)[0])).view(f"S{width}")
+
+
+def fixed_width_keys(col: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
+    """A string or binary key column as numpy fixed-width bytes (``S<w>``, each value padded with
+    zero bytes to a width that is a multiple of 8) that sort and compare like Paimon's key
+    comparator (unsigned bytes, a prefix first); None when ``_key_bytes`` refuses the column."""
+    found = _key_bytes(col)
+    return None if found is None else _fixed_width(*found)
+
+
+def _fixed_width(arr: pa.Array, longest: int) -> np.ndarray:
+    return _padded(arr, max(8, -(-longest // 8) * 8), longest=longest)
+
+
+_SIGN = np.uint64(1 << 63)
+
+
+def prefix_codes(col: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
+    """A string or binary key column as one int64 per row ordering and comparing like the keys,
+    when what follows the bytes every key shares (a common prefix such as "user-") fits in 8 bytes:
+    those 8 bytes, zero-padded, big-endian, with the sign bit flipped; None otherwise."""
+    found = _key_bytes(col)
+    return None if found is None else _prefix_codes(*found)
+
+
+def _prefix_codes(arr: pa.Array, longest: int) -> np.ndarray | None:
+    common = 0  # the bytes every key shares, from the first
+    while common + 8 < longest:
+        words = _padded(arr, 8, common).view(np.uint64)
+        differ = int(np.bitwise_or.reduce(words ^ words[0]))
+        if differ:  # little-endian words: the lowest differing byte is the first one
+            common += ((differ & -differ).bit_length() - 1) // 8
+            break
+        common += 8
+    if longest - common > 8:
+        return None
+    codes = _padded(arr, 8, common, longest).view(">u8").astype(np.uint64)
+    codes ^= _SIGN  # unsigned order as signed
+    return codes.view(np.int64)
+
+
 def key_order(table: pa.Table, key_columns: Sequence[str]) -> SortedView:
     """The rows by key alone (stable: records of one key stay in input order), with key groups."""
     codes = encode_keys(table, key_columns)
+    fixed = None
+    found = _key_bytes(table.column(key_columns[0])) if codes is None and len(key_columns) == 1 else None
+    if found is not None:
+        codes = _prefix_codes(*found)
+        if codes is None:
+            fixed = _fixed_width(*found)
     if codes is not None:
         order = np.argsort(codes, kind="stable")
         ordered = codes[order]
         new_group = ordered[1:] != ordered[:-1]
+    elif fixed is not None:
+        # numpy's stable sort (a timsort: it finds the sorted runs and merges them) of the padded
+        # bytes; key groups from their 8-byte words
+        order = np.argsort(fixed, kind="stable")
+        words = fixed.view(np.uint64).reshape(len(fixed), -1).take(order, axis=0)
+        new_group = words[1:, 0] != words[:-1, 0]
+        for j in range(1, words.shape[1]):
+            new_group |= words[1:, j] != words[:-1, j]
     else:
         sub = pa.Table.from_arrays([java_key_order(table.column(k)) for k in key_columns], names=list(key_columns))
         if PER_KEY_NULL_PLACEMENT:
@@ -171,10 +278,10 @@ def sorted_view(table: pa.Table, spec: MergeSpec) -> SortedView:
     order = view.order
     seq_all = np.asarray(table.column(SEQ).to_numpy(), dtype=np.int64)
     if not spec.sequence_columns:
-        # one gather and two comparisons: are every key's records already oldest first (the runs
-        # concatenated oldest first)? Then nothing is re-sorted
-        seq_sorted = seq_all[order]
-        if not bool((same & (seq_sorted[1:] < seq_sorted[:-1])).any()):
+        # are every key's records already oldest first (the runs concatenated oldest first)? Then
+        # nothing is re-sorted. Only the adjacent records of one key are compared
+        at = np.flatnonzero(same)
+        if not bool((seq_all.take(order.take(at + 1)) < seq_all.take(order.take(at))).any()):
             return view
     # only the records of keys with several records are looked at (and re-sorted)
     shared = np.zeros(n, dtype=bool)

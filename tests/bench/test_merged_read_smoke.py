@@ -16,13 +16,15 @@ def test_merged_read_benchmark_smoke() -> None:
                          capture_output=True, text=True, timeout=600, check=True)
     results = {r["table"]: r for r in json.loads(out.stdout)}
     assert set(results) == {"pk_upserts", "append", "pk_many_commits", "pk_many_commits_dv",
-                            "pk_upserts_partial_update", "pk_upserts_aggregation", "pk_upserts_first_row"}
+                            "pk_upserts_partial_update", "pk_upserts_aggregation", "pk_upserts_first_row",
+                            "pk_upserts_string_key", "pk_upserts_string_key_partial_update"}
     for name in ("pk_upserts", "append", "pk_upserts_partial_update", "pk_upserts_aggregation",
-                 "pk_upserts_first_row"):
+                 "pk_upserts_first_row", "pk_upserts_string_key", "pk_upserts_string_key_partial_update"):
         assert results[name]["rows"] == 2_000, name  # upserts replace rows, they add none
     assert results["pk_many_commits"]["rows"] == results["pk_many_commits_dv"]["rows"] == 1_000
     assert results["pk_upserts"]["raw_rows"] == 2_500  # the floor reads both runs unmerged
     assert all(r["paimon_sql_s"] > 0 and r["raw_pyarrow_s"] > 0 for r in results.values())
+    assert all(r["paimon_sql_cpu_s"] > 0 and r["raw_cpu_s"] > 0 for r in results.values())
 
 
 def test_streaming_benchmark_smoke() -> None:

@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 
 from paimon_sql.errors import PaimonError
 from paimon_sql.lsm import merge as reference
+from paimon_sql.lsm.agg_base import KeyGroups
 from paimon_sql.lsm.engines import build_merge_spec, engine
 from paimon_sql.lsm.merge import KIND, SEQ, reference_view, sort_indices
-from paimon_sql.lsm.merge_runs import encode_keys, sorted_view
+from paimon_sql.lsm.merge_runs import encode_keys, fixed_width_keys, prefix_codes, sorted_view
 from paimon_sql.options import CoreOptions
 from paimon_sql.types import BigIntType, DataField, DoubleType, IntType, VarCharType
 
@@ -35,6 +36,13 @@ KEY_LAYOUTS: dict[str, list[tuple[pa.DataType, st.SearchStrategy[Any]]]] = {
                                                                  datetime.date(2024, 1, 5)))),
                    (pa.int16(), st.integers(-3, 3))],
     "string": [(pa.string(), st.one_of(st.none(), st.text("ab\u00e9", max_size=3)))],
+    # not null: numpy's fixed-width bytes (``fixed_width_keys``); values of 0-12 bytes (one or two
+    # 8-byte words, shared prefixes); a zero byte or a 65-byte value: the Arrow sort
+    "string_not_null": [(pa.string(), st.text("ab\u00e9", max_size=6))],
+    "string_words": [(pa.string(), st.text("ab", min_size=6, max_size=12))],
+    "binary": [(pa.binary(), st.binary(max_size=3).filter(lambda b: b"\x00" not in b))],
+    "binary_zero_byte": [(pa.binary(), st.sampled_from([b"", b"\x00", b"a", b"a\x00", b"a\x01", b"\xff"]))],
+    "large_string_long": [(pa.large_string(), st.sampled_from(["", "a", "a" * 64, "a" * 65, "b" * 65]))],
     "int_string": [(pa.int32(), st.integers(0, 4)), (pa.string(), st.text("xy", max_size=2))],
     "two_wide": [(pa.int64(), st.sampled_from([-BIG - 1, 0, BIG])), (pa.int64(), st.sampled_from([-BIG - 1, 3, BIG]))],
 }
@@ -222,3 +230,107 @@ def test_an_upsert_bucket_merges_as_the_reference(engine_name: str, shape: str) 
                 engine(options.merge_engine).merge(table, spec, keep_deletes, view=view)
             continue
         assert engine(options.merge_engine).merge(table, spec, keep_deletes, view=view).equals(expected)
+
+
+@pytest.mark.parametrize("records", [2, 5, KeyGroups.MAX_STEPS + 3])  # the last: the segments' folds
+@pytest.mark.parametrize("values", ["plain", "nulls", "nan", "near_overflow"])
+def test_an_aggregation_without_retraction_folds_the_key_groups_as_the_reference(records: int, values: str) -> None:
+    """Every record aggregates (no retraction): integer sums and min / max of numbers fold each key
+    group by rows (``KeyGroups``) or fall back to the segments' folds (a key of many records, NaNs,
+    sums that might overflow); the rows are the reference merge's, errors included."""
+    rng = np.random.default_rng(records)
+    parts = []
+    for i in range(records):  # run i holds every key up to a bound: keys of 1..records records
+        k = np.arange(0, 200 + 60 * (records - i), dtype=np.int64)
+        n = len(k)
+        null = rng.random(n) < (0.3 if values == "nulls" else 0.0)
+        doubles = rng.choice(np.array([-0.0, 0.0, 1.5, -2.25, np.inf, -np.inf, 3.0]), n)
+        if values == "nan":
+            doubles[rng.random(n) < 0.05] = np.nan
+        big = 2**62 if values == "near_overflow" else 1_000
+        parts.append(pa.table({
+            "_KEY_k0": k, SEQ: np.arange(n, dtype=np.int64) + 10_000 * i,
+            KIND: np.where(rng.random(n) < 0.2, 2, 0).astype(np.int8),
+            "a": pa.array(rng.integers(-big, big, n), mask=null),
+            "b": pa.array([f"s{x}" for x in rng.integers(0, 50, n)]),
+            "g": pa.array(rng.integers(-(2**20), 2**20, n).astype(np.int32), mask=null),
+            "sf": pa.array(rng.integers(-5, 5, n).astype(np.int32)),
+            "d": pa.array(doubles, mask=null),
+        }))
+    table = pa.concat_tables(parts)
+    for options in ({"merge-engine": "aggregation", "fields.a.aggregate-function": "sum",
+                     "fields.g.aggregate-function": "sum", "fields.d.aggregate-function": "max",
+                     "fields.sf.aggregate-function": "min"},
+                    {"merge-engine": "aggregation", "fields.a.aggregate-function": "max",
+                     "fields.g.aggregate-function": "min", "fields.d.aggregate-function": "min",
+                     "fields.sf.aggregate-function": "max"}):
+        spec = build_merge_spec(CoreOptions(options), ["_KEY_k0"], VALUE_FIELDS, ["k0"])
+        try:
+            expected = reference.aggregation(table, spec, view=reference_view(table, spec))
+        except PaimonError as e:
+            with pytest.raises(type(e)):
+                engine("aggregation").merge(table, spec)
+            continue
+        assert rows(engine("aggregation").merge(table, spec)) == rows(expected)
+
+
+@pytest.mark.parametrize("key_type", [pa.string(), pa.binary(), pa.large_string()])
+@pytest.mark.parametrize("engine_name", ["deduplicate", "first_row", "partial_update", "aggregation"])
+@pytest.mark.parametrize("keys", ["mixed", "prefixed"])
+def test_string_keys_merge_their_sorted_runs_as_the_reference(key_type: pa.DataType, engine_name: str,
+                                                               keys: str) -> None:
+    """String and binary keys as numpy fixed-width bytes (``fixed_width_keys``; ``prefixed``: as the
+    int64 of the bytes after their common prefix, ``prefix_codes``): runs of keys with shared
+    prefixes longer than a word, multi-byte characters and bytes above 0x7f (unsigned order), a key
+    in several runs; the order, the key groups and the merges are the reference's."""
+    rng = np.random.default_rng(5)
+    alphabet = ["a", "b", "\u00e9", "\u00ff", "~", "ab"]
+    if keys == "mixed":
+        domain = sorted({"".join(rng.choice(alphabet, rng.integers(0, 7))) + ("x" * int(rng.integers(0, 11)))
+                         for _ in range(3_000)})
+    else:  # "user-" and up to 8 more bytes: "user-", "user-0", "user-10", "user-\u00e9\u00e9a" ...
+        domain = sorted({"user-" + "".join(rng.choice([*alphabet, "0", "1"], rng.integers(0, 5)))[:8]
+                         for _ in range(3_000)} | {"user-"})
+    parts = []
+    for i, n in enumerate((2_000, 400, 150)):
+        picked = rng.choice(len(domain), min(n, len(domain)), replace=False)
+        values = [domain[j].encode() if pa.types.is_binary(key_type) else domain[j] for j in picked]
+        m = len(values)
+        t = pa.table({"_KEY_k0": pa.array(values, key_type), SEQ: np.arange(m, dtype=np.int64) + 10_000 * i,
+                      KIND: np.where(rng.random(m) < 0.1, 2, 0).astype(np.int8),
+                      "a": pa.array(rng.integers(-5, 5, m)), "b": pa.array([f"s{x}" for x in rng.integers(0, 9, m)]),
+                      "g": pa.array(rng.integers(0, 3, m).astype(np.int32)),
+                      "sf": pa.array(rng.integers(0, 3, m).astype(np.int32)), "d": pa.array(rng.random(m))})
+        parts.append(t.take(pa.compute.sort_indices(t, [("_KEY_k0", "ascending")])))  # a run: by key (bytes)
+    table = pa.concat_tables(parts)
+    fixed = fixed_width_keys(table.column("_KEY_k0"))
+    assert fixed is not None  # the fixed-width path, not Arrow's sort
+    assert (prefix_codes(table.column("_KEY_k0")) is not None) == (keys == "prefixed")
+    options = CoreOptions(ENGINES[engine_name])
+    spec = build_merge_spec(options, ["_KEY_k0"], VALUE_FIELDS, ["k0"])
+    ours, ref = sorted_view(table, spec), reference_view(table, spec)
+    assert ours.order.tolist() == ref.order.tolist()
+    assert ours.starts.tolist() == ref.starts.tolist()
+    expected = REFERENCE_MERGE[options.merge_engine](table, spec, view=ref)
+    assert engine(options.merge_engine).merge(table, spec, view=ours).equals(expected)
+
+
+def test_string_keys_outside_the_fixed_width_form_are_left_to_the_arrow_sort() -> None:
+    assert fixed_width_keys(pa.array(["a", None])) is None  # a null key
+    assert fixed_width_keys(pa.array([b"a", b"a\x00"])) is None  # "a" padded would equal "a\0"
+    assert fixed_width_keys(pa.array(["a" * 65])) is None  # wider than 64 bytes
+    assert fixed_width_keys(pa.array([1, 2])) is None
+    fixed = fixed_width_keys(pa.chunked_array([pa.array(["b", "\u00e9"]), pa.array(["", "a" * 9])]))
+    assert fixed is not None and fixed.dtype == np.dtype("S16")
+    assert np.argsort(fixed, kind="stable").tolist() == [2, 3, 0, 1]  # "" < "a..." < "b" < "\xc3\xa9"
+
+
+def test_string_keys_after_a_common_prefix_become_integers_ordering_like_their_bytes() -> None:
+    keys = ["user-9", "user-10", "user-", "user-\u00e9", "user-~~~~~~~~", "user-a\x01"]
+    codes = prefix_codes(pa.array(keys))
+    assert codes is not None
+    assert [keys[i] for i in np.argsort(codes)] == sorted(keys, key=lambda k: k.encode())
+    long_prefix = ["x" * 20 + "b", "x" * 20, "x" * 20 + "a" * 8]  # the prefix spans words
+    codes = prefix_codes(pa.array(long_prefix, pa.large_string()))
+    assert codes is not None and np.argsort(codes).tolist() == [1, 2, 0]
+    assert prefix_codes(pa.array(["a" * 10, "b"])) is None  # 10 bytes after the (empty) common prefix
