@@ -6,6 +6,7 @@ import logging
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -298,6 +299,78 @@ MAX_MERGED_RANGES = 16
 Slice = tuple[int, int, int]  # (run, start row, stop row)
 
 
+class _IntKeys:
+    """A run's keys as the int64 codes of ``lsm.merge_runs.encode_keys`` (Python ints outside)."""
+
+    def __init__(self, codes: np.ndarray) -> None:
+        self.codes = codes
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def at(self, i: int) -> Any:
+        return int(self.codes[i])
+
+    @staticmethod
+    def after(key: Any) -> Any:
+        return key + 1
+
+    def position(self, key: Any) -> int:
+        """The number of keys below ``key``."""
+        return int(np.searchsorted(self.codes, np.int64(key), "left")) if key <= _INT64_MAX else len(self.codes)
+
+    def strictly_sorted(self) -> bool:
+        c = self.codes
+        return len(c) < 2 or bool((c[1:] > c[:-1]).all())
+
+
+class _BytesKeys:
+    """A run's keys of one string or binary column, compared as bytes (Paimon compares strings by
+    their UTF-8 bytes, as Arrow and Python's ``bytes`` do)."""
+
+    def __init__(self, col: pa.Array) -> None:
+        self.col = col
+        self.string = pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
+
+    def __len__(self) -> int:
+        return len(self.col)
+
+    def at(self, i: int) -> Any:
+        v = self.col[i].as_py()
+        return v.encode() if self.string else bytes(v)
+
+    @staticmethod
+    def after(key: Any) -> Any:
+        return key + b"\x00"  # the next byte string
+
+    def position(self, key: Any) -> int:
+        bound = pa.scalar(key.decode() if self.string else key, self.col.type)
+        return int(pc.sum(pc.less(self.col, bound)).as_py() or 0)
+
+    def strictly_sorted(self) -> bool:
+        n = len(self.col)
+        return n < 2 or bool(pc.all(pc.less(self.col.slice(0, n - 1), self.col.slice(1))).as_py())
+
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def _run_keys(runs: Sequence[pa.Table], key_columns: Sequence[str]) -> Sequence[_IntKeys | _BytesKeys] | None:
+    """Each run's keys in a form whose order is Paimon's key order, or None."""
+    sizes = [r.num_rows for r in runs]
+    codes = encode_keys(pa.concat_tables([r.select(list(key_columns)) for r in runs]), key_columns)
+    if codes is not None:
+        bounds = np.cumsum([0, *sizes])
+        return [_IntKeys(codes[bounds[i]:bounds[i + 1]]) for i in range(len(runs))]
+    if len(key_columns) == 1:
+        cols = [r.column(key_columns[0]).combine_chunks() for r in runs]
+        t = cols[0].type
+        if (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
+                or pa.types.is_large_binary(t)) and not any(c.null_count for c in cols):
+            return [_BytesKeys(c) for c in cols]
+    return None
+
+
 def key_range_pieces(runs: Sequence[pa.Table], key_columns: Sequence[str]) -> list[Slice | list[Slice]] | None:
     """The rows of a section's ``runs`` (each in key order, each key at most once in a run) in key
     order, as pieces: a ``(run, start, stop)`` slice of keys that no other run has (one record
@@ -306,27 +379,23 @@ def key_range_pieces(runs: Sequence[pa.Table], key_columns: Sequence[str]) -> li
     above the older ones (two overlapping commits: the upper part of every bucket) most rows
     skip it.
 
-    None when nothing would be saved: no row outside the shared ranges, keys without an int64
-    code (strings, decimals: see ``lsm.merge_runs.encode_keys``), a run not strictly in key
-    order, or more than ``MAX_MERGED_RANGES`` shared ranges."""
-    sizes = [r.num_rows for r in runs]
-    if len(runs) < 2 or sum(sizes) == 0:
+    None when nothing would be saved: no row outside the shared ranges, keys that are neither
+    int64-coded (``lsm.merge_runs.encode_keys``) nor one string or binary column (composite keys
+    with strings, decimals), a run not strictly in key order, or more than ``MAX_MERGED_RANGES``
+    shared ranges."""
+    if len(runs) < 2 or sum(r.num_rows for r in runs) == 0:
         return None
-    codes = encode_keys(pa.concat_tables([r.select(list(key_columns)) for r in runs]), key_columns)
-    if codes is None:
+    per = _run_keys(runs, key_columns)
+    if per is None or not all(k.strictly_sorted() for k in per):
         return None
-    bounds = np.cumsum([0, *sizes])
-    per = [codes[bounds[i]:bounds[i + 1]] for i in range(len(runs))]
-    if any(len(c) > 1 and not bool((c[1:] > c[:-1]).all()) for c in per):
-        return None
-    # the key ranges (half-open, as Python ints) that two runs or more cover
-    delta: dict[int, int] = {}
-    for c in per:
-        if len(c):
-            lo, hi = int(c[0]), int(c[-1]) + 1
+    # the key ranges (half-open: [first key, the key after the last)) that two runs or more cover
+    delta: dict[Any, int] = {}
+    for k in per:
+        if len(k):
+            lo, hi = k.at(0), k.after(k.at(len(k) - 1))
             delta[lo] = delta.get(lo, 0) + 1
             delta[hi] = delta.get(hi, 0) - 1
-    shared: list[tuple[int, int]] = []
+    shared: list[tuple[Any, Any]] = []
     depth, opened = 0, None
     for at in sorted(delta):
         depth += delta[at]
@@ -338,14 +407,13 @@ def key_range_pieces(runs: Sequence[pa.Table], key_columns: Sequence[str]) -> li
     if len(shared) > MAX_MERGED_RANGES:
         return None
     # cuts[i]: run i's first row of each shared range and first row after it
-    int64_max = int(np.iinfo(np.int64).max)
     cuts = []
-    for c in per:
+    for k in per:
         cut = [0]
         for a, b in shared:
-            cut.append(int(np.searchsorted(c, np.int64(a), "left")))
-            cut.append(int(np.searchsorted(c, np.int64(b), "left")) if b <= int64_max else len(c))
-        cut.append(len(c))
+            cut.append(k.position(a))
+            cut.append(k.position(b))
+        cut.append(len(k))
         cuts.append(cut)
     if sum(cut[2 * g + 1] - cut[2 * g] for cut in cuts for g in range(len(shared) + 1)) == 0:
         return None  # every row is in a shared range
@@ -354,7 +422,7 @@ def key_range_pieces(runs: Sequence[pa.Table], key_columns: Sequence[str]) -> li
         # the gap before shared range g (after the last one): slices of one run each, disjoint
         gap: list[Slice] = [(i, cut[2 * g], cut[2 * g + 1]) for i, cut in enumerate(cuts)
                             if cut[2 * g + 1] > cut[2 * g]]
-        gap.sort(key=lambda sl: int(per[sl[0]][sl[1]]))
+        gap.sort(key=lambda sl: per[sl[0]].at(sl[1]))
         pieces.extend(gap)
         if g < len(shared):
             pieces.append([(i, cut[2 * g + 1], cut[2 * g + 2]) for i, cut in enumerate(cuts)

@@ -117,8 +117,11 @@ def test_key_range_pieces_none_when_nothing_is_saved() -> None:
     assert key_range_pieces(_runs([1, 2, 3], [1, 3]), ["_KEY_k"]) is None  # every row shared
     assert key_range_pieces(_runs([1, 2, 3]), ["_KEY_k"]) is None  # one run
     assert key_range_pieces(_runs([1, 3, 2], [9]), ["_KEY_k"]) is None  # not in key order
-    strings = [pa.table({"_KEY_s": ["a", "b"]}), pa.table({"_KEY_s": ["b", "c"]})]
-    assert key_range_pieces(strings, ["_KEY_s"]) is None  # no int64 code: one merge
+    composite = [pa.table({"_KEY_s": ["a", "b"], "_KEY_t": ["x", "y"]}),
+                 pa.table({"_KEY_s": ["c"], "_KEY_t": ["z"]})]
+    assert key_range_pieces(composite, ["_KEY_s", "_KEY_t"]) is None  # no order of its own: one merge
+    unsorted = [pa.table({"_KEY_s": ["b", "a"]}), pa.table({"_KEY_s": ["c"]})]
+    assert key_range_pieces(unsorted, ["_KEY_s"]) is None
     # two runs of 20 files each whose files overlap pairwise: 20 shared ranges
     many = _runs(*([10 * i, 10 * i + 2] for i in range(20)), *([10 * i + 1, 10 * i + 3] for i in range(20)))
     assert key_range_pieces(many, ["_KEY_k"]) is None
@@ -129,3 +132,38 @@ def test_key_range_pieces_extreme_keys() -> None:
     big = 2**63 - 1
     runs = _runs([-(2**63), 0, big], [big])
     assert key_range_pieces(runs, ["_KEY_k"]) == [(0, 0, 2), [(0, 2, 3), (1, 0, 1)]]
+
+
+def test_key_range_pieces_of_string_keys_compare_bytes() -> None:
+    """One string (or binary) key: compared by its UTF-8 bytes, as Paimon does ('Z' < 'a' < 'é')."""
+    runs = [pa.table({"_KEY_s": ["A", "Z", "a", "b"]}), pa.table({"_KEY_s": ["a", "b\x00", "c", "é"]})]
+    # "b\x00" is the key right after "b", the last one the first run covers
+    assert key_range_pieces(runs, ["_KEY_s"]) == [(0, 0, 2), [(0, 2, 4), (1, 0, 1)], (1, 1, 4)]
+    binary = [pa.table({"_KEY_b": pa.array([b"\x01", b"\x02"])}), pa.table({"_KEY_b": pa.array([b"\x02\x00", b"\xff"])})]
+    assert key_range_pieces(binary, ["_KEY_b"]) == [(0, 0, 2), (1, 0, 2)]
+
+
+@pytest.mark.parametrize("engine", ["deduplicate", "partial-update, ignore-delete", "aggregation"])
+def test_string_keys_read_as_the_full_merge(catalog: Catalog, monkeypatch: pytest.MonkeyPatch, engine: str) -> None:
+    schema = pa.schema([("s", pa.string()), ("op", pa.string()), ("a", pa.int64()), ("b", pa.string()),
+                        ("ts", pa.int64())])
+    t = catalog.create_table("db.str", schema, primary_keys=["s"], options={**BASE, **ENGINES[engine]})
+    rng = random.Random(11)
+    for lo, hi in RANGES:
+        batch = _batch(rng, lo, hi, ["+I", "+U", "-D"])
+        keys = [f"k{k + 100:04d}" if k % 7 else f"\u00e9{k + 100:04d}" for k in batch.column("k").to_pylist()]
+        t.write(pa.table({"s": keys, **{n: batch.column(n) for n in schema.names[1:]}}, schema=schema))
+    used: list[int] = []
+    real = reader.key_range_pieces
+
+    def spy(runs: Any, keys: Any) -> Any:
+        pieces = real(runs, keys)
+        used.append(0 if pieces is None else len(pieces))
+        return pieces
+
+    monkeypatch.setattr(reader, "key_range_pieces", spy)
+    got = [t.read(), t.read(columns=["b"])]
+    assert used and max(used) > 1
+    with monkeypatch.context() as m:
+        _full_merge(m)
+        assert got[0].equals(t.read()) and got[1].equals(t.read(columns=["b"]))
