@@ -6,6 +6,7 @@ import logging
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -20,7 +21,7 @@ from paimon_sql.lsm.changelog import LEVEL, lookup_merge_filter, lookup_merges_l
 from paimon_sql.lsm.engines import engine_of
 from paimon_sql.lsm.levels import KeyComparator, interval_partition
 from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec
-from paimon_sql.lsm.merge_runs import sorted_view
+from paimon_sql.lsm.merge_runs import encode_keys, sorted_view
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.schema import TableSchema
@@ -242,21 +243,30 @@ def read_split(
                     t = read_data_file(store, split, f, fields, system)
                     parts.append(t.select(names) if keep_row_kind else _drop_retract_rows(t).select(names))
                 continue
-            runs = [_read_run(store, split, f, value_fields) for f in files]
-            if lookup_merges_levels(store.options):  # Paimon's LookupMergeFunction (see lsm/changelog.py)
+            lookup = lookup_merges_levels(store.options)
+            sequence = lookup or not _sequence_by_file(files, spec, sequence_number)
+            runs = [_read_run(store, split, f, value_fields, sequence) for f in files]
+            if lookup:  # Paimon's LookupMergeFunction (see lsm/changelog.py)
                 runs = [r.append_column(LEVEL, pa.array(np.full(r.num_rows, f.level, dtype=np.int32)))
                         for r, f in zip(runs, files)]
                 table = lookup_merge_filter(pa.concat_tables(runs), spec.key_columns).drop_columns([LEVEL])
                 merged = engine_of(store.options).merge(table, spec, keep_row_kind)
             else:
-                # the runs merged by their key order (lsm/merge_runs.py); the key columns (and the
-                # sequence numbers, unless asked for or compared by sequence groups) are not
-                # gathered into the result. Oldest file first: the records of a key then arrive in
-                # sequence order and need no re-sort (``sorted_view`` checks it)
-                table = pa.concat_tables([r for _, r in sorted(zip(files, runs), key=_file_age)])
-                view = sorted_view(table, spec)
-                unused = [*spec.key_columns, *(() if sequence_number or spec.sequence_groups else (SEQ,))]
-                merged = engine_of(store.options).merge(table.drop_columns(unused), spec, keep_row_kind, view=view)
+                # oldest file first: the records of a key then arrive in sequence order and need no
+                # re-sort (``sorted_view`` checks it)
+                ordered = [r for _, r in sorted(zip(files, runs), key=_file_age)]
+                # keys only one run holds have one record: read as they are, as a one-run section's
+                # (not when retractions are kept: first-row drops them in a merge)
+                pieces = None if keep_row_kind else key_range_pieces(ordered, spec.key_columns)
+                for piece in pieces if pieces is not None else [[(i, 0, r.num_rows) for i, r in enumerate(ordered)]]:
+                    if isinstance(piece, tuple):  # (run, start, stop) of keys no other run holds
+                        i, start, stop = piece
+                        parts.append(_drop_retract_rows(ordered[i].slice(start, stop - start)).select(names))
+                        continue
+                    merged = _merge_runs(pa.concat_tables([ordered[i].slice(a, b - a) for i, a, b in piece]),
+                                         store, spec, keep_row_kind, sequence_number)
+                    parts.append(merged.select(names))
+                continue
             if sequence_number and SEQ not in merged.column_names:
                 raise UnsupportedError(f"Table {store.name}: the merge engine does not keep sequence numbers")
             parts.append(merged.select(names))
@@ -270,20 +280,188 @@ def read_split(
     return result.cast(schema) if not result.schema.equals(schema) else result
 
 
-def _read_run(store: FileStore, split: DataSplit, f: DataFileMeta, value_fields: Sequence[DataField]) -> pa.Table:
+def _merge_runs(table: pa.Table, store: FileStore, spec: MergeSpec, keep_row_kind: bool,
+                sequence_number: bool) -> pa.Table:
+    """The concatenated runs ``table`` (oldest first) merged by their key order (lsm/merge_runs.py);
+    the key columns (and the sequence numbers, unless asked for or compared by sequence groups) are
+    not gathered into the result."""
+    view = sorted_view(table, spec)
+    unused = [*spec.key_columns, *(() if sequence_number or spec.sequence_groups else (SEQ,))]
+    merged = engine_of(store.options).merge(table.drop_columns(unused), spec, keep_row_kind, view=view)
+    if sequence_number and SEQ not in merged.column_names:
+        raise UnsupportedError(f"Table {store.name}: the merge engine does not keep sequence numbers")
+    return merged
+
+
+# at most this many key ranges of a section are merged apart (runs whose files interleave with
+# many others' make many small ranges: one merge of the whole section then)
+MAX_MERGED_RANGES = 16
+Slice = tuple[int, int, int]  # (run, start row, stop row)
+
+
+class _IntKeys:
+    """A run's keys as the int64 codes of ``lsm.merge_runs.encode_keys`` (Python ints outside)."""
+
+    def __init__(self, codes: np.ndarray) -> None:
+        self.codes = codes
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def at(self, i: int) -> Any:
+        return int(self.codes[i])
+
+    @staticmethod
+    def after(key: Any) -> Any:
+        return key + 1
+
+    def position(self, key: Any) -> int:
+        """The number of keys below ``key``."""
+        return int(np.searchsorted(self.codes, np.int64(key), "left")) if key <= _INT64_MAX else len(self.codes)
+
+    def strictly_sorted(self) -> bool:
+        c = self.codes
+        return len(c) < 2 or bool((c[1:] > c[:-1]).all())
+
+
+class _BytesKeys:
+    """A run's keys of one string or binary column, compared as bytes (Paimon compares strings by
+    their UTF-8 bytes, as Arrow and Python's ``bytes`` do)."""
+
+    def __init__(self, col: pa.Array) -> None:
+        self.col = col
+        self.string = pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
+
+    def __len__(self) -> int:
+        return len(self.col)
+
+    def at(self, i: int) -> Any:
+        v = self.col[i].as_py()
+        return v.encode() if self.string else bytes(v)
+
+    @staticmethod
+    def after(key: Any) -> Any:
+        return key + b"\x00"  # the next byte string
+
+    def position(self, key: Any) -> int:
+        bound = pa.scalar(key.decode() if self.string else key, self.col.type)
+        return int(pc.sum(pc.less(self.col, bound)).as_py() or 0)
+
+    def strictly_sorted(self) -> bool:
+        n = len(self.col)
+        return n < 2 or bool(pc.all(pc.less(self.col.slice(0, n - 1), self.col.slice(1))).as_py())
+
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def _run_keys(runs: Sequence[pa.Table], key_columns: Sequence[str]) -> Sequence[_IntKeys | _BytesKeys] | None:
+    """Each run's keys in a form whose order is Paimon's key order, or None."""
+    sizes = [r.num_rows for r in runs]
+    codes = encode_keys(pa.concat_tables([r.select(list(key_columns)) for r in runs]), key_columns)
+    if codes is not None:
+        bounds = np.cumsum([0, *sizes])
+        return [_IntKeys(codes[bounds[i]:bounds[i + 1]]) for i in range(len(runs))]
+    if len(key_columns) == 1:
+        cols = [r.column(key_columns[0]).combine_chunks() for r in runs]
+        t = cols[0].type
+        if (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
+                or pa.types.is_large_binary(t)) and not any(c.null_count for c in cols):
+            return [_BytesKeys(c) for c in cols]
+    return None
+
+
+def key_range_pieces(runs: Sequence[pa.Table], key_columns: Sequence[str]) -> list[Slice | list[Slice]] | None:
+    """The rows of a section's ``runs`` (each in key order, each key at most once in a run) in key
+    order, as pieces: a ``(run, start, stop)`` slice of keys that no other run has (one record
+    each: no merge), or a list of slices to merge (a key range that several runs cover). Only
+    the merged ranges need the merge's sort and gather; in a table whose newer commits add keys
+    above the older ones (two overlapping commits: the upper part of every bucket) most rows
+    skip it.
+
+    None when nothing would be saved: no row outside the shared ranges, keys that are neither
+    int64-coded (``lsm.merge_runs.encode_keys``) nor one string or binary column (composite keys
+    with strings, decimals), a run not strictly in key order, or more than ``MAX_MERGED_RANGES``
+    shared ranges."""
+    if len(runs) < 2 or sum(r.num_rows for r in runs) == 0:
+        return None
+    per = _run_keys(runs, key_columns)
+    if per is None or not all(k.strictly_sorted() for k in per):
+        return None
+    # the key ranges (half-open: [first key, the key after the last)) that two runs or more cover
+    delta: dict[Any, int] = {}
+    for k in per:
+        if len(k):
+            lo, hi = k.at(0), k.after(k.at(len(k) - 1))
+            delta[lo] = delta.get(lo, 0) + 1
+            delta[hi] = delta.get(hi, 0) - 1
+    shared: list[tuple[Any, Any]] = []
+    depth, opened = 0, None
+    for at in sorted(delta):
+        depth += delta[at]
+        if depth >= 2 and opened is None:
+            opened = at
+        elif depth < 2 and opened is not None:
+            shared.append((opened, at))
+            opened = None
+    if len(shared) > MAX_MERGED_RANGES:
+        return None
+    # cuts[i]: run i's first row of each shared range and first row after it
+    cuts = []
+    for k in per:
+        cut = [0]
+        for a, b in shared:
+            cut.append(k.position(a))
+            cut.append(k.position(b))
+        cut.append(len(k))
+        cuts.append(cut)
+    if sum(cut[2 * g + 1] - cut[2 * g] for cut in cuts for g in range(len(shared) + 1)) == 0:
+        return None  # every row is in a shared range
+    pieces: list[Slice | list[Slice]] = []
+    for g in range(len(shared) + 1):
+        # the gap before shared range g (after the last one): slices of one run each, disjoint
+        gap: list[Slice] = [(i, cut[2 * g], cut[2 * g + 1]) for i, cut in enumerate(cuts)
+                            if cut[2 * g + 1] > cut[2 * g]]
+        gap.sort(key=lambda sl: per[sl[0]].at(sl[1]))
+        pieces.extend(gap)
+        if g < len(shared):
+            pieces.append([(i, cut[2 * g + 1], cut[2 * g + 2]) for i, cut in enumerate(cuts)
+                           if cut[2 * g + 2] > cut[2 * g + 1]])
+    return pieces
+
+
+def _read_run(store: FileStore, split: DataSplit, f: DataFileMeta, value_fields: Sequence[DataField],
+              sequence: bool = True) -> pa.Table:
     """Data file ``f`` as a run to merge: its ``_KEY_`` columns, ``_SEQUENCE_NUMBER``,
     ``_VALUE_KIND`` and ``value_fields``. A value field that is a key field is not read a second time:
     a key-value file's value row holds the key fields with the key's very values, so the column is
-    the ``_KEY_`` column (read as the same field, through the same casts)."""
+    the ``_KEY_`` column (read as the same field, through the same casts).
+
+    ``sequence=False``: ``_SEQUENCE_NUMBER`` is not read but is the file's largest sequence number
+    in every row, for a merge that only orders a key's records by it (see ``_sequence_by_file``)."""
     key_ids = {k.id for k in store.key_fields}
     read = [v for v in value_fields if v.id not in key_ids]
-    if len(read) == len(value_fields):
+    if sequence and len(read) == len(value_fields):
         return read_data_file(store, split, f, value_fields, (SEQ, KIND), store.key_fields)
-    t = read_data_file(store, split, f, read, (SEQ, KIND), store.key_fields)
+    t = read_data_file(store, split, f, read, (SEQ, KIND) if sequence else (KIND,), store.key_fields)
     key_column = {k.id: KEY_PREFIX + k.name for k in store.key_fields}
     head = [*key_column.values(), SEQ, KIND]
-    cols = [t.column(c) for c in head] + [t.column(key_column.get(v.id, v.name)) for v in value_fields]
+    seq = t.column(SEQ) if sequence else pa.array(np.full(t.num_rows, f.max_sequence_number, dtype=np.int64))
+    cols = [seq if c == SEQ else t.column(c) for c in head] + [t.column(key_column.get(v.id, v.name))
+                                                                for v in value_fields]
     return pa.Table.from_arrays(cols, names=[*head, *(v.name for v in value_fields)])
+
+
+def _sequence_by_file(files: Sequence[DataFileMeta], spec: MergeSpec, sequence_number: bool) -> bool:
+    """Whether a merge of ``files`` (oldest first by ``_file_age``) orders each key's records by
+    file alone: the files' sequence-number ranges do not overlap (every record of an older file is
+    older than every record of a newer one; a file holds a key once), the merge compares no
+    ``sequence.field`` and neither it nor the read returns ``_SEQUENCE_NUMBER``. The column is then
+    not read (it is as costly to decode as the key)."""
+    if sequence_number or spec.sequence_columns or spec.sequence_groups:
+        return False
+    by_age = sorted(files, key=lambda f: f.max_sequence_number)
+    return all(a.max_sequence_number < b.min_sequence_number for a, b in zip(by_age, by_age[1:]))
 
 
 READ_THREADS = max(1, min(4, os.cpu_count() or 1))

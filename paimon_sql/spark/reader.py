@@ -92,12 +92,19 @@ def _input_file_buffers(rows: int, length: int) -> tuple[pa.Buffer, pa.Buffer]:
     return pa.py_buffer(validity), pa.py_buffer(offsets)
 
 
+@functools.lru_cache(maxsize=8)
+def _null_strings(rows: int) -> pa.Array:
+    """A string column of ``rows`` nulls, shared by every batch of that size (a merged batch names
+    no file: allocating and zeroing its offsets took a third of a millisecond per batch)."""
+    return pa.nulls(rows, pa.string())
+
+
 def with_input_file(batch: pa.RecordBatch, path: str | None) -> pa.RecordBatch:
     """``batch`` plus :data:`INPUT_FILE_COLUMN`: ``path`` in the first row, nulls after it (the
     shim reads row 0 only), built from cached buffers without copying."""
     n = batch.num_rows
     if path is None or n == 0:
-        col = pa.nulls(n, pa.string())
+        col = _null_strings(n)
     else:
         data = path.encode()
         validity, offsets = _input_file_buffers(n, len(data))
@@ -152,20 +159,20 @@ class PaimonReader(DataSourceReader):
         return list(parts)
 
     def _pack(self, splits: Sequence[tuple[FileStore, DataSplit]]) -> list[SplitPartition]:
-        """Packs read units in order into partitions of about ``source.split.target-size`` bytes.
-        A unit is one file of a split that needs no merge (append tables, raw-convertible buckets),
-        or a whole bucket whose runs must be merged by key.
+        """Packs read units into partitions of about ``source.split.target-size`` bytes. A unit is
+        one file of a split that needs no merge (append tables, raw-convertible buckets), or a
+        whole bucket whose runs must be merged by key.
 
-        A merged bucket of at least a quarter of the target (and of more data than the open cost)
-        is a partition of its own: buckets are indivisible, of about equal size and costly (a
-        merge), and the greedy packing errs by up to one unit per partition, which for such units
-        is a large share of a task (4 equal buckets on 2 cores became partitions of 1, 2 and 1
-        buckets, the target being a hair too small for two). Alone, they are tasks Spark's
-        scheduler balances over the cores."""
+        Merged buckets of at least a quarter of the target (and of more data than the open cost)
+        come first, spread over as few partitions as the cores and the configured target allow
+        (``_spread``): buckets are indivisible, of about equal size and costly (a merge), and the
+        greedy packing in order errs by up to one unit per partition, which for such units is a
+        large share of a task (4 equal buckets on 2 cores became partitions of 1, 2 and 1 buckets,
+        the target being a hair too small for two). The other units are packed in order."""
         if not splits:
             return []
         first = splits[0][0]
-        target = self._size_option(OPT_SPLIT_TARGET_SIZE, first)
+        configured = target = self._size_option(OPT_SPLIT_TARGET_SIZE, first)
         open_cost = self._size_option(OPT_SPLIT_OPEN_FILE_COST, first)
         # (store, split, weight, whether a merged bucket of at least the open cost in data)
         units: list[tuple[FileStore, DataSplit, int, bool]] = []
@@ -185,25 +192,51 @@ class PaimonReader(DataSourceReader):
         if parallelism > 0:
             total = sum(u[2] for u in units)
             target = max(open_cost, min(target, -(-total // parallelism)))
-        parts: list[SplitPartition] = []
+        merged = [u for u in units if u[3] and 4 * u[2] >= target]
+        groups = self._spread(merged, max(1, parallelism), configured)
         cur: list[DataSplit] = []
         cur_store: FileStore | None = None
         cur_weight = 0
         for store, split, weight, big_merge in units:
-            alone = big_merge and 4 * weight >= target
-            if cur and (store is not cur_store or cur_weight + weight > target or alone):
+            if big_merge and 4 * weight >= target:
+                continue
+            if cur and (store is not cur_store or cur_weight + weight > target):
                 assert cur_store is not None
-                parts.append(SplitPartition(len(parts), StoreRef.of(cur_store), cur))
+                groups.append((cur_store, cur))
                 cur, cur_weight = [], 0
             cur.append(split)
             cur_store = store
             cur_weight += weight
-            if alone:  # nothing joins it either
-                cur_weight = max(cur_weight, target + 1)
         if cur:
             assert cur_store is not None
-            parts.append(SplitPartition(len(parts), StoreRef.of(cur_store), cur))
-        return parts
+            groups.append((cur_store, cur))
+        return [SplitPartition(i, StoreRef.of(store), group) for i, (store, group) in enumerate(groups)]
+
+    @staticmethod
+    def _spread(merged: Sequence[tuple[FileStore, DataSplit, int, bool]], parallelism: int,
+                target: int) -> list[tuple[FileStore, list[DataSplit]]]:
+        """Merged buckets (of each store) in ``max(parallelism, their size / target)``
+        partitions (at most one per bucket), the largest bucket first into the lightest partition.
+        On 2 cores, 4 merged buckets are 2 tasks of 2 buckets: each task's fixed cost (a Python
+        worker's set-up, the first batch's wait) is paid half as often, and a task's worker
+        merges its second bucket while Spark takes the first one's batches."""
+        out: list[tuple[FileStore, list[DataSplit]]] = []
+        stores: list[FileStore] = []
+        for u in merged:
+            if not any(u[0] is s for s in stores):
+                stores.append(u[0])
+        for store in stores:
+            own = [(i, u) for i, u in enumerate(merged) if u[0] is store]
+            size = sum(u[2] for _, u in own)
+            k = min(len(own), max(parallelism, -(-size // max(1, target))))
+            bins: list[list[tuple[int, DataSplit]]] = [[] for _ in range(k)]
+            loads = [0] * k
+            for i, u in sorted(own, key=lambda iu: -iu[1][2]):
+                j = loads.index(min(loads))
+                bins[j].append((i, u[1]))
+                loads[j] += u[2]
+            out.extend((store, [sp for _, sp in sorted(b, key=lambda x: x[0])]) for b in bins)
+        return out
 
     def _size_option(self, key: str, store: FileStore) -> int:
         from paimon_sql.options import CoreOptions
@@ -224,6 +257,7 @@ class PaimonReader(DataSourceReader):
             "files": sum(len(s.files) for _, s in splits),
             "rows": sum(s.row_count for _, s in splits),
             "partitions": len(parts),
+            "partition_splits": [len(p.splits) for p in parts],
             "columns": self.schema.fieldNames(),
             "pushed": [str(p) for p in self.predicates],
             "rejected": self.rejected,

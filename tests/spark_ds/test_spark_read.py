@@ -382,9 +382,9 @@ def test_reader_in_process_reads_filter_columns_it_does_not_return(warehouse: st
 ])
 def test_merged_buckets_are_tasks_of_their_own(spark: Any, warehouse: str, tmp_path: Any,
                                                engine: dict[str, str]) -> None:
-    """4 merged buckets on 2 cores: one task per bucket (the greedy packing made 1+2+1), the same
-    rows as one task reading every bucket and as the engine's own read; buckets of less data than
-    the open-file cost still share a task."""
+    """4 merged buckets on 2 cores: two tasks of two buckets (the greedy packing made 1+2+1), the
+    same rows as one task reading every bucket and as the engine's own read; buckets of less data
+    than the open-file cost still share a task; with more cores, one task per bucket."""
     cat = Catalog(warehouse)
     name = "db.merged_" + engine["merge-engine"].replace("-", "_")
     t = cat.create_table(name, pa.schema([("id", pa.int64()), ("v", pa.int64()), ("s", pa.string())]),
@@ -402,15 +402,19 @@ def test_merged_buckets_are_tasks_of_their_own(spark: Any, warehouse: str, tmp_p
     # tiny files: each bucket's data is less than the open cost (4 MB): buckets share tasks
     assert _rows(_read(spark, warehouse, name, **small), "id") == want
     assert _scan_log(log)[-1]["partitions"] < 4
-    # with an open cost below the buckets' data: a task per merged bucket (first-row's writer keeps
-    # only new keys: its buckets may need no merge, their files pack as files do)
+    # with an open cost below the buckets' data: the merged buckets spread evenly over the cores
+    # (first-row's writer keeps only new keys: its buckets may need no merge, their files pack as
+    # files do)
     merged = sum(not sp.raw_convertible for _, sp in t.plan()[1])
     assert merged == 4 or engine["merge-engine"] == "first-row"
     alone = {**small, "source.split.open-file-cost": "1b"}
     assert _rows(_read(spark, warehouse, name, **alone), "id") == want
-    assert _scan_log(log)[-1]["partitions"] >= max(merged, 2)
     if merged == 4:
-        assert _scan_log(log)[-1]["partitions"] == 4
+        assert _scan_log(log)[-1]["partition_splits"] == [2, 2]
+    wide = {**alone, "paimon.read.parallelism": 8}
+    assert _rows(_read(spark, warehouse, name, **wide), "id") == want
+    if merged == 4:
+        assert _scan_log(log)[-1]["partition_splits"] == [1, 1, 1, 1]
     # one task for every bucket: the same rows
     one = {"paimon.read.parallelism": 1, "source.split.target-size": "1gb", "paimon.debug.scan-log": log}
     assert _rows(_read(spark, warehouse, name, **one), "id") == want
