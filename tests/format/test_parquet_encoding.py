@@ -41,3 +41,15 @@ def test_written_file_encodings_and_round_trip(tmp_path: Any) -> None:
     assert "RLE_DICTIONARY" in col_encodings["k"] or "PLAIN_DICTIONARY" in col_encodings["k"]
     assert not any("DICTIONARY" in e for e in col_encodings["id"])
     assert read_file(io, path, "parquet", ["id", "k"]).equals(t)
+
+
+def test_read_file_columns_in_the_order_asked(tmp_path: Any) -> None:
+    # read in the file's order (faster in Arrow), returned in the order asked
+    fio, root = FileIO.for_uri(str(tmp_path))
+    path = f"{root}/f.parquet"
+    data = pa.table({"id": [1, 2, 3], "v": [10, 20, 30], "name": ["a", None, "c"], "amount": [0.5, 1.5, None]})
+    pq.write_table(data, path)
+    for cols in (["amount", "id", "name", "v"], ["name", "id"], ["v"], ["id", "v", "name", "amount"]):
+        got = read_file(fio, path, "parquet", cols, 3)
+        assert got.column_names == cols and got.equals(data.select(cols))
+    assert read_file(fio, path, "parquet", None).equals(data)
