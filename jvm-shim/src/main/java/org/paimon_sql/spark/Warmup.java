@@ -140,6 +140,7 @@ public final class Warmup {
 
   private static void warm(SparkSession session) throws Exception {
     Path dir = Files.createTempDirectory("paimon-sql-warmup-");
+    String warehouse = dir.toAbsolutePath().toString();
     SparkContext sc = session.sparkContext();
     SparkSession.setActiveSession(session);
     sc.setJobGroup(JOB_GROUP, "paimon_sql: starting the Python workers", true);
@@ -148,7 +149,6 @@ public final class Warmup {
       // it runs while the bridge process starts
       ((org.apache.spark.sql.classic.SparkSession) session).sessionState().dataSourceManager()
           .dataSourceExists(PaimonCatalog.DATA_SOURCE);
-      String warehouse = dir.toAbsolutePath().toString();
       PaimonCatalog catalog = new PaimonCatalog();
       Map<String, String> options = new LinkedHashMap<>();
       options.put("warehouse", warehouse);
@@ -166,8 +166,8 @@ public final class Warmup {
         WRITES_READY.countDown();
       }
       session.read().format(PaimonSource.NAME).load(path).collectAsList();
-      PaimonSource.forget(warehouse);
     } finally {
+      PaimonSource.forget(warehouse);
       sc.clearJobGroup();
       deleteTree(dir);
     }
