@@ -48,6 +48,20 @@ def _full_merge(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reader, "_sequence_by_file", lambda files, spec, seq: False)
 
 
+def _count_pieces(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of pieces ``key_range_pieces`` returns, call by call (0: no split)."""
+    used: list[int] = []
+    real = reader.key_range_pieces
+
+    def spy(runs: Any, keys: Any) -> Any:
+        pieces = real(runs, keys)
+        used.append(0 if pieces is None else len(pieces))
+        return pieces
+
+    monkeypatch.setattr(reader, "key_range_pieces", spy)
+    return used
+
+
 @pytest.mark.parametrize("engine", list(ENGINES))
 @pytest.mark.parametrize("seed", range(3))
 def test_reads_equal_the_full_merge(catalog: Catalog, monkeypatch: pytest.MonkeyPatch, engine: str,
@@ -60,15 +74,7 @@ def test_reads_equal_the_full_merge(catalog: Catalog, monkeypatch: pytest.Monkey
     ops = ["+I"] if "rowkind.field" not in options else ["+I", "+I", "+U", "-D"]
     for lo, hi in RANGES:
         t.write(_batch(rng, lo, hi, ops))
-    used: list[int] = []
-    real = reader.key_range_pieces
-
-    def spy(runs: Any, keys: Any) -> Any:
-        pieces = real(runs, keys)
-        used.append(0 if pieces is None else len(pieces))
-        return pieces
-
-    monkeypatch.setattr(reader, "key_range_pieces", spy)
+    used = _count_pieces(monkeypatch)
     projections: list[list[str] | None] = [None, ["k"], ["a", "k"], ["b"]]
     got = [t.read(columns=c) for c in projections]
     if engine != "first-row":  # first-row's batch reads skip level-0 files (nothing to merge here)
@@ -153,15 +159,7 @@ def test_string_keys_read_as_the_full_merge(catalog: Catalog, monkeypatch: pytes
         batch = _batch(rng, lo, hi, ["+I", "+U", "-D"])
         keys = [f"k{k + 100:04d}" if k % 7 else f"\u00e9{k + 100:04d}" for k in batch.column("k").to_pylist()]
         t.write(pa.table({"s": keys, **{n: batch.column(n) for n in schema.names[1:]}}, schema=schema))
-    used: list[int] = []
-    real = reader.key_range_pieces
-
-    def spy(runs: Any, keys: Any) -> Any:
-        pieces = real(runs, keys)
-        used.append(0 if pieces is None else len(pieces))
-        return pieces
-
-    monkeypatch.setattr(reader, "key_range_pieces", spy)
+    used = _count_pieces(monkeypatch)
     got = [t.read(), t.read(columns=["b"])]
     assert used and max(used) > 1
     with monkeypatch.context() as m:
