@@ -50,6 +50,7 @@ public final class Warmup {
   private static final long STATEMENT_WAIT_MS = 60_000;
   private static volatile String outcome = "not started";
   private static volatile Thread thread;
+  private static volatile boolean warming; // set once it has a session and is enabled
 
   private Warmup() {}
 
@@ -79,7 +80,7 @@ public final class Warmup {
   }
 
   private static void await(CountDownLatch latch) {
-    if (!STARTED.get() || Thread.currentThread() == thread || latch.getCount() == 0) {
+    if (!warming || Thread.currentThread() == thread || latch.getCount() == 0) {
       return;
     }
     try {
@@ -112,6 +113,7 @@ public final class Warmup {
         outcome = "disabled";
       } else {
         long t0 = System.nanoTime();
+        warming = true;
         warm(session);
         outcome = "done in " + (System.nanoTime() - t0) / 1_000_000 + " ms";
         LOG.info("paimon_sql: Python workers started in the background ({})", outcome);
