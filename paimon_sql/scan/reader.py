@@ -267,9 +267,7 @@ def read_split(
                                          store, spec, keep_row_kind, sequence_number)
                     parts.append(merged.select(names))
                 continue
-            if sequence_number and SEQ not in merged.column_names:
-                raise UnsupportedError(f"Table {store.name}: the merge engine does not keep sequence numbers")
-            parts.append(merged.select(names))
+            parts.append(_with_sequence(merged, store, sequence_number).select(names))
     if not parts:
         return schema.empty_table()
     result = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
@@ -288,6 +286,11 @@ def _merge_runs(table: pa.Table, store: FileStore, spec: MergeSpec, keep_row_kin
     view = sorted_view(table, spec)
     unused = [*spec.key_columns, *(() if sequence_number or spec.sequence_groups else (SEQ,))]
     merged = engine_of(store.options).merge(table.drop_columns(unused), spec, keep_row_kind, view=view)
+    return _with_sequence(merged, store, sequence_number)
+
+
+def _with_sequence(merged: pa.Table, store: FileStore, sequence_number: bool) -> pa.Table:
+    """``merged``, checked to hold ``_SEQUENCE_NUMBER`` when the read returns it."""
     if sequence_number and SEQ not in merged.column_names:
         raise UnsupportedError(f"Table {store.name}: the merge engine does not keep sequence numbers")
     return merged

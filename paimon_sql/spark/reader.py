@@ -192,14 +192,14 @@ class PaimonReader(DataSourceReader):
         if parallelism > 0:
             total = sum(u[2] for u in units)
             target = max(open_cost, min(target, -(-total // parallelism)))
-        merged = [u for u in units if u[3] and 4 * u[2] >= target]
-        groups = self._spread(merged, max(1, parallelism), configured)
+        def alone(u: tuple[FileStore, DataSplit, int, bool]) -> bool:  # a merged bucket spread apart
+            return u[3] and 4 * u[2] >= target
+
+        groups = self._spread([u for u in units if alone(u)], max(1, parallelism), configured)
         cur: list[DataSplit] = []
         cur_store: FileStore | None = None
         cur_weight = 0
-        for store, split, weight, big_merge in units:
-            if big_merge and 4 * weight >= target:
-                continue
+        for store, split, weight, _ in (u for u in units if not alone(u)):
             if cur and (store is not cur_store or cur_weight + weight > target):
                 assert cur_store is not None
                 groups.append((cur_store, cur))
