@@ -38,7 +38,11 @@ public class PaimonScanBuilder
   /** Python-source options of the Python part of a {@link MixedScan} (see source_options.py). */
   static final String SKIP_BUCKETS_OPTION = "paimon.read.skip-buckets";
   static final String LATEST_SNAPSHOT_OPTION = "paimon.read.latest-snapshot-id";
-  /** Python-source option: the read schema ends with the hidden input-file column (see source_options.py). */
+  /**
+   * Python-source option: the read schema ends with the hidden input-file column (see
+   * source_options.py). On a relation (set by {@link InputFileScans}): {@code false} when the query
+   * does not call {@code input_file_name()}, so the scan leaves the column out.
+   */
   static final String INPUT_FILE_OPTION = "paimon.read.input-file";
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PaimonScanBuilder.class);
   private final String dataSourceName;
@@ -172,12 +176,15 @@ public class PaimonScanBuilder
     Warmup.awaitReads();
     PythonDataSourceV2 ds = new PythonDataSourceV2();
     ds.setShortName(dataSourceName);
-    StructType schema = withInputFile(required);
+    // the hidden input-file column unless the session's InputFileScans found no input_file_name()
+    // in the query (a session without the extension marks nothing: the column is sent)
+    StructType schema = "false".equalsIgnoreCase(opts.get(INPUT_FILE_OPTION)) ? required : withInputFile(required);
+    java.util.Map<String, String> o = new java.util.HashMap<>(opts.asCaseSensitiveMap());
+    o.remove(INPUT_FILE_OPTION);
     if (schema != required) {
-      java.util.Map<String, String> o = new java.util.HashMap<>(opts.asCaseSensitiveMap());
       o.put(INPUT_FILE_OPTION, "true");
-      opts = new CaseInsensitiveStringMap(o);
     }
+    opts = new CaseInsensitiveStringMap(o);
     PythonScanBuilder delegate = new PythonScanBuilder(ds, dataSourceName, schema, opts);
     Filter[] accepted = new Filter[0];
     if (filters.length > 0) {

@@ -19,7 +19,9 @@ import scala.runtime.BoxedUnit;
  * and {@link HiveStyleDynamicPartition} (Paimon's {@code write.hive-style-dynamic-partition.enabled}),
  * and Paimon's table-valued functions ({@link PaimonTableValuedFunctions}: {@code paimon_incremental_query},
  * {@code paimon_incremental_between_timestamp}, {@code paimon_incremental_to_auto_tag}),
- * and {@link PaimonRowLevelStrategy} (UPDATE / MERGE INTO / DELETE of append tables).
+ * and {@link PaimonRowLevelStrategy} (UPDATE / MERGE INTO / DELETE of append tables), and
+ * {@link InputFileScans} (Python scans send the data file of their rows only to queries that call
+ * {@code input_file_name()}).
  *
  * <p>It also sets, once per session and only when the user has not, {@value #FILTER_PUSHDOWN} =
  * true (the Python reader then takes Spark's filters and prunes files by them), and starts the
@@ -83,6 +85,7 @@ public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSession
     extensions.injectResolutionRule(session -> new MergeSchemaWrites(session));
     extensions.injectPostHocResolutionRule(session -> new NotNullColumnCheck());
     extensions.injectPostHocResolutionRule(session -> new ReplaceTableSelfReference());
+    extensions.injectOptimizerRule(session -> new InputFileScans());
     PaimonTableValuedFunctions.all().forEach(extensions::injectTableFunction);
     return BoxedUnit.UNIT;
   }
