@@ -43,8 +43,9 @@ OPT_LATEST_SNAPSHOT = "paimon.read.latest-snapshot-id"
 # set by the catalog shim on the scan of a row-level operation (UPDATE / MERGE INTO / DELETE of an
 # append table): read only these data files (a JSON list of file names)
 OPT_READ_FILES = "paimon.read.files"
-# set by the catalog shim on every Python scan: the last column of the read schema is the hidden
-# input-file column (paimon_sql.spark.reader.INPUT_FILE_COLUMN), for input_file_name()
+# set by the catalog shim on a Python scan whose query may call input_file_name() (every scan of a
+# session without the shim's SQL extension, else those its InputFileScans rule marks): the last
+# column of the read schema is the hidden input-file column (paimon_sql.spark.reader.INPUT_FILE_COLUMN)
 OPT_INPUT_FILE = "paimon.read.input-file"
 # set by the catalog shim on every scan: the JVM's default time zone, whose wall clock system tables
 # show instants in (Paimon's ZoneId.systemDefault())
