@@ -177,13 +177,43 @@ def check_changes(table: TableHandle, changes: Sequence[CommitChanges]) -> Write
 
 def abort_changes(table: TableHandle, changes: Sequence[CommitChanges | None]) -> None:
     """Deletes the files of prepared but uncommitted writes (failed tasks give None); only files
-    inside the table's folder are touched."""
+    inside the table's folder are touched. Nothing is deleted when a snapshot after the writes' base
+    already holds one of their files: their commit happened (the process that made it may have died
+    before it could say so, and the caller then aborts), and its files are the table's."""
+    if committed_since_base(table, changes):
+        return
     root = table.path.rstrip("/") + "/"
     for c in changes:
         if isinstance(c, CommitChanges):
             for p in c.written_paths:
                 if isinstance(p, str) and p.startswith(root) and "/../" not in p:
                     table.file_io.delete_quietly(p)
+
+
+def committed_since_base(table: TableHandle, changes: Sequence[CommitChanges | None]) -> bool:
+    """Whether a snapshot after the base of ``changes`` added one of their data files (read from
+    the delta manifests of the snapshots since the oldest base)."""
+    ok = [c for c in changes if isinstance(c, CommitChanges)]
+    names = {e.file.file_name for c in ok for e in (*c.entries, *c.compact_entries, *c.changelog_entries)
+             if e.kind == FileKind.ADD}
+    if not names:
+        return False
+    snapshots, manifests = table.store.snapshots, table.store.manifests
+    latest = snapshots.latest_id()
+    if latest is None:
+        return False
+    bases = [c.base.snapshot_id or 0 if c.base is not None else 0 for c in ok]
+    first = max(min(bases) + 1, snapshots.earliest_id() or 1)
+    for sid in range(first, latest + 1):
+        if not snapshots.exists(sid):
+            continue
+        snap = snapshots.snapshot(sid)
+        lists = [snap.delta_manifest_list, snap.changelog_manifest_list]
+        for name in (n for n in lists if n):
+            for meta in manifests.read_manifest_list(name):
+                if any(e.file.file_name in names for e in manifests.read_manifest(meta.file_name)):
+                    return True
+    return False
 
 
 def check_rows_in_spec(table: TableHandle, entries: list[ManifestEntry], spec: dict[str, str]) -> None:

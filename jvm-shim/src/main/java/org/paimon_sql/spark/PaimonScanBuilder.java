@@ -170,21 +170,14 @@ public class PaimonScanBuilder
   /** The scan in Spark's Python data source (the engine's reader in Python workers). */
   private PaimonScan pythonScan(CaseInsensitiveStringMap opts) {
     Warmup.awaitReads();
-    PythonDataSourceV2 ds = new PythonDataSourceV2();
-    ds.setShortName(dataSourceName);
     StructType schema = withInputFile(required);
     if (schema != required) {
       java.util.Map<String, String> o = new java.util.HashMap<>(opts.asCaseSensitiveMap());
       o.put(INPUT_FILE_OPTION, "true");
       opts = new CaseInsensitiveStringMap(o);
     }
-    PythonScanBuilder delegate = new PythonScanBuilder(ds, dataSourceName, schema, opts);
-    Filter[] accepted = new Filter[0];
-    if (filters.length > 0) {
-      delegate.pushFilters(filters);
-      accepted = delegate.pushedFilters();
-    }
-    return new PaimonScan(delegate.build(), accepted, partitionKeys, plannedSize);
+    BridgeRead.Planned planned = BridgeRead.plan(dataSourceName, schema, opts, filters);
+    return new PaimonScan(planned.scan(), planned.accepted(), partitionKeys, plannedSize);
   }
 
   /**
