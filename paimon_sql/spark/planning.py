@@ -30,15 +30,6 @@ _SPARK_READ_MODULE = "pyspark.sql.worker.plan_data_source_read"
 _SPARK_WRITE_MODULE = "pyspark.sql.worker.write_into_data_source"
 
 
-def data_source_class() -> bytes:
-    """The data source's class, pickled as Spark's lookup of Python data sources pickles it."""
-    from pyspark.serializers import CPickleSerializer
-
-    from paimon_sql.spark.datasource import PaimonDataSource
-
-    return bytes(CPickleSerializer().dumps(PaimonDataSource))
-
-
 def plan_write(options: Mapping[str, str], schema_json: str, return_type_json: str, overwrite: bool) -> tuple[bytes, bytes]:
     """(pickled task command, pickled writer) of a batch write with data source ``options``, of
     rows of ``schema_json`` (Spark's JSON form of a struct type)."""

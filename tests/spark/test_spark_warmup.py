@@ -118,3 +118,5 @@ def test_pyspark_session_reuses_the_warmed_workers(tmp_path: Path) -> None:
     assert lines[0].startswith("done in ") and lines[2] == "[(1, 'a'), (2, 'B'), (3, 'c')]", lines
     starts = [(float(r.split(" ", 1)[0]), r.split(" ", 1)[1]) for r in log.read_text().splitlines()]
     assert _daemons_after(starts, str(int(float(lines[1]) * 1000))) == []
+    # session() registered the data source without Spark's lookup of installed data sources
+    assert not [args for _, args in starts if "lookup_data_sources" in args]

@@ -37,14 +37,6 @@ def truncate_table(params: Params) -> Result:
 
 
 # -- Spark batch writes planned and committed in the bridge (the shim's BridgeBatchWrite) ---------
-@handler("data_source_class", read_only=True)
-def data_source_class(params: Params) -> Result:
-    """The data source's class, pickled (base64) as Spark's lookup of Python data sources does."""
-    from paimon_sql.spark.planning import data_source_class as pickled_class
-
-    return {"pickled": base64.b64encode(pickled_class()).decode("ascii")}
-
-
 @handler("plan_write")
 def plan_write(params: Params) -> Result:
     """A batch write's pickled task command and writer (base64), from its data source options,
