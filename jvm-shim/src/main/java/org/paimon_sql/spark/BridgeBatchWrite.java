@@ -11,6 +11,8 @@ import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
 import org.apache.spark.sql.execution.datasources.v2.python.PythonBatchWriterFactory;
+import org.apache.spark.sql.execution.datasources.v2.python.PythonDataSourceV2;
+import org.apache.spark.sql.execution.datasources.v2.python.PythonWrite;
 import org.apache.spark.sql.execution.datasources.v2.python.PythonWriterCommitMessage;
 import org.apache.spark.sql.execution.datasources.v2.python.UserDefinedPythonDataSource;
 
@@ -26,7 +28,7 @@ import org.apache.spark.sql.execution.datasources.v2.python.UserDefinedPythonDat
  * <p>The tasks are Spark's own: {@link PythonBatchWriterFactory} runs the pickled write function in
  * Spark's Python workers, as for any Python data source write; the function and the writer are
  * built as {@code pyspark/sql/worker/write_into_data_source.py} builds them (see
- * {@code paimon_sql/spark/planned_write.py}). pyspark is pinned to 4.3.x and the Spark tests cover
+ * {@code paimon_sql/spark/planning.py}). pyspark is pinned to 4.3.x and the Spark tests cover
  * this path.
  */
 final class BridgeBatchWrite implements BatchWrite {
@@ -34,9 +36,23 @@ final class BridgeBatchWrite implements BatchWrite {
   private final boolean overwrite;
   private byte[] writer; // pickled, set by createBatchWriterFactory
 
-  BridgeBatchWrite(LogicalWriteInfo info, boolean overwrite) {
+  private BridgeBatchWrite(LogicalWriteInfo info, boolean overwrite) {
     this.info = info;
     this.overwrite = overwrite;
+  }
+
+  /**
+   * The batch write of {@code info} into the catalog's Python data source {@code dataSourceName}:
+   * planned in the bridge for the engine's own, by Spark for another (the catalog option
+   * {@code data-source}).
+   */
+  static BatchWrite of(String dataSourceName, LogicalWriteInfo info, boolean overwrite) {
+    if (!PaimonCatalog.DATA_SOURCE.equals(dataSourceName)) {
+      PythonDataSourceV2 ds = new PythonDataSourceV2();
+      ds.setShortName(dataSourceName);
+      return new PythonWrite(ds, dataSourceName, info, overwrite).toBatch();
+    }
+    return new BridgeBatchWrite(info, overwrite);
   }
 
   @Override

@@ -459,7 +459,7 @@ final class PaimonAppendRowLevel {
                 return Optional.empty();
               }
             };
-            python = new BridgeBatchWrite(mine, false);
+            python = BridgeBatchWrite.of(pending.op.table.dataSourceName(), mine, false);
           }
           return python;
         }

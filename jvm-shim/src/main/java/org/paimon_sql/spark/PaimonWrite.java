@@ -202,13 +202,7 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
   public BatchWrite toBatch() {
     table.commitPendingSchemaMerge(); // the write runs now (not when it was planned or explained)
     Warmup.awaitWrites();
-    if (!PaimonCatalog.DATA_SOURCE.equals(dataSourceName)) {
-      // the catalog's option data-source names another Python data source: Spark's own write path
-      PythonDataSourceV2 ds = new PythonDataSourceV2();
-      ds.setShortName(dataSourceName);
-      return new PythonWrite(ds, dataSourceName, info, truncate).toBatch();
-    }
-    return new BridgeBatchWrite(info, truncate);
+    return BridgeBatchWrite.of(dataSourceName, info, truncate);
   }
 
   @Override
