@@ -333,7 +333,7 @@ def composite_codes(table: pa.Table, key_columns: Sequence[str]) -> np.ndarray |
         out = digits[0][0].astype(np.int64)  # a copy (a radix of 2**63 alone: no product)
         for values, radix in digits[1:]:
             out *= np.int64(radix)
-            out += values.astype(np.int64, copy=False)
+            out += values.view(np.int64) if values.dtype == np.uint64 else values  # below 2**63
         return out
     sizes = [((radix - 1).bit_length() + 7) // 8 for _, radix in digits]
     width = max(8, -(-sum(sizes) // 8) * 8)
