@@ -102,27 +102,36 @@ SEQUENCE_FIELD = {"": {}, "asc": {"sequence.field": "sf"},
 
 
 @st.composite
-def layouts(draw: st.DrawFn) -> tuple[str, list[list[tuple[Any, ...]]], bool]:
+def layouts(draw: st.DrawFn, shared_nulls: bool = False) -> tuple[str, list[list[tuple[Any, ...]]], bool]:
     """A key layout, 1-6 runs of (key values..., kind, a, b, g, sf, d) records, and whether sequence
-    numbers grow run by run (as writers give them) or are random."""
+    numbers grow run by run (as writers give them) or are random. ``shared_nulls``: always keys
+    from a small pool (records of one key in several runs) and nulls in the values."""
     layout = draw(st.sampled_from(sorted(KEY_LAYOUTS)))
     cols = KEY_LAYOUTS[layout]
     # records: any kind and nulls; only +I/+U (nulls); only +I/+U and no null (the merges' fast path:
     # every key takes its newest record)
-    mode = draw(st.sampled_from(["any", "no_retraction", "plain"]))
-    kinds = [0, 0, 0, 0, 2, 1, 3] if mode == "any" else [0, 0, 2]
+    mode = draw(st.sampled_from(["any", "no_retraction"] if shared_nulls else ["any", "no_retraction", "plain"]))
+    kinds = ([0, 0, 2, 1, 3] if shared_nulls else [0, 0, 0, 0, 2, 1, 3]) if mode == "any" else [0, 0, 2]
+    # each value column never, sometimes or mostly null (a column without nulls beside columns with
+    # them: the partial-update merges' per-column paths)
+    nulls = [draw(st.sampled_from(["never", "sometimes", "mostly"])) for _ in range(5)]
 
-    def value(s: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-        return s if mode == "plain" else st.one_of(st.none(), s)
+    def value(s: st.SearchStrategy[Any], column: int) -> st.SearchStrategy[Any]:
+        if mode == "plain" or nulls[column] == "never":
+            return s
+        return st.one_of(st.none(), s) if nulls[column] == "sometimes" else st.one_of(st.none(), st.none(), st.none(), s)
 
+    key = st.tuples(*(s for _, s in cols))
+    if shared_nulls or draw(st.booleans()):  # keys from a pool of 1-4 keys: most records share their key
+        key = st.sampled_from(draw(st.lists(key, min_size=1, max_size=4)))
     record = st.tuples(
-        st.tuples(*(s for _, s in cols)),
+        key,
         st.sampled_from(kinds),
-        value(st.integers(-5, 5)),
-        value(st.text("pq", max_size=2)),
-        value(st.integers(0, 3)),
-        value(st.integers(0, 3)),
-        value(st.sampled_from([float("nan"), -0.0, 0.0, 1.5, -2.25, float("inf")])),
+        value(st.integers(-5, 5), 0),
+        value(st.text("pq", max_size=2), 1),
+        value(st.integers(0, 3), 2),
+        value(st.integers(0, 3), 3),
+        value(st.sampled_from([float("nan"), -0.0, 0.0, 1.5, -2.25, float("inf")]), 4),
     )
     runs = draw(st.lists(st.lists(record, max_size=25), min_size=1, max_size=6))
     return layout, [[(*k, *rest) for k, *rest in run] for run in runs], draw(st.booleans())
@@ -182,6 +191,22 @@ def test_merge_of_sorted_runs_equals_the_sort_based_merge(
             merge(table, spec, keep_deletes)
         return
     assert rows(merge(table, spec, keep_deletes)) == rows(expected)
+
+
+PARTIAL_UPDATE_ENGINES = sorted(e for e in ENGINES if e.startswith("partial_update"))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(layouts(shared_nulls=True), st.sampled_from(PARTIAL_UPDATE_ENGINES), st.sampled_from(sorted(SEQUENCE_FIELD)),
+       st.booleans(), st.integers(0, 2**16))
+def test_partial_update_of_shared_keys_with_nulls_equals_the_sort_based_merge(
+    case: tuple[str, list[list[tuple[Any, ...]]], bool], engine_name: str, seq_field: str, keep_deletes: bool,
+    seed: int,
+) -> None:
+    """The merge test above, drawn where partial-update bugs hide: keys that several records
+    share, value columns never, sometimes or mostly null, retractions or none."""
+    test_merge_of_sorted_runs_equals_the_sort_based_merge.hypothesis.inner_test(  # type: ignore[attr-defined]
+        case, engine_name, seq_field, keep_deletes, seed)
 
 
 def test_keys_are_encoded_as_one_ordered_integer_when_they_fit() -> None:
