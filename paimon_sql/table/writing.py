@@ -15,6 +15,7 @@ from paimon_sql.errors import AlreadyCommittedError, CommitConflictError, Valida
 from paimon_sql.lazy import lazy_module
 from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
+from paimon_sql.meta.schema_change import SchemaChange
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.predicate import Predicate
 from paimon_sql.table.facets import Overwrite, TableHandle, WriteInput
@@ -64,6 +65,22 @@ def write(table: TableHandle, data: WriteInput, overwrite: Overwrite) -> int:
     return redo_on_conflict(lambda: current[0].store, attempt, consumed)
 
 
+def merge_schema(
+    table: TableHandle, data: pa.Schema, type_widening: bool = False, explicit_cast: bool = False,
+    case_sensitive: bool = False, commit: bool = True,
+) -> tuple[TableHandle, list[SchemaChange]]:
+    """The schema of written ``data`` merged into ``table``'s by Paimon's rules (``write.merge-schema``,
+    ``ops/merge_schema.py``): the schema changes (empty: the table has every column already) and
+    the table after them, committed as one schema version when ``commit`` (else ``table`` as it
+    is: the caller only plans). ``Table.write_merge_schema``, the Spark write's schema merge
+    (``spark/handlers/merge_schema.py``) and a streaming write's (``spark/stream_writer.py``) all
+    merge through here."""
+    changes = merge_schema_ops.merge_schema_changes(table.schema, data, type_widening, explicit_cast, case_sensitive)
+    if changes and commit:
+        return table.alter(*changes), changes
+    return table, changes
+
+
 def write_merge_schema(
     table: TableHandle, data: pa.Table, overwrite: Overwrite, type_widening: bool, explicit_cast: bool,
     case_sensitive: bool,
@@ -71,9 +88,7 @@ def write_merge_schema(
     """``Table.write_merge_schema``: the schema of ``data`` merged into the table's, then written."""
     if not isinstance(data, pa.Table):
         raise ValidationError(f"write_merge_schema of table {table.identifier}: data must be a pyarrow.Table")
-    changes = merge_schema_ops.merge_schema_changes(table.schema, data.schema, type_widening, explicit_cast,
-                                                    case_sensitive)
-    target = table.alter(*changes) if changes else table
+    target, _ = merge_schema(table, data.schema, type_widening, explicit_cast, case_sensitive)
     return target.write(merge_schema_ops.align_to_schema(target.schema, data, case_sensitive), overwrite)
 
 
