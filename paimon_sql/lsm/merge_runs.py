@@ -155,22 +155,31 @@ def encode_keys(table: pa.Table, key_columns: Sequence[str]) -> np.ndarray | Non
 _MAX_FIXED_WIDTH = 64  # longer string keys: the Arrow sort (the fixed-width copy would be too large)
 
 
+def _as_strings(col: pa.ChunkedArray | pa.Array) -> pa.Array | None:
+    """A string or binary column as one string-typed array (binary viewed as strings: the kernels
+    here work on bytes); None for other types."""
+    t = col.type
+    if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
+            or pa.types.is_large_binary(t)):
+        return None
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if pa.types.is_binary(t):
+        return arr.view(pa.string())
+    if pa.types.is_large_binary(t):
+        return arr.view(pa.large_string())
+    return arr
+
+
 def _key_bytes(col: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, int] | None:
     """A string or binary key column as one string-typed array (binary viewed as strings: the
     kernels below work on bytes) and its longest value's byte length; None for other types, nulls,
     a value holding a zero byte (zero bytes pad the values below: a padded "a" would equal "a\\0")
     or values longer than 64 bytes."""
-    t = col.type
-    if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
-            or pa.types.is_large_binary(t)):
-        return None
     if col.null_count or len(col) == 0:
         return None
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-    if pa.types.is_binary(t):
-        arr = arr.view(pa.string())
-    elif pa.types.is_large_binary(t):
-        arr = arr.view(pa.large_string())
+    arr = _as_strings(col)
+    if arr is None:
+        return None
     offsets = _offsets(arr)
     start, end = int(offsets[0]), int(offsets[-1])
     if end == start:
@@ -271,15 +280,9 @@ def _string_digits(col: pa.ChunkedArray | pa.Array) -> list[_Digit] | None:
     the position's smallest byte, then, when a value holds a zero byte, the length (so "a" < "a\\0"
     < "ab", as Paimon's byte-wise comparison orders them: without a zero byte, a padded value
     compares like the value). None for other types and values over ``_MAX_KEY_BYTES``."""
-    t = col.type
-    if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
-            or pa.types.is_large_binary(t)):
+    arr = _as_strings(col)
+    if arr is None:
         return None
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-    if pa.types.is_binary(t):
-        arr = arr.view(pa.string())
-    elif pa.types.is_large_binary(t):
-        arr = arr.view(pa.large_string())
     digits: list[_Digit] = []
     if arr.null_count:
         digits.append((np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool).view(np.uint8), 2))
