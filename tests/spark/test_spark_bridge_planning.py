@@ -54,6 +54,11 @@ def test_filters_reach_the_python_reader_as_on_sparks_path(spark: Any, sql: Any,
     plan = _plan(spark, q)
     assert "(Python)" in plan and "x" not in _pushed(plan) and "Or" not in _pushed(plan), plan
     assert sql(q) == [(4,)]
+    # a filter Spark cannot serialize before one the reader takes: the accepted one is named right
+    q = f"SELECT id FROM {merged} WHERE (id = 1 OR v = 'D') AND id > 1"
+    plan = _plan(spark, q)
+    assert "GreaterThan(id,1)" in _pushed(plan) and "Or" not in _pushed(plan), plan
+    assert sql(q) == [(4,)]
     assert sorted(sql(f"SELECT * FROM {merged}")) == [
         (1, "a", 1.0, "p"), (2, "B", 2.5, "p"), (3, "c", 3.0, "q"), (4, "D", 4.5, "q"), (5, "e", 5.0, "p")]
 
