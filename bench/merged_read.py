@@ -18,6 +18,9 @@ Tables (columns id bigint, v bigint, name string, amount double):
 5. With ``--engines``: table 1's shape on partial-update, aggregation (sum) and first-row.
 6. With ``--engines``: table 1's shape keyed by the string column ``name`` ("name-<id>": variable
    length, not in numeric order), deduplicate and partial-update.
+7. With ``--engines``: table 1's shape with composite keys: ``(name, id)`` where ``name`` is a user
+   ("user-<id // 16>": 16 items a user; ``pk_upserts_string_bigint_key``) and ``(name, item)`` with
+   one more string column ``item`` ("item-<id % 16>"; ``pk_upserts_two_string_key``).
 
 The floor is raw pyarrow: ``pq.read_table`` of every live data file of the snapshot, concatenated,
 no merge, no deletion vectors. Each read is the best of ``--repeat`` (raw and paimon_sql reads
@@ -47,16 +50,29 @@ import pyarrow.parquet as pq  # noqa: E402
 from paimon_sql import Catalog  # noqa: E402
 
 SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.int64()), ("name", pa.string()), ("amount", pa.float64())])
+# the composite-key tables: ``name`` is a user of 16 items (``id``, or ``item`` in the second schema)
+ITEM_SCHEMA = pa.schema([*SCHEMA, ("item", pa.string())])
+USER_ITEMS = 16
 
 
-def rows_of(keys: np.ndarray, version: int) -> pa.Table:
+def rows_of(keys: np.ndarray, version: int, shape: str = "plain") -> pa.Table:
+    """The rows of ``keys`` (ids); ``shape``: "plain" (name "name-<id>"), "user" (name
+    "user-<id // 16>") or "user_item" (the same and an ``item`` column "item-<id % 16>")."""
     n = len(keys)
-    return pa.table({
+    if shape == "plain":
+        name = np.char.add("name-", keys.astype(str))
+    else:
+        name = np.char.add("user-", (keys // USER_ITEMS).astype(str))
+    data = {
         "id": pa.array(keys, pa.int64()),
         "v": pa.array(np.full(n, version, dtype=np.int64)),
-        "name": pa.array(np.char.add("name-", keys.astype(str))),
+        "name": pa.array(name),
         "amount": pa.array(np.random.default_rng(version).random(n)),
-    }, schema=SCHEMA)
+    }
+    if shape == "user_item":
+        data["item"] = pa.array(np.char.add("item-", (keys % USER_ITEMS).astype(str)))
+        return pa.table(data, schema=ITEM_SCHEMA)
+    return pa.table(data, schema=SCHEMA)
 
 
 def timed(fn: Callable[[], pa.Table]) -> tuple[float, float, int]:
@@ -90,11 +106,13 @@ def measure(name: str, t: object, repeat: int) -> dict[str, object]:
             "cpu_ratio": round(ours_cpu / raw_cpu, 2) if raw_cpu > 0 else None}
 
 
-def pk_upserts(cat: Catalog, name: str, rows: int, options: dict[str, str], key: str = "id") -> object:
-    t = cat.create_table(f"db.{name}", SCHEMA, primary_keys=[key], options={"bucket": "4", **options})
-    t.write(rows_of(np.arange(rows, dtype=np.int64), 0))
+def pk_upserts(cat: Catalog, name: str, rows: int, options: dict[str, str], key: tuple[str, ...] = ("id",),
+               shape: str = "plain") -> object:
+    schema = ITEM_SCHEMA if shape == "user_item" else SCHEMA
+    t = cat.create_table(f"db.{name}", schema, primary_keys=list(key), options={"bucket": "4", **options})
+    t.write(rows_of(np.arange(rows, dtype=np.int64), 0, shape))
     keys = np.sort(np.random.default_rng(1).choice(rows, size=max(1, rows // 4), replace=False))
-    cat.get_table(f"db.{name}").write(rows_of(keys, 1))
+    cat.get_table(f"db.{name}").write(rows_of(keys, 1, shape))
     return cat.get_table(f"db.{name}")
 
 
@@ -134,9 +152,13 @@ def tables(rows: int, commits: int, batch: int, engines: bool) -> dict[str, Call
     if engines:
         for engine, opts in ENGINES.items():
             out["pk_upserts_" + engine] = lambda cat, n="pk_upserts_" + engine, o=opts: pk_upserts(cat, n, rows, o)
-        out["pk_upserts_string_key"] = lambda cat: pk_upserts(cat, "pk_upserts_string_key", rows, {}, "name")
+        out["pk_upserts_string_key"] = lambda cat: pk_upserts(cat, "pk_upserts_string_key", rows, {}, ("name",))
         out["pk_upserts_string_key_partial_update"] = lambda cat: pk_upserts(
-            cat, "pk_upserts_string_key_partial_update", rows, ENGINES["partial_update"], "name")
+            cat, "pk_upserts_string_key_partial_update", rows, ENGINES["partial_update"], ("name",))
+        out["pk_upserts_string_bigint_key"] = lambda cat: pk_upserts(
+            cat, "pk_upserts_string_bigint_key", rows, {}, ("name", "id"), "user")
+        out["pk_upserts_two_string_key"] = lambda cat: pk_upserts(
+            cat, "pk_upserts_two_string_key", rows, {}, ("name", "item"), "user_item")
     return out
 
 

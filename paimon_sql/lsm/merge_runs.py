@@ -10,8 +10,12 @@ user sequence fields, then ``_SEQUENCE_NUMBER``, ties in input order: exactly th
    columns packed by their value ranges when they fit in 63 bits). A single string or binary key
    becomes fixed-width bytes, zero-padded (``fixed_width_keys``: numpy compares them as unsigned
    bytes, as Paimon does), and an int64 of the 8 bytes after the prefix all keys share when the
-   rest fits there (``prefix_codes``: "name-1234567" keys are such). Other keys (nullable or long strings, decimals, composites with strings,
-   wide composites) are sorted by Arrow over the key columns alone.
+   rest fits there (``prefix_codes``: "name-1234567" keys are such). Composite keys with strings,
+   nullable strings and strings holding zero bytes become digits (``composite_codes``: per column a
+   null flag, the value's offset or each varying byte position, a length where zero bytes need
+   it) packed as one int64 when they fit in 63 bits, else as fixed-width big-endian bytes. Other
+   keys (decimals, strings over 64 bytes, encodings wider than 64 bytes) are sorted by Arrow over
+   the key columns alone.
 2. A stable argsort of the codes (or bytes): numpy's timsort finds the already-sorted runs and
    merges them (O(n log k) for k runs, a k-way merge), instead of comparing (key, sequence) tuples
    of the union.
@@ -151,22 +155,31 @@ def encode_keys(table: pa.Table, key_columns: Sequence[str]) -> np.ndarray | Non
 _MAX_FIXED_WIDTH = 64  # longer string keys: the Arrow sort (the fixed-width copy would be too large)
 
 
+def _as_strings(col: pa.ChunkedArray | pa.Array) -> pa.Array | None:
+    """A string or binary column as one string-typed array (binary viewed as strings: the kernels
+    here work on bytes); None for other types."""
+    t = col.type
+    if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
+            or pa.types.is_large_binary(t)):
+        return None
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if pa.types.is_binary(t):
+        return arr.view(pa.string())
+    if pa.types.is_large_binary(t):
+        return arr.view(pa.large_string())
+    return arr
+
+
 def _key_bytes(col: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, int] | None:
     """A string or binary key column as one string-typed array (binary viewed as strings: the
     kernels below work on bytes) and its longest value's byte length; None for other types, nulls,
     a value holding a zero byte (zero bytes pad the values below: a padded "a" would equal "a\\0")
     or values longer than 64 bytes."""
-    t = col.type
-    if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
-            or pa.types.is_large_binary(t)):
-        return None
     if col.null_count or len(col) == 0:
         return None
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-    if pa.types.is_binary(t):
-        arr = arr.view(pa.string())
-    elif pa.types.is_large_binary(t):
-        arr = arr.view(pa.large_string())
+    arr = _as_strings(col)
+    if arr is None:
+        return None
     offsets = _offsets(arr)
     start, end = int(offsets[0]), int(offsets[-1])
     if end == start:
@@ -233,6 +246,113 @@ def _prefix_codes(arr: pa.Array, longest: int) -> np.ndarray | None:
     return codes.view(np.int64)
 
 
+_MAX_KEY_BYTES = 64  # a composite key wider than this once encoded as bytes: the Arrow sort
+_Digit = tuple[np.ndarray, int]  # one digit of a key's encoding: per row a value in [0, radix), the radix
+
+
+def _int_digits(col: pa.ChunkedArray | pa.Array) -> list[_Digit] | None:
+    """An integer-like key column (``_int_codes``) as digits: a null flag (when it has nulls: 0
+    null, 1 a value) and the value minus the smallest one (uint64, wrapping: the range may span
+    the whole int64 range). A constant column has no digit."""
+    codes = _int_codes(col)
+    if codes is None:
+        return None
+    values, valid = codes
+    digits: list[_Digit] = []
+    present = values
+    if valid is not None:
+        digits.append((valid.view(np.uint8), 2))
+        present = values[valid]
+    if len(present) == 0:
+        return digits
+    lo, hi = int(present.min()), int(present.max())
+    if hi > lo:
+        offset = values.view(np.uint64) - np.uint64(lo % 2**64)
+        if valid is not None:
+            offset[~valid] = 0
+        digits.append((offset, hi - lo + 1))
+    return digits
+
+
+def _string_digits(col: pa.ChunkedArray | pa.Array) -> list[_Digit] | None:
+    """A string or binary key column as digits: a null flag (when it has nulls), each byte
+    position (0-padded to the longest value) where the values' bytes differ, as the byte minus
+    the position's smallest byte, then, when a value holds a zero byte, the length (so "a" < "a\\0"
+    < "ab", as Paimon's byte-wise comparison orders them: without a zero byte, a padded value
+    compares like the value). None for other types and values over ``_MAX_KEY_BYTES``."""
+    arr = _as_strings(col)
+    if arr is None:
+        return None
+    digits: list[_Digit] = []
+    if arr.null_count:
+        digits.append((np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool).view(np.uint8), 2))
+        arr = arr.fill_null("")
+    offsets = _offsets(arr)
+    lengths = offsets[1:] - offsets[:-1]
+    longest = int(lengths.max()) if len(lengths) else 0
+    if longest > _MAX_KEY_BYTES:
+        return None
+    if longest == 0:
+        return digits
+    # one row per byte position (the transposed padded values: each position's bytes contiguous)
+    by_position = np.ascontiguousarray(_padded(arr, longest, longest=longest).view(np.uint8)
+                                       .reshape(len(arr), longest).T)
+    lows, highs = by_position.min(axis=1), by_position.max(axis=1)
+    for j in np.flatnonzero(highs > lows):
+        lo = lows[j]
+        digits.append((by_position[j] - lo if lo else by_position[j], int(highs[j]) - int(lo) + 1))
+    start, end = int(offsets[0]), int(offsets[-1])
+    if np.frombuffer(arr.buffers()[2], dtype=np.uint8, count=end - start, offset=start).min() == 0:
+        short = int(lengths.min())
+        if longest > short:
+            digits.append(((lengths - short).astype(np.int64), longest - short + 1))
+    return digits
+
+
+def composite_codes(table: pa.Table, key_columns: Sequence[str]) -> np.ndarray | None:
+    """The key columns (integers and the like, strings, binaries; nullable or not) as one value
+    per row that orders and compares like the key under Paimon's key comparator (column by
+    column, nulls first, strings by their unsigned bytes, a prefix first): the columns' digits
+    (``_int_digits``, ``_string_digits``) packed in a mixed radix as int64 when they fit in 63
+    bits, else as big-endian bytes (``S<w>``, w a multiple of 8; numpy compares them as unsigned
+    bytes). None when a column has no digits form or the bytes would be wider than
+    ``_MAX_KEY_BYTES``."""
+    digits: list[_Digit] = []
+    for name in key_columns:
+        col = table.column(name)
+        found = _int_digits(col)
+        if found is None:
+            found = _string_digits(col)
+        if found is None:
+            return None
+        digits.extend(found)
+    n = table.num_rows
+    span = 1
+    for _, radix in digits:
+        span *= radix
+    if span <= 2**_MAX_BITS:  # every code below 2**63
+        if not digits:  # one key in every row
+            return np.zeros(n, dtype=np.int64)
+        out = digits[0][0].astype(np.int64)  # a copy (a radix of 2**63 alone: no product)
+        for values, radix in digits[1:]:
+            out *= np.int64(radix)
+            out += values.view(np.int64) if values.dtype == np.uint64 else values  # below 2**63
+        return out
+    sizes = [((radix - 1).bit_length() + 7) // 8 for _, radix in digits]
+    width = max(8, -(-sum(sizes) // 8) * 8)
+    if width > _MAX_KEY_BYTES:
+        return None
+    out_bytes = np.zeros((n, width), dtype=np.uint8)
+    at = 0
+    for (values, _), size in zip(digits, sizes):
+        if size == 1:
+            out_bytes[:, at] = values
+        else:
+            out_bytes[:, at:at + size] = values.astype(">u8").view(np.uint8).reshape(n, 8)[:, 8 - size:]
+        at += size
+    return out_bytes.reshape(-1).view(f"S{width}")
+
+
 def key_order(table: pa.Table, key_columns: Sequence[str]) -> SortedView:
     """The rows by key alone (stable: records of one key stay in input order), with key groups."""
     codes = encode_keys(table, key_columns)
@@ -242,6 +362,12 @@ def key_order(table: pa.Table, key_columns: Sequence[str]) -> SortedView:
         codes = _prefix_codes(*found)
         if codes is None:
             fixed = _fixed_width(*found)
+    elif codes is None:  # composite keys with strings, nullable strings, zero bytes
+        packed = composite_codes(table, key_columns)
+        if packed is not None and packed.dtype == np.int64:
+            codes = packed
+        else:
+            fixed = packed
     if codes is not None:
         order = np.argsort(codes, kind="stable")
         ordered = codes[order]

@@ -134,7 +134,10 @@ def session(
 
 def _register_data_source(spark: SparkSession) -> None:
     """Registers the Python data source explicitly (Spark also discovers the installed
-    ``pyspark_paimon_sql`` module by itself, but not from a default editable install)."""
-    from paimon_sql.spark.datasource import PaimonDataSource
-
-    spark.dataSource.register(PaimonDataSource)
+    ``pyspark_paimon_sql`` module by itself, but not from a default editable install). The shim
+    registers it (``EngineDataSource.register``): ``spark.dataSource.register`` would first run
+    Spark's lookup of every installed Python data source, a Python process of its own (about a
+    second of the session's start)."""
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None
+    jvm.org.paimon_sql.spark.EngineDataSource.register(spark._jsparkSession)

@@ -175,9 +175,13 @@ def _lower(options: Mapping[str, str]) -> dict[str, str]:
 
 
 def _bool_option(opts: Mapping[str, str], key: str) -> bool:
+    """``opts[key]`` as true or false (unset: false); a ValidationError naming the option, and the
+    table when the options name one (``table`` or ``path``), otherwise."""
     raw = (opts.get(key) or "false").strip().lower()
     if raw not in ("true", "false"):
-        raise ValidationError(f"Option {key!r} must be true or false, got {opts.get(key)!r}")
+        table = opts.get(OPT_TABLE) or opts.get(OPT_PATH)
+        of = f" of table {table}" if table else ""
+        raise ValidationError(f"Option {key!r}{of} must be true or false, got {opts.get(key)!r}")
     return raw == "true"
 
 

@@ -165,15 +165,14 @@ def merge_stream_schema(source: Any, schema: st.StructType) -> bool:
     opts = _lower(source.options)
     if not _bool_option(opts, MERGE_SCHEMA):
         return False
-    from paimon_sql.ops.merge_schema import merge_schema_changes
     from paimon_sql.spark import spark_types
     from paimon_sql.spark.source_options import TableRef
+    from paimon_sql.table.writing import merge_schema
 
     ref = TableRef.of(source.options)
     table = ref.load(source.options)
     data = spark_types.arrow_schema(schema.json(), f"data written into {table.name}")
-    changes = merge_schema_changes(table.schema, data, _bool_option(opts, TYPE_WIDENING), _bool_option(opts, EXPLICIT_CAST))
+    _, changes = merge_schema(table, data, _bool_option(opts, TYPE_WIDENING), _bool_option(opts, EXPLICIT_CAST))
     if changes:
-        table.alter(*changes)
         _LOG.info("Table %s: schema merged with the streaming query's (%d changes)", table.name, len(changes))
     return True

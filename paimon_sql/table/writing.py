@@ -15,6 +15,7 @@ from paimon_sql.errors import AlreadyCommittedError, CommitConflictError, Valida
 from paimon_sql.lazy import lazy_module
 from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
+from paimon_sql.meta.schema_change import SchemaChange
 from paimon_sql.meta.snapshot import Snapshot
 from paimon_sql.predicate import Predicate
 from paimon_sql.table.facets import Overwrite, TableHandle, WriteInput
@@ -64,6 +65,22 @@ def write(table: TableHandle, data: WriteInput, overwrite: Overwrite) -> int:
     return redo_on_conflict(lambda: current[0].store, attempt, consumed)
 
 
+def merge_schema(
+    table: TableHandle, data: pa.Schema, type_widening: bool = False, explicit_cast: bool = False,
+    case_sensitive: bool = False, commit: bool = True,
+) -> tuple[TableHandle, list[SchemaChange]]:
+    """The schema of written ``data`` merged into ``table``'s by Paimon's rules (``write.merge-schema``,
+    ``ops/merge_schema.py``): the schema changes (empty: the table has every column already) and
+    the table after them, committed as one schema version when ``commit`` (else ``table`` as it
+    is: the caller only plans). ``Table.write_merge_schema``, the Spark write's schema merge
+    (``spark/handlers/merge_schema.py``) and a streaming write's (``spark/stream_writer.py``) all
+    merge through here."""
+    changes = merge_schema_ops.merge_schema_changes(table.schema, data, type_widening, explicit_cast, case_sensitive)
+    if changes and commit:
+        return table.alter(*changes), changes
+    return table, changes
+
+
 def write_merge_schema(
     table: TableHandle, data: pa.Table, overwrite: Overwrite, type_widening: bool, explicit_cast: bool,
     case_sensitive: bool,
@@ -71,9 +88,7 @@ def write_merge_schema(
     """``Table.write_merge_schema``: the schema of ``data`` merged into the table's, then written."""
     if not isinstance(data, pa.Table):
         raise ValidationError(f"write_merge_schema of table {table.identifier}: data must be a pyarrow.Table")
-    changes = merge_schema_ops.merge_schema_changes(table.schema, data.schema, type_widening, explicit_cast,
-                                                    case_sensitive)
-    target = table.alter(*changes) if changes else table
+    target, _ = merge_schema(table, data.schema, type_widening, explicit_cast, case_sensitive)
     return target.write(merge_schema_ops.align_to_schema(target.schema, data, case_sensitive), overwrite)
 
 
@@ -177,13 +192,43 @@ def check_changes(table: TableHandle, changes: Sequence[CommitChanges]) -> Write
 
 def abort_changes(table: TableHandle, changes: Sequence[CommitChanges | None]) -> None:
     """Deletes the files of prepared but uncommitted writes (failed tasks give None); only files
-    inside the table's folder are touched."""
+    inside the table's folder are touched. Nothing is deleted when a snapshot after the writes' base
+    already holds one of their files: their commit happened (the process that made it may have died
+    before it could say so, and the caller then aborts), and its files are the table's."""
+    if committed_since_base(table, changes):
+        return
     root = table.path.rstrip("/") + "/"
     for c in changes:
         if isinstance(c, CommitChanges):
             for p in c.written_paths:
                 if isinstance(p, str) and p.startswith(root) and "/../" not in p:
                     table.file_io.delete_quietly(p)
+
+
+def committed_since_base(table: TableHandle, changes: Sequence[CommitChanges | None]) -> bool:
+    """Whether a snapshot after the base of ``changes`` added one of their data files (read from
+    the delta manifests of the snapshots since the oldest base)."""
+    ok = [c for c in changes if isinstance(c, CommitChanges)]
+    names = {e.file.file_name for c in ok for e in (*c.entries, *c.compact_entries, *c.changelog_entries)
+             if e.kind == FileKind.ADD}
+    if not names:
+        return False
+    snapshots, manifests = table.store.snapshots, table.store.manifests
+    latest = snapshots.latest_id()
+    if latest is None:
+        return False
+    bases = [c.base.snapshot_id or 0 if c.base is not None else 0 for c in ok]
+    first = max(min(bases) + 1, snapshots.earliest_id() or 1)
+    for sid in range(first, latest + 1):
+        if not snapshots.exists(sid):
+            continue
+        snap = snapshots.snapshot(sid)
+        lists = [snap.delta_manifest_list, snap.changelog_manifest_list]
+        for name in (n for n in lists if n):
+            for meta in manifests.read_manifest_list(name):
+                if any(e.file.file_name in names for e in manifests.read_manifest(meta.file_name)):
+                    return True
+    return False
 
 
 def check_rows_in_spec(table: TableHandle, entries: list[ManifestEntry], spec: dict[str, str]) -> None:

@@ -17,9 +17,11 @@ def test_merged_read_benchmark_smoke() -> None:
     results = {r["table"]: r for r in json.loads(out.stdout)}
     assert set(results) == {"pk_upserts", "append", "pk_many_commits", "pk_many_commits_dv",
                             "pk_upserts_partial_update", "pk_upserts_aggregation", "pk_upserts_first_row",
-                            "pk_upserts_string_key", "pk_upserts_string_key_partial_update"}
+                            "pk_upserts_string_key", "pk_upserts_string_key_partial_update",
+                            "pk_upserts_string_bigint_key", "pk_upserts_two_string_key"}
     for name in ("pk_upserts", "append", "pk_upserts_partial_update", "pk_upserts_aggregation",
-                 "pk_upserts_first_row", "pk_upserts_string_key", "pk_upserts_string_key_partial_update"):
+                 "pk_upserts_first_row", "pk_upserts_string_key", "pk_upserts_string_key_partial_update",
+                 "pk_upserts_string_bigint_key", "pk_upserts_two_string_key"):
         assert results[name]["rows"] == 2_000, name  # upserts replace rows, they add none
     assert results["pk_many_commits"]["rows"] == results["pk_many_commits_dv"]["rows"] == 1_000
     assert results["pk_upserts"]["raw_rows"] == 2_500  # the floor reads both runs unmerged

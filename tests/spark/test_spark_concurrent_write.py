@@ -46,7 +46,10 @@ def test_insert_that_lost_a_race_to_the_same_bucket_fails_cleanly(
             spark.sql(f"INSERT INTO {db}.t SELECT k, race(k) FROM VALUES (1), (3) AS s(k)").collect()
     finally:
         spark.conf.unset("spark.sql.adaptive.enabled")
-    assert "SequenceConflictError" in str(err.value)  # a WriteConflictError: the sequence-number race
+    # the sequence-number race (a SequenceConflictError), as a commit conflict (SQLSTATE 40001:
+    # retry), with the engine's message
+    assert "and sequence numbers up to 2, at or above this write's 2" in str(err.value)
+    assert err.value.getSqlState() == "40001"  # type: ignore[attr-defined]
     t = Catalog(warehouse).get_table(name)
     assert isinstance(t, Table)
     assert t.snapshot_ids() == [1, 2]

@@ -1,5 +1,7 @@
 """The background start of Spark's Python workers (``Warmup.java``, issue 22's cold start): after it,
-the first INSERT, merged read and system-table query of a fresh shell start no Python process.
+the first INSERT, merged read and system-table query of a fresh shell start no Python process; and
+without it they start one, Spark's task worker (reads and writes are planned and committed in the
+bridge: ``BridgeRead``, ``BridgeBatchWrite``).
 Slow: one ``paimon-sql`` JVM per test, its Python processes logged by a wrapper interpreter."""
 
 from __future__ import annotations
@@ -67,9 +69,10 @@ def test_first_statements_reuse_the_warmed_workers(tmp_path: Path, jtmp: Path) -
     assert lines[2:] == ["1\ta", "2\tB", "3\tc", "2"]
     # the warm-up started every daemon the statements need: none starts after it
     assert _daemons_after(starts, lines[1]) == []
+    # ... which is Spark's task worker alone: reads and writes are planned and committed in the
+    # bridge (no data source lookup, no planner daemon)
     warmed = {args.split()[-1] for _, args in starts if "pyspark.daemon" in args}
-    assert {"pyspark.sql.worker.write_into_data_source", "pyspark.worker",
-            "pyspark.sql.worker.commit_data_source_write", "pyspark.sql.worker.plan_data_source_read"} <= warmed
+    assert warmed == {"pyspark.worker"}
     # its temporary warehouse is gone
     assert not [p for p in os.listdir(jtmp) if p.startswith("paimon-sql-warmup-")]
 
@@ -77,9 +80,11 @@ def test_first_statements_reuse_the_warmed_workers(tmp_path: Path, jtmp: Path) -
 def test_disabled_warmup_starts_nothing(tmp_path: Path, jtmp: Path) -> None:
     lines, starts = _shell(tmp_path, jtmp, "spark.paimon_sql.warmup.enabled=false")
     assert lines[0] == "disabled" and lines[2:] == ["1\ta", "2\tB", "3\tc", "2"]
-    # the statements start the daemons themselves
-    after = {args.split()[-1] for args in _daemons_after(starts, lines[1])}
-    assert {"pyspark.sql.worker.write_into_data_source", "pyspark.sql.worker.commit_data_source_write"} <= after
+    # the statements start the one daemon they need themselves: Spark's task worker (their reads
+    # and writes are planned and committed in the bridge: no lookup of data sources, no planner)
+    daemons = [args.split()[-1] for _, args in starts if "pyspark.daemon" in args]
+    assert daemons == ["pyspark.worker"]
+    assert _daemons_after(starts, lines[1]) != []
 
 
 PYSPARK_SCRIPT = """
@@ -113,3 +118,5 @@ def test_pyspark_session_reuses_the_warmed_workers(tmp_path: Path) -> None:
     assert lines[0].startswith("done in ") and lines[2] == "[(1, 'a'), (2, 'B'), (3, 'c')]", lines
     starts = [(float(r.split(" ", 1)[0]), r.split(" ", 1)[1]) for r in log.read_text().splitlines()]
     assert _daemons_after(starts, str(int(float(lines[1]) * 1000))) == []
+    # session() registered the data source without Spark's lookup of installed data sources
+    assert not [args for _, args in starts if "lookup_data_sources" in args]

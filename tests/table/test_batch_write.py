@@ -48,6 +48,29 @@ def test_abort_deletes_files(catalog: Catalog) -> None:
     assert t.snapshot_ids() == []
 
 
+@pytest.mark.parametrize("pk", [False, True])
+def test_abort_after_the_commit_landed_deletes_nothing(catalog: Catalog, pk: bool) -> None:
+    # the process that committed died before it could say so (a bridge or commit worker killed
+    # after the snapshot file was created): Spark then aborts the write with the same messages
+    t = catalog.create_table("db.t", SCHEMA, primary_keys=["id"] if pk else None,
+                             options={"bucket": "2"} if pk else None)
+    t.write(rows([7]))
+    w = t.new_write()
+    w.write(rows([1, 2]))
+    c = pickle.loads(pickle.dumps(w.prepare_commit()))
+    assert t.commit_changes([c]) == 2
+    t.write(rows([3]))  # a later commit by someone else
+    t.abort_changes([c, None])
+    assert all(os.path.exists(p) for p in c.written_paths)
+    assert sorted(t.read().column("id").to_pylist()) == [1, 2, 3, 7]
+    # while a write that did not land is still deleted
+    w = t.new_write()
+    w.write(rows([4]))
+    lost = w.prepare_commit()
+    t.abort_changes([lost])
+    assert not any(os.path.exists(p) for p in lost.written_paths)
+
+
 def test_dynamic_partition_overwrite(catalog: Catalog) -> None:
     t = catalog.create_table("db.t", SCHEMA, partition_keys=["dt"])
     t.write(rows([1, 2], dt="x"))

@@ -9,7 +9,7 @@ of its area:
 - ``merge_schema``: a Spark write's schema evolution (``write.merge-schema``);
 - ``replace``: REPLACE TABLE / CREATE OR REPLACE TABLE in place;
 - ``scan``: read planning (native parquet reads, ``count(*)`` from the manifests);
-- ``write``: DELETE FROM and TRUNCATE;
+- ``write``: DELETE FROM and TRUNCATE, the driver side of Spark's batch writes;
 - ``row_level``: the snapshot an UPDATE / MERGE INTO / DELETE of an append table reads;
 - ``partitions``: SHOW PARTITIONS, DROP PARTITION, TRUNCATE ... PARTITION;
 - ``procedures``: listing, describing and calling stored procedures;

@@ -1,6 +1,7 @@
 """Schema evolution of a Spark write (Paimon's ``write.merge-schema``): the shim's
 ``MergeSchemaWrites`` rule sends the written query's Spark schema while Spark analyses the write;
-the table's schema is merged with it by Paimon's rules (``ops/merge_schema.py``). With ``commit``
+the table's schema is merged with it by Paimon's rules (``ops/merge_schema.py``, through
+``table/writing.py``'s ``merge_schema``, as every schema-merging write). With ``commit``
 false (analysis) nothing is written: the answer describes the table as the merge would leave it and
 says whether a change is pending; the shim aligns the query to that table and, when the write runs
 (``PaimonWrite.toBatch``, so an ``EXPLAIN`` or a statement failing before it changes nothing), calls
@@ -10,11 +11,11 @@ version, nothing when the table already has every column)."""
 from __future__ import annotations
 
 from paimon_sql.ops.alter import apply_changes
-from paimon_sql.ops.merge_schema import merge_schema_changes
 from paimon_sql.spark import spark_types
 from paimon_sql.spark.handlers.common import catalog_of, data_table, identifier, source_options
 from paimon_sql.spark.handlers.registry import Params, Result, handler
 from paimon_sql.spark.handlers.tables import _describe, _describe_schema, _legacy
+from paimon_sql.table.writing import merge_schema
 
 PENDING = "schema_merge_pending"
 
@@ -30,13 +31,13 @@ def merge_write_schema(params: Params) -> Result:
     table = data_table(cat, ident)
     legacy = _legacy(params)
     data = spark_types.arrow_schema(str(params["schema"]), f"data written into {table.name}", legacy)
-    changes = merge_schema_changes(table.schema, data, bool(params.get("type_widening")),
-                                   bool(params.get("explicit_cast")), bool(params.get("case_sensitive")))
-    if changes and params.get("commit", True) is False:
+    commit = params.get("commit", True) is not False
+    _, changes = merge_schema(table, data, bool(params.get("type_widening")), bool(params.get("explicit_cast")),
+                              bool(params.get("case_sensitive")), commit)
+    if changes and not commit:
         planned = apply_changes(table.store, changes)  # validated, not written
         return {**_describe_schema(table, planned, source_options(cat, ident.full_name), False, params),
                 PENDING: True}
     if changes:
-        table.alter(*changes)
         cat.sync_table(ident)
     return _describe(cat, ident, params)

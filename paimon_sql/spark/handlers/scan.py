@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from paimon_sql.errors import ValidationError
-from paimon_sql.spark.handlers.common import catalog_of
+from paimon_sql.spark.handlers.common import catalog_of, str_param
 from paimon_sql.spark.handlers.registry import Params, Result, handler
 from paimon_sql.table.table import Table
 
@@ -81,3 +81,28 @@ def incremental_diff_fallback(params: Params) -> Result:
     except InconsistentBucketError as e:
         return {"start": e.start_id, "end": e.end_id}
     return {}
+
+
+@handler("plan_read", read_only=True)
+def plan_read(params: Params) -> Result:
+    """A batch read's pickled task command and input partitions (base64) and the positions of the
+    filters its reader accepted, from its data source options, its columns' Spark schema (JSON),
+    the filters as Spark serializes them for Python (a JSON text; absent: no pushdown) and Spark's
+    Arrow batch size (see ``paimon_sql.spark.planning``)."""
+    import base64
+
+    from paimon_sql.spark.planning import plan_read as plan
+
+    options = params.get("options")
+    if not isinstance(options, dict):
+        raise TypeError("plan_read: 'options' must be an object")
+    filters = params.get("filters")
+    func, partitions, accepted = plan(
+        {str(k): str(v) for k, v in options.items()}, str_param(params, "schema"),
+        filters if isinstance(filters, str) else None, int(params.get("max_arrow_batch_size") or 10000),
+    )
+    return {
+        "func": base64.b64encode(func).decode("ascii"),
+        "partitions": [base64.b64encode(p).decode("ascii") for p in partitions],
+        "accepted": accepted,
+    }

@@ -1,7 +1,9 @@
-"""Bridge calls that write a table outside Spark's write path: DELETE FROM and TRUNCATE (one
-commit each)."""
+"""Bridge calls that write a table outside Spark's write path (DELETE FROM and TRUNCATE: one commit
+each), and the driver side of Spark's batch writes (planned and committed here, see planning)."""
 
 from __future__ import annotations
+
+import base64
 
 from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import UnsupportedError
@@ -32,3 +34,34 @@ def truncate_table(params: Params) -> Result:
     """``TRUNCATE TABLE t``: one OVERWRITE commit that keeps no file."""
     table = _writable_table(params, "TRUNCATE")
     return {"snapshot": table.truncate()}
+
+
+# -- Spark batch writes planned and committed in the bridge (the shim's BridgeBatchWrite) ---------
+@handler("plan_write")
+def plan_write(params: Params) -> Result:
+    """A batch write's pickled task command and writer (base64), from its data source options,
+    its rows' Spark schema and return type (JSON) and whether it overwrites."""
+    from paimon_sql.spark.planning import plan_write as plan
+
+    options = params.get("options")
+    if not isinstance(options, dict):
+        raise TypeError("plan_write: 'options' must be an object")
+    func, writer = plan(
+        {str(k): str(v) for k, v in options.items()}, str_param(params, "schema"),
+        str_param(params, "return_type"), bool(params.get("overwrite")),
+    )
+    return {"func": base64.b64encode(func).decode("ascii"), "writer": base64.b64encode(writer).decode("ascii")}
+
+
+@handler("commit_write")
+def commit_write(params: Params) -> Result:
+    """Commits (``abort``: aborts) a planned write with its tasks' pickled messages (base64; null
+    for a failed task)."""
+    from paimon_sql.spark.planning import commit_write as finish
+
+    messages = params.get("messages")
+    if not isinstance(messages, list):
+        raise TypeError("commit_write: 'messages' must be a list")
+    decoded = [None if m is None else base64.b64decode(m) for m in messages]
+    finish(base64.b64decode(str_param(params, "writer")), decoded, bool(params.get("abort")))
+    return {}

@@ -32,9 +32,6 @@ import org.apache.spark.sql.connector.write.SupportsDelta;
 import org.apache.spark.sql.connector.write.Write;
 import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
-import org.apache.spark.sql.execution.datasources.v2.python.PythonDataSourceV2;
-import org.apache.spark.sql.execution.datasources.v2.python.PythonScanBuilder;
-import org.apache.spark.sql.execution.datasources.v2.python.PythonWrite;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
@@ -373,17 +370,9 @@ final class PaimonAppendRowLevel {
 
     @Override
     public Batch toBatch() {
-      PythonDataSourceV2 ds = new PythonDataSourceV2();
-      String name = op.table.dataSourceName();
-      ds.setShortName(name);
       StructType schema = PaimonScanBuilder.withInputFile(required);
-      PythonScanBuilder python = new PythonScanBuilder(ds, name, schema, op.scanOptions(options));
-      Filter[] accepted = new Filter[0];
-      if (filters.length > 0) {
-        python.pushFilters(filters);
-        accepted = python.pushedFilters();
-      }
-      return new PaimonScan(python.build(), accepted, op.table.partitionKeys(), -1).toBatch();
+      BridgeRead.Planned planned = BridgeRead.plan(op.table.dataSourceName(), schema, op.scanOptions(options), filters);
+      return new PaimonScan(planned.scan(), planned.accepted(), op.table.partitionKeys(), -1).toBatch();
     }
   }
 
@@ -470,10 +459,7 @@ final class PaimonAppendRowLevel {
                 return Optional.empty();
               }
             };
-            PythonDataSourceV2 ds = new PythonDataSourceV2();
-            String name = pending.op.table.dataSourceName();
-            ds.setShortName(name);
-            python = new PythonWrite(ds, name, mine, false).toBatch();
+            python = BridgeBatchWrite.of(pending.op.table.dataSourceName(), mine, false);
           }
           return python;
         }

@@ -72,6 +72,15 @@ public class PaimonCatalog
     Map<String, Object> p = ctx();
     p.put("default_database", defaultDatabase);
     bridge().call("initialize", p, null);
+    if (DATA_SOURCE.equals(dataSourceName)) {
+      // Spark's own Python data source paths (streaming, the procedures' jobs) then find the data
+      // source without Spark's lookup of every installed one (a Python process)
+      try {
+        EngineDataSource.register(org.apache.spark.sql.SparkSession.active());
+      } catch (RuntimeException e) {
+        LOG.debug("paimon catalog '" + name + "': data source not registered (Spark's lookup finds it): " + e);
+      }
+    }
     LOG.info("paimon catalog '" + name + "' on warehouse " + warehouse);
   }
 

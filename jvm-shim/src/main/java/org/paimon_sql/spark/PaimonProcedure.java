@@ -131,8 +131,8 @@ public class PaimonProcedure implements SimpleProcedure {
   }
 
   /**
-   * Runs a procedure's job (e.g. compaction, one task per bucket) as a Spark job: the Python data
-   * source reads with the {@code paimon.job.*} options, each input partition runs one task in an
+   * Runs a procedure's job (e.g. compaction, one task per bucket) as a Spark job ({@link JobTable}):
+   * the Python data source reads with the {@code paimon.job.*} options, each input partition runs one task in an
    * executor's Python worker and yields its message; the messages go to {@code finish_procedure}
    * on the driver, which commits and returns the procedure's rows.
    */
@@ -140,20 +140,15 @@ public class PaimonProcedure implements SimpleProcedure {
   private Map<String, Object> runJob(Map<String, Object> job) {
     List<String> tasks = (List<String>) job.get("tasks");
     String state = (String) job.get("state");
-    List<Row> collected;
+    Map<String, String> options = new LinkedHashMap<>();
+    options.put("paimon.job.procedure", name);
+    options.put("paimon.job.state", state);
     try {
-      collected =
-          SparkSession.active()
-              .read()
-              .format(catalog.dataSourceName())
-              .option("paimon.job.procedure", name)
-              .option("paimon.job.state", state)
-              .option("paimon.job.tasks", PythonBridge.JSON.writeValueAsString(tasks))
-              .load()
-              .collectAsList();
+      options.put("paimon.job.tasks", PythonBridge.JSON.writeValueAsString(tasks));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot encode the tasks of procedure " + name, e);
     }
+    List<Row> collected = JobTable.run(name, catalog.dataSourceName(), options);
     List<String> messages = new ArrayList<>(collected.size());
     for (Row r : collected) {
       messages.add(r.getString(0));

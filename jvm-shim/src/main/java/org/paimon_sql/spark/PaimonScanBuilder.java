@@ -174,8 +174,6 @@ public class PaimonScanBuilder
   /** The scan in Spark's Python data source (the engine's reader in Python workers). */
   private PaimonScan pythonScan(CaseInsensitiveStringMap opts) {
     Warmup.awaitReads();
-    PythonDataSourceV2 ds = new PythonDataSourceV2();
-    ds.setShortName(dataSourceName);
     // the hidden input-file column unless the session's InputFileScans found no input_file_name()
     // in the query (a session without the extension marks nothing: the column is sent)
     StructType schema = "false".equalsIgnoreCase(opts.get(INPUT_FILE_OPTION)) ? required : withInputFile(required);
@@ -185,13 +183,8 @@ public class PaimonScanBuilder
       o.put(INPUT_FILE_OPTION, "true");
     }
     opts = new CaseInsensitiveStringMap(o);
-    PythonScanBuilder delegate = new PythonScanBuilder(ds, dataSourceName, schema, opts);
-    Filter[] accepted = new Filter[0];
-    if (filters.length > 0) {
-      delegate.pushFilters(filters);
-      accepted = delegate.pushedFilters();
-    }
-    return new PaimonScan(delegate.build(), accepted, partitionKeys, plannedSize);
+    BridgeRead.Planned planned = BridgeRead.plan(dataSourceName, schema, opts, filters);
+    return new PaimonScan(planned.scan(), planned.accepted(), partitionKeys, plannedSize);
   }
 
   /**

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One Spark write of a Paimon table: the Python data source writes in every task and commits one
- * snapshot on the driver.
+ * snapshot on the driver (a batch write: in the bridge, see {@link BridgeBatchWrite}).
  *
  * <p>The required distribution: rows of a fixed-bucket table (bucket &gt; 0 with a bucket key:
  * primary-key tables, append tables with {@code bucket-key}) are clustered by (partition columns,
@@ -51,7 +51,6 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
   public static final String STREAM_QUERY_ID = "paimon.stream.query-id";
 
   private final PaimonTable table;
-  private final PythonWrite delegate;
   private final Expression[] bucketed; // the fixed-bucket clustering, or null
   private final String dataSourceName;
   private final LogicalWriteInfo info;
@@ -59,9 +58,6 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
 
   PaimonWrite(PaimonTable table, String dataSourceName, LogicalWriteInfo info, boolean truncate) {
     this.table = table;
-    PythonDataSourceV2 ds = new PythonDataSourceV2();
-    ds.setShortName(dataSourceName);
-    this.delegate = new PythonWrite(ds, dataSourceName, info, truncate);
     this.bucketed = bucketClustering(table);
     this.dataSourceName = dataSourceName;
     this.info = info;
@@ -206,7 +202,7 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
   public BatchWrite toBatch() {
     table.commitPendingSchemaMerge(); // the write runs now (not when it was planned or explained)
     Warmup.awaitWrites();
-    return delegate.toBatch();
+    return BridgeBatchWrite.of(dataSourceName, info, truncate);
   }
 
   @Override
@@ -224,11 +220,11 @@ public class PaimonWrite implements RequiresDistributionAndOrdering {
 
   @Override
   public CustomMetric[] supportedCustomMetrics() {
-    return delegate.supportedCustomMetrics();
+    return EngineDataSource.metrics();
   }
 
   @Override
   public CustomTaskMetric[] reportDriverMetrics() {
-    return delegate.reportDriverMetrics();
+    return new CustomTaskMetric[0];
   }
 }

@@ -24,13 +24,15 @@ import org.slf4j.LoggerFactory;
  * Starts Spark's Python workers of the Paimon data source once per JVM, in the background, so that
  * the first {@code INSERT} or merged read of a session does not wait for them.
  *
- * <p>Spark keeps one Python daemon per worker module (the data source lookup, write planning, the
- * tasks, the commit, read planning), started on first use, one after the other, each importing the
- * engine: about four seconds before the first {@code INSERT} of a fresh shell can start writing.
- * Right after the session exists, this writes one row twice into a primary-key table in a
- * temporary warehouse and reads it back (two overlapping commits: a merged read, the Python path),
- * through the same data source and Spark runners as a user's statement, so the daemons it starts are
- * the ones Spark reuses (their workers keep the engine imported). The warehouse is deleted
+ * <p>Reads and writes are planned and committed in the bridge ({@link BridgeRead},
+ * {@link BridgeBatchWrite}); their tasks run in Spark's Python daemon of task workers, started on
+ * first use (importing pyspark, then each worker the engine): about a second before the first
+ * {@code INSERT} of a fresh shell can start writing, and the bridge's first plan of a read or write
+ * imports the engine's read and write paths. Right after the session exists, this writes one row
+ * twice into a primary-key table in a temporary warehouse and reads it back (two overlapping
+ * commits: a merged read, the Python path), through the same data source and Spark runners as a
+ * user's statement, so the daemon it starts is the one Spark reuses (its workers keep the engine
+ * imported). The warehouse is deleted
  * afterwards; the jobs carry the group {@value #JOB_GROUP}. A statement that comes while the warm-up
  * still starts the workers it needs waits for them ({@link #awaitWrites}, {@link #awaitReads})
  * rather than starting a second set beside them. A failure is only logged: the user's own statement
@@ -147,10 +149,6 @@ public final class Warmup {
     SparkSession.setActiveSession(session);
     sc.setJobGroup(JOB_GROUP, "paimon_sql: starting the Python workers", true);
     try {
-      // Spark's lookup of Python data sources (a Python process, once per JVM) needs no bridge:
-      // it runs while the bridge process starts
-      ((org.apache.spark.sql.classic.SparkSession) session).sessionState().dataSourceManager()
-          .dataSourceExists(PaimonCatalog.DATA_SOURCE);
       PaimonCatalog catalog = new PaimonCatalog();
       Map<String, String> options = new LinkedHashMap<>();
       options.put("warehouse", warehouse);
