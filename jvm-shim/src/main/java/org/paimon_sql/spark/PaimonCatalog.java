@@ -77,7 +77,7 @@ public class PaimonCatalog
       // source without Spark's lookup of every installed one (a Python process)
       try {
         EngineDataSource.register(org.apache.spark.sql.SparkSession.active());
-      } catch (RuntimeException e) {
+      } catch (Exception e) { // Spark's checked SparkException too (Scala declares none)
         LOG.debug("paimon catalog '" + name + "': data source not registered (Spark's lookup finds it): " + e);
       }
     }
