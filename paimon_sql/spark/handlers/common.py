@@ -86,6 +86,14 @@ def str_param(params: Params, key: str) -> str:
     return v
 
 
+def str_map_param(params: Params, key: str) -> dict[str, str]:
+    """The parameter ``key``, an object of strings (e.g. data source options)."""
+    value = params.get(key)
+    if not isinstance(value, dict):
+        raise TypeError(f"Bridge parameter {key!r} must be an object, got {value!r}")
+    return {str(k): str(v) for k, v in value.items()}
+
+
 def identifier(params: Params, ns_key: str = "namespace", table_key: str = "table") -> Identifier:
     return Identifier.parse((str_param(params, ns_key), str_param(params, table_key)))
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from paimon_sql.errors import ValidationError
-from paimon_sql.spark.handlers.common import catalog_of, str_param
+from paimon_sql.spark.handlers.common import catalog_of, str_map_param, str_param
 from paimon_sql.spark.handlers.registry import Params, Result, handler
 from paimon_sql.table.table import Table
 
@@ -93,12 +93,9 @@ def plan_read(params: Params) -> Result:
 
     from paimon_sql.spark.planning import plan_read as plan
 
-    options = params.get("options")
-    if not isinstance(options, dict):
-        raise TypeError("plan_read: 'options' must be an object")
     filters = params.get("filters")
     func, partitions, accepted = plan(
-        {str(k): str(v) for k, v in options.items()}, str_param(params, "schema"),
+        str_map_param(params, "options"), str_param(params, "schema"),
         filters if isinstance(filters, str) else None, int(params.get("max_arrow_batch_size") or 10000),
     )
     return {

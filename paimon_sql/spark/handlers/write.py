@@ -7,7 +7,7 @@ import base64
 
 from paimon_sql.catalog.identifier import Identifier
 from paimon_sql.errors import UnsupportedError
-from paimon_sql.spark.handlers.common import catalog_of, data_table, str_param
+from paimon_sql.spark.handlers.common import catalog_of, data_table, str_map_param, str_param
 from paimon_sql.spark.handlers.registry import Params, Result, handler
 from paimon_sql.table.table import Table
 
@@ -43,11 +43,8 @@ def plan_write(params: Params) -> Result:
     its rows' Spark schema and return type (JSON) and whether it overwrites."""
     from paimon_sql.spark.planning import plan_write as plan
 
-    options = params.get("options")
-    if not isinstance(options, dict):
-        raise TypeError("plan_write: 'options' must be an object")
     func, writer = plan(
-        {str(k): str(v) for k, v in options.items()}, str_param(params, "schema"),
+        str_map_param(params, "options"), str_param(params, "schema"),
         str_param(params, "return_type"), bool(params.get("overwrite")),
     )
     return {"func": base64.b64encode(func).decode("ascii"), "writer": base64.b64encode(writer).decode("ascii")}
