@@ -199,7 +199,7 @@ final class ColumnarPythonReaderFactory implements PartitionReaderFactory {
       ArrowColumnVector struct = (ArrowColumnVector) packed;
       ColumnVector[] children = new ColumnVector[outputSchema.fields().length - (inputFile ? 1 : 0)];
       for (int i = 0; i < children.length; i++) {
-        children[i] = struct.getChild(i);
+        children[i] = ArrowDirectVector.of(struct.getChild(i));
       }
       if (inputFile) {
         ColumnVector file = struct.getChild(children.length);
