@@ -128,7 +128,16 @@ def deduplicate(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,
     if spec.ignore_delete:
         v = _retract_free(table, v)
     winners = v.order[np.flatnonzero(v.last_mask())]  # by index: faster than a boolean mask
-    return _finish(table.take(pa.array(winners)), keep_deletes)
+    return _finish(take_rows(table, winners), keep_deletes)
+
+
+def take_rows(table: pa.Table, rows: np.ndarray) -> pa.Table:
+    """``table.take(rows)``; a slice when ``rows`` are consecutive (a newer run that replaced every
+    key of an older one wins whole: no gather of its columns)."""
+    n = len(rows)
+    if n and int(rows[-1]) - int(rows[0]) == n - 1 and bool((np.diff(rows) == 1).all()):
+        return table.slice(int(rows[0]), n)
+    return table.take(pa.array(rows))
 
 
 def first_row(table: pa.Table, spec: MergeSpec, keep_deletes: bool = False,

@@ -353,9 +353,12 @@ def composite_codes(table: pa.Table, key_columns: Sequence[str]) -> np.ndarray |
     return out_bytes.reshape(-1).view(f"S{width}")
 
 
-def key_order(table: pa.Table, key_columns: Sequence[str]) -> SortedView:
-    """The rows by key alone (stable: records of one key stay in input order), with key groups."""
-    codes = encode_keys(table, key_columns)
+def key_order(table: pa.Table, key_columns: Sequence[str], codes: np.ndarray | None = None) -> SortedView:
+    """The rows by key alone (stable: records of one key stay in input order), with key groups.
+    ``codes``: the rows' keys as ``encode_keys`` codes (any int64s that order and compare like the
+    keys), when the caller has them already."""
+    if codes is None:
+        codes = encode_keys(table, key_columns)
     fixed = None
     found = _key_bytes(table.column(key_columns[0])) if codes is None and len(key_columns) == 1 else None
     if found is not None:
@@ -391,10 +394,18 @@ def key_order(table: pa.Table, key_columns: Sequence[str]) -> SortedView:
     return SortedView(order, np.concatenate([[True], new_group]) if len(order) else np.zeros(0, dtype=bool))
 
 
-def sorted_view(table: pa.Table, spec: MergeSpec) -> SortedView:
+def sorted_view(table: pa.Table, spec: MergeSpec, codes: np.ndarray | None = None,
+                oldest_first: bool = False) -> SortedView:
     """``table``'s rows by key, then sequence fields (nulls first), then ``_SEQUENCE_NUMBER``, ties in
-    input order: the order of ``merge.sort_indices(table, spec)``, found by merging the sorted runs."""
-    view = key_order(table, spec.key_columns)
+    input order: the order of ``merge.sort_indices(table, spec)``, found by merging the sorted runs.
+
+    ``codes``: the key codes, if known (see ``key_order``). ``oldest_first``: the caller knows that
+    the records of each key are in sequence order in the input (runs concatenated oldest first
+    whose sequence numbers do not overlap) and that no sequence field orders them: the check is
+    skipped (the table then needs no ``_SEQUENCE_NUMBER``)."""
+    view = key_order(table, spec.key_columns, codes)
+    if oldest_first and not spec.sequence_columns:
+        return view
     n = view.num_rows
     if n < 2:
         return view

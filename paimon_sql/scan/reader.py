@@ -6,7 +6,7 @@ import logging
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -255,16 +255,20 @@ def read_split(
                 # oldest file first: the records of a key then arrive in sequence order and need no
                 # re-sort (``sorted_view`` checks it)
                 ordered = [r for _, r in sorted(zip(files, runs), key=_file_age)]
+                per = _run_keys(ordered, spec.key_columns)
                 # keys only one run holds have one record: read as they are, as a one-run section's
                 # (not when retractions are kept: first-row drops them in a merge)
-                pieces = None if keep_row_kind else key_range_pieces(ordered, spec.key_columns)
+                pieces = None if keep_row_kind else key_range_pieces(ordered, spec.key_columns, per)
                 for piece in pieces if pieces is not None else [[(i, 0, r.num_rows) for i, r in enumerate(ordered)]]:
                     if isinstance(piece, tuple):  # (run, start, stop) of keys no other run holds
                         i, start, stop = piece
                         parts.append(_drop_retract_rows(ordered[i].slice(start, stop - start)).select(names))
                         continue
+                    codes = None
+                    if per is not None and all(isinstance(k, _IntKeys) for k in per):
+                        codes = np.concatenate([cast(_IntKeys, per[i]).codes[a:b] for i, a, b in piece])
                     merged = _merge_runs(pa.concat_tables([ordered[i].slice(a, b - a) for i, a, b in piece]),
-                                         store, spec, keep_row_kind, sequence_number)
+                                         store, spec, keep_row_kind, sequence_number, codes, not sequence)
                     parts.append(merged.select(names))
                 continue
             parts.append(_with_sequence(merged, store, sequence_number).select(names))
@@ -279,12 +283,14 @@ def read_split(
 
 
 def _merge_runs(table: pa.Table, store: FileStore, spec: MergeSpec, keep_row_kind: bool,
-                sequence_number: bool) -> pa.Table:
+                sequence_number: bool, codes: np.ndarray | None = None, oldest_first: bool = False) -> pa.Table:
     """The concatenated runs ``table`` (oldest first) merged by their key order (lsm/merge_runs.py);
     the key columns (and the sequence numbers, unless asked for or compared by sequence groups) are
-    not gathered into the result."""
-    view = sorted_view(table, spec)
-    unused = [*spec.key_columns, *(() if sequence_number or spec.sequence_groups else (SEQ,))]
+    not gathered into the result. ``codes`` and ``oldest_first``: see ``sorted_view`` (a table
+    whose runs are ordered by file has no ``_SEQUENCE_NUMBER``: see ``_read_run``)."""
+    view = sorted_view(table, spec, codes, oldest_first)
+    drop_seq = SEQ in table.column_names and not (sequence_number or spec.sequence_groups)
+    unused = [*spec.key_columns, *((SEQ,) if drop_seq else ())]
     merged = engine_of(store.options).merge(table.drop_columns(unused), spec, keep_row_kind, view=view)
     return _with_sequence(merged, store, sequence_number)
 
@@ -374,7 +380,8 @@ def _run_keys(runs: Sequence[pa.Table], key_columns: Sequence[str]) -> Sequence[
     return None
 
 
-def key_range_pieces(runs: Sequence[pa.Table], key_columns: Sequence[str]) -> list[Slice | list[Slice]] | None:
+def key_range_pieces(runs: Sequence[pa.Table], key_columns: Sequence[str],
+                     per: Sequence[_IntKeys | _BytesKeys] | None = None) -> list[Slice | list[Slice]] | None:
     """The rows of a section's ``runs`` (each in key order, each key at most once in a run) in key
     order, as pieces: a ``(run, start, stop)`` slice of keys that no other run has (one record
     each: no merge), or a list of slices to merge (a key range that several runs cover). Only
@@ -385,10 +392,11 @@ def key_range_pieces(runs: Sequence[pa.Table], key_columns: Sequence[str]) -> li
     None when nothing would be saved: no row outside the shared ranges, keys that are neither
     int64-coded (``lsm.merge_runs.encode_keys``) nor one string or binary column (composite keys
     with strings, decimals), a run not strictly in key order, or more than ``MAX_MERGED_RANGES``
-    shared ranges."""
+    shared ranges. ``per``: the runs' ``_run_keys``, if the caller has them (else computed)."""
     if len(runs) < 2 or sum(r.num_rows for r in runs) == 0:
         return None
-    per = _run_keys(runs, key_columns)
+    if per is None:
+        per = _run_keys(runs, key_columns)
     if per is None or not all(k.strictly_sorted() for k in per):
         return None
     # the key ranges (half-open: [first key, the key after the last)) that two runs or more cover
@@ -440,18 +448,17 @@ def _read_run(store: FileStore, split: DataSplit, f: DataFileMeta, value_fields:
     a key-value file's value row holds the key fields with the key's very values, so the column is
     the ``_KEY_`` column (read as the same field, through the same casts).
 
-    ``sequence=False``: ``_SEQUENCE_NUMBER`` is not read but is the file's largest sequence number
-    in every row, for a merge that only orders a key's records by it (see ``_sequence_by_file``)."""
+    ``sequence=False``: ``_SEQUENCE_NUMBER`` is neither read nor returned: the merge orders a key's
+    records by file alone (see ``_sequence_by_file``)."""
     key_ids = {k.id for k in store.key_fields}
     read = [v for v in value_fields if v.id not in key_ids]
-    if sequence and len(read) == len(value_fields):
-        return read_data_file(store, split, f, value_fields, (SEQ, KIND), store.key_fields)
-    t = read_data_file(store, split, f, read, (SEQ, KIND) if sequence else (KIND,), store.key_fields)
+    system = (SEQ, KIND) if sequence else (KIND,)
+    if len(read) == len(value_fields):
+        return read_data_file(store, split, f, value_fields, system, store.key_fields)
+    t = read_data_file(store, split, f, read, system, store.key_fields)
     key_column = {k.id: KEY_PREFIX + k.name for k in store.key_fields}
-    head = [*key_column.values(), SEQ, KIND]
-    seq = t.column(SEQ) if sequence else pa.array(np.full(t.num_rows, f.max_sequence_number, dtype=np.int64))
-    cols = [seq if c == SEQ else t.column(c) for c in head] + [t.column(key_column.get(v.id, v.name))
-                                                                for v in value_fields]
+    head = [*key_column.values(), *system]
+    cols = [t.column(c) for c in head] + [t.column(key_column.get(v.id, v.name)) for v in value_fields]
     return pa.Table.from_arrays(cols, names=[*head, *(v.name for v in value_fields)])
 
 
@@ -514,6 +521,8 @@ def check_merge_supported(store: FileStore, value_fields: Sequence[DataField] | 
 
 def _drop_retract_rows(table: pa.Table) -> pa.Table:
     kinds = table.column(KIND)
+    if table.num_rows == 0 or pc.max(kinds).as_py() == 0:
+        return table  # inserts only: one pass
     if pc.all(pc.or_(pc.equal(kinds, 0), pc.equal(kinds, 2))).as_py() in (True, None):
         return table
     return table.filter(pc.or_(pc.equal(kinds, 0), pc.equal(kinds, 2)))

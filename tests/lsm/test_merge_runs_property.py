@@ -137,8 +137,9 @@ def layouts(draw: st.DrawFn, shared_nulls: bool = False) -> tuple[str, list[list
     return layout, [[(*k, *rest) for k, *rest in run] for run in runs], draw(st.booleans())
 
 
-def build(layout: str, runs: list[list[tuple[Any, ...]]], run_seq: bool, seed: int) -> pa.Table:
-    """The runs' rows, each run in key order (as a data file is), concatenated in a random run order."""
+def build(layout: str, runs: list[list[tuple[Any, ...]]], run_seq: bool, seed: int, shuffle: bool = True) -> pa.Table:
+    """The runs' rows, each run in key order (as a data file is), concatenated in a random run order
+    (``shuffle=False``: in the order drawn)."""
     cols = KEY_LAYOUTS[layout]
     keys = [f"_KEY_k{i}" for i in range(len(cols))]
     rng = np.random.default_rng(seed)
@@ -157,7 +158,7 @@ def build(layout: str, runs: list[list[tuple[Any, ...]]], run_seq: bool, seed: i
         t = pa.table(data)
         spec = build_merge_spec(CoreOptions({}), keys, VALUE_FIELDS, [k[5:] for k in keys])
         tables.append(t.take(sort_indices(t, spec, with_sequence_number=False)))
-    order = rng.permutation(len(tables))
+    order = rng.permutation(len(tables)) if shuffle else range(len(tables))
     return pa.concat_tables([tables[i] for i in order])
 
 
@@ -207,6 +208,44 @@ def test_partial_update_of_shared_keys_with_nulls_equals_the_sort_based_merge(
     share, value columns never, sometimes or mostly null, retractions or none."""
     test_merge_of_sorted_runs_equals_the_sort_based_merge.hypothesis.inner_test(  # type: ignore[attr-defined]
         case, engine_name, seq_field, keep_deletes, seed)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(layouts(), st.sampled_from(sorted(ENGINES)), st.booleans(), st.integers(0, 2**16), st.integers(-3, 3))
+def test_runs_oldest_first_merge_without_sequence_numbers_as_the_reference(
+    case: tuple[str, list[list[tuple[Any, ...]]], bool], engine_name: str, keep_deletes: bool, seed: int,
+    shift: int,
+) -> None:
+    """The reads' shortcut for runs whose sequence ranges do not overlap, concatenated oldest first
+    (``sorted_view(..., oldest_first=True)``): no ``_SEQUENCE_NUMBER`` column and no check of each
+    key's record order, and key codes computed over more rows than the merge's (the codes of every
+    run of a section, sliced) give the reference's order and rows."""
+    layout, runs, _ = case
+    table = build(layout, runs, True, seed, shuffle=False)  # sequence numbers grow run by run
+    keys = [f"_KEY_k{i}" for i in range(len(KEY_LAYOUTS[layout]))]
+    options = CoreOptions(ENGINES[engine_name])
+    try:
+        spec = build_merge_spec(options, keys, VALUE_FIELDS, [k[5:] for k in keys])
+    except PaimonError:
+        return
+    if spec.sequence_groups:
+        return  # reads keep _SEQUENCE_NUMBER for sequence groups (never ordered by file)
+    # codes over the table with rows of other runs around it (rolled by ``shift``), then sliced
+    before = table.slice(0, max(0, shift))
+    all_codes = encode_keys(pa.concat_tables([before, table, table.slice(0, max(0, -shift))]), keys)
+    codes = None if all_codes is None else all_codes[before.num_rows:before.num_rows + table.num_rows]
+    no_seq = table.drop_columns([SEQ])
+    ours, ref = sorted_view(no_seq, spec, codes, oldest_first=True), reference_view(table, spec)
+    assert ours.order.tolist() == ref.order.tolist()
+    assert ours.starts.tolist() == ref.starts.tolist()
+    merge = engine(options.merge_engine).merge
+    try:
+        expected = REFERENCE_MERGE[options.merge_engine](table, spec, keep_deletes, view=ref)
+    except PaimonError as e:
+        with pytest.raises(type(e)):
+            merge(no_seq, spec, keep_deletes, view=ours)
+        return
+    assert rows(merge(no_seq, spec, keep_deletes, view=ours)) == rows(expected.drop_columns([SEQ]))
 
 
 def test_keys_are_encoded_as_one_ordered_integer_when_they_fit() -> None:

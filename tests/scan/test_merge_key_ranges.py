@@ -44,8 +44,9 @@ def _batch(rng: random.Random, lo: int, hi: int, ops: list[str]) -> pa.Table:
 
 
 def _full_merge(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reader, "key_range_pieces", lambda runs, keys: None)
+    monkeypatch.setattr(reader, "key_range_pieces", lambda runs, keys, per=None: None)
     monkeypatch.setattr(reader, "_sequence_by_file", lambda files, spec, seq: False)
+    monkeypatch.setattr(reader, "_run_keys", lambda runs, keys: None)  # key codes computed by the merge
 
 
 def _count_pieces(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -53,8 +54,8 @@ def _count_pieces(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     used: list[int] = []
     real = reader.key_range_pieces
 
-    def spy(runs: Any, keys: Any) -> Any:
-        pieces = real(runs, keys)
+    def spy(runs: Any, keys: Any, per: Any = None) -> Any:
+        pieces = real(runs, keys, per)
         used.append(0 if pieces is None else len(pieces))
         return pieces
 
