@@ -255,6 +255,31 @@ def test_primary_key_insert_writes_one_file_per_bucket(spark: Any, sql: Any, db:
     ]
 
 
+def test_small_values_are_written_by_one_task_without_a_shuffle(spark: Any, sql: Any, db: str) -> None:
+    """INSERT ... VALUES (a small local relation) into a fixed-bucket table: one task writes every
+    bucket (no exchange); records of one key keep their statement order (the last one wins), each
+    row lands in the bucket the engine computes, and a partitioned table's rows in their partitions."""
+    spark.sql(f"CREATE TABLE {db}.pk (id BIGINT, v STRING) TBLPROPERTIES ('primary-key'='id', 'bucket'='4')")
+    values = ", ".join(f"({i % 7}, 'v{i}')" for i in range(40))  # every key 5-6 times, over both input partitions
+    plan = _plan(spark, f"INSERT INTO {db}.pk VALUES {values}")
+    assert "Exchange" not in plan and "Coalesce 1" in plan and "LocalTableScan" in plan, plan
+    spark.sql(f"INSERT INTO {db}.pk VALUES {values}")
+    assert sql(f"SELECT id, v FROM {db}.pk ORDER BY id") == [(k, f"v{max(i for i in range(40) if i % 7 == k)}")
+                                                             for k in range(7)]
+    files = sql(f"SELECT bucket, record_count FROM {db}.`pk$files` ORDER BY bucket")
+    buckets = bucket_of([pa.array(range(7), pa.int64())], [pt.BigIntType(nullable=False)], 4).tolist()
+    assert files == sorted((b, buckets.count(b)) for b in set(buckets))  # one file per bucket, each key once
+    spark.sql(
+        f"CREATE TABLE {db}.pp (id INT, dt STRING) PARTITIONED BY (dt) TBLPROPERTIES ('primary-key'='id,dt', 'bucket'='3')"
+    )
+    assert "Exchange" not in _plan(spark, f"INSERT INTO {db}.pp VALUES (1, 'a'), (2, 'b'), (3, 'a')")
+    spark.sql(f"INSERT INTO {db}.pp VALUES (1, 'a'), (2, 'b'), (3, 'a'), (1, 'b')")
+    assert sql(f"SELECT dt, id FROM {db}.pp ORDER BY dt, id") == [("a", 1), ("a", 3), ("b", 1), ("b", 2)]
+    # larger inputs keep the shuffle: one task per bucket
+    big = "SELECT * FROM VALUES " + ", ".join(f"({i}, 'x')" for i in range(10_001)) + " AS t(id, v)"
+    assert "Exchange hashpartitioning" in _plan(spark, f"INSERT INTO {db}.pk {big}")
+
+
 def test_partitioned_table_one_file_per_partition_bucket(spark: Any, sql: Any, db: str) -> None:
     t = f"{db}.pp"
     spark.sql(

@@ -20,6 +20,7 @@ import scala.runtime.BoxedUnit;
  * and Paimon's table-valued functions ({@link PaimonTableValuedFunctions}: {@code paimon_incremental_query},
  * {@code paimon_incremental_between_timestamp}, {@code paimon_incremental_to_auto_tag}),
  * and {@link PaimonRowLevelStrategy} (UPDATE / MERGE INTO / DELETE of append tables), and
+ * {@link SmallLocalWrites} ({@code INSERT ... VALUES} into a bucketed table without a shuffle), and
  * {@link InputFileScans} (Python scans send the data file of their rows only to queries that call
  * {@code input_file_name()}).
  *
@@ -70,6 +71,12 @@ public class PaimonSparkSessionExtensions extends AbstractFunction1<SparkSession
       @Override
       public SparkStrategy apply(SparkSession session) {
         return new PaimonRowLevelStrategy(session);
+      }
+    });
+    extensions.injectPlannerStrategy(new AbstractFunction1<SparkSession, SparkStrategy>() {
+      @Override
+      public SparkStrategy apply(SparkSession session) {
+        return new SmallLocalWrites();
       }
     });
     extensions.injectResolutionRule(session -> {
