@@ -87,6 +87,13 @@ def test_disabled_warmup_starts_nothing(tmp_path: Path, jtmp: Path) -> None:
     assert _daemons_after(starts, lines[1]) != []
 
 
+def test_a_malformed_setting_is_named_and_turns_the_warmup_off(tmp_path: Path, jtmp: Path) -> None:
+    lines, starts = _shell(tmp_path, jtmp, "spark.paimon_sql.warmup.enabled=yes")
+    assert lines[0] == "off: spark.paimon_sql.warmup.enabled must be true or false, got 'yes'", lines
+    assert lines[2:] == ["1\ta", "2\tB", "3\tc", "2"]
+    assert _daemons_after(starts, lines[1]) != []  # nothing was started before the statements
+
+
 PYSPARK_SCRIPT = """
 import sys, time
 from paimon_sql.spark import session

@@ -105,12 +105,26 @@ public final class Warmup {
     return DONE.await(timeoutMs, TimeUnit.MILLISECONDS) ? outcome : "running";
   }
 
+  /** Why the session's {@value #ENABLED} is not a boolean, or null when it is one (or unset). */
+  static String invalidSetting(SparkSession session) {
+    scala.Option<String> v = session.sparkContext().getConf().getOption(ENABLED);
+    if (v.isEmpty()) {
+      return null;
+    }
+    String s = v.get().trim();
+    return s.equalsIgnoreCase("true") || s.equalsIgnoreCase("false")
+        ? null : ENABLED + " must be true or false, got '" + v.get() + "'";
+  }
+
   private static void run() {
     try {
       outcome = "running";
       SparkSession session = awaitSession();
       if (session == null) {
         outcome = "no session";
+      } else if (invalidSetting(session) != null) {
+        outcome = "off: " + invalidSetting(session);
+        LOG.warn("paimon_sql: {}; the Python workers are not started in the background", invalidSetting(session));
       } else if (!session.sparkContext().getConf().getBoolean(ENABLED, true)) {
         outcome = "disabled";
       } else {
