@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import time
 import uuid
@@ -34,6 +35,7 @@ from paimon_sql.write.file_writer import FileNamer
 from paimon_sql.write.table_write import TableWrite
 
 # a task hands the engine's writer chunks of about this many rows (Spark sends 10k-row batches)
+_LOG = logging.getLogger(__name__)
 WRITE_CHUNK_ROWS = 1 << 17
 STAGING_DIR = ".spark-writes"
 FINISHED = "_FINISHED"  # the tombstone of a write that was aborted, or committed without some attempt
@@ -311,18 +313,31 @@ class PaimonWriter(DataSourceArrowWriter):
             self._remove_empty_staging_root()
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        ok = [m for m in messages if isinstance(m, PaimonCommitMessage)]
         changes = [m.changes if isinstance(m, PaimonCommitMessage) else None for m in messages]
         fio = self.store.file_io
+        tombstone = join(self.staging_dir, FINISHED)
         try:
-            self._table().abort_changes(changes)
-        finally:
-            fio.write_bytes(join(self.staging_dir, FINISHED), b"")  # before reading the markers
-            running, _ = self._clean_markers(set())
-            if running:
-                # Attempts that had not finished may still be flushing (Spark kills their Python
-                # workers a few seconds after the job failed, possibly before they saw the
-                # tombstone and removed their files): look again until they are quiet.
-                self._settle(running)
+            aborted = self._table().abort_changes(changes)
+        except BaseException:
+            # whether the commit landed is unknown: running attempts stop, every file stays (the
+            # table's if it landed, else orphans for remove_orphan_files)
+            fio.write_bytes(tombstone, b"")
+            raise
+        if not aborted:
+            # the commit landed and the process that made it died before it could say so (Spark
+            # then aborts): the statement failed, its rows are the table's; clean up as a commit does
+            _LOG.warning("Table %s: the aborted write %s had been committed; its files stay",
+                         self.table_name, self.write_id)
+            self._clean_staging(ok)
+            return
+        fio.write_bytes(tombstone, b"")  # before reading the markers
+        running, _ = self._clean_markers(set())
+        if running:
+            # Attempts that had not finished may still be flushing (Spark kills their Python
+            # workers a few seconds after the job failed, possibly before they saw the
+            # tombstone and removed their files): look again until they are quiet.
+            self._settle(running)
 
     def _settle(self, running: Sequence[str]) -> None:
         start = last_found = time.monotonic()

@@ -310,10 +310,11 @@ class Table:
         ``filter_committed``; default Paimon's batch identifier, Long.MAX_VALUE)."""
         return writing.commit_changes(self, changes, overwrite, _renumber, commit_identifier)
 
-    def abort_changes(self, changes: Sequence[CommitChanges | None]) -> None:
+    def abort_changes(self, changes: Sequence[CommitChanges | None]) -> bool:
         """Deletes the files of prepared but uncommitted writes (failed tasks give None); only files
-        inside this table's folder are touched."""
-        writing.abort_changes(self, changes)
+        inside this table's folder are touched. False (nothing deleted) when a snapshot already holds
+        them: their commit happened (see ``writing.abort_changes``)."""
+        return writing.abort_changes(self, changes)
 
     def delete(self, predicate: str | Predicate) -> int | None:
         """Deletes the rows matching ``predicate`` (SQL text); returns the new snapshot id, or None

@@ -190,19 +190,21 @@ def check_changes(table: TableHandle, changes: Sequence[CommitChanges]) -> Write
     return WriteBase(first, bases[0].schema_id)
 
 
-def abort_changes(table: TableHandle, changes: Sequence[CommitChanges | None]) -> None:
+def abort_changes(table: TableHandle, changes: Sequence[CommitChanges | None]) -> bool:
     """Deletes the files of prepared but uncommitted writes (failed tasks give None); only files
     inside the table's folder are touched. Nothing is deleted when a snapshot after the writes' base
     already holds one of their files: their commit happened (the process that made it may have died
-    before it could say so, and the caller then aborts), and its files are the table's."""
+    before it could say so, and the caller then aborts), and its files are the table's. Returns
+    False in that case (nothing aborted), else True."""
     if committed_since_base(table, changes):
-        return
+        return False
     root = table.path.rstrip("/") + "/"
     for c in changes:
         if isinstance(c, CommitChanges):
             for p in c.written_paths:
                 if isinstance(p, str) and p.startswith(root) and "/../" not in p:
                     table.file_io.delete_quietly(p)
+    return True
 
 
 def committed_since_base(table: TableHandle, changes: Sequence[CommitChanges | None]) -> bool:

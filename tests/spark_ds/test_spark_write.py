@@ -308,3 +308,29 @@ def test_lost_and_late_task_attempts_are_cleaned(warehouse: str) -> None:
             os.utime(os.path.join(t.path, f), (1, 1))
     _writer_in_process(warehouse, "db.att", "id bigint")
     assert _files(t.path) == committed
+
+
+def test_abort_after_a_landed_commit_keeps_the_rows(warehouse: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver's commit landed but its process died before it could say so or clean up (the
+    bridge killed between the snapshot and the staging clean-up); Spark then aborts the write with
+    the same messages. The abort must keep the committed files (they are the table's) and still
+    remove the files of the attempts that were not committed."""
+    import pickle
+
+    cat = Catalog(warehouse)
+    t = cat.create_table("db.landed", pa.schema([("id", pa.int64())]), primary_keys=["id"], options={"bucket": "2"})
+    w = _writer_in_process(warehouse, "db.landed", "id bigint")
+    task = pickle.loads(pickle.dumps(w))
+    kept = task.write(iter(_batches(range(0, 40))))
+    lost = task.write(iter(_batches(range(100, 140))))  # a duplicate attempt whose message never came
+    messages = [pickle.loads(pickle.dumps(kept))]
+    with monkeypatch.context() as m:  # the process dies after the snapshot, before its clean-up
+        m.setattr(type(w), "_clean_staging", lambda self, ok: None)
+        w.commit(messages)
+    assert cat.get_table("db.landed").snapshot_ids() == [1]
+    w.abort(messages)
+    table = cat.get_table("db.landed")
+    assert sorted(table.read().column("id").to_pylist()) == list(range(40))  # every committed file is there
+    assert all(os.path.exists(p) for p in kept.changes.written_paths)
+    assert all(not os.path.exists(p) for p in lost.changes.written_paths)
+    assert not [f for f in _files(t.path) if ".spark-writes" in f and not f.endswith("_FINISHED")]
