@@ -34,8 +34,8 @@ from paimon_sql.spark.worker_memory import tune_worker_allocator
 from paimon_sql.write.file_writer import FileNamer
 from paimon_sql.write.table_write import TableWrite
 
-# a task hands the engine's writer chunks of about this many rows (Spark sends 10k-row batches)
 _LOG = logging.getLogger(__name__)
+# a task hands the engine's writer chunks of about this many rows (Spark sends 10k-row batches)
 WRITE_CHUNK_ROWS = 1 << 17
 STAGING_DIR = ".spark-writes"
 FINISHED = "_FINISHED"  # the tombstone of a write that was aborted, or committed without some attempt
