@@ -240,15 +240,12 @@ def read_split(
         for files, merge in _sections(store, split):
             if not merge:  # one sorted run: every key has one record, read as it is
                 for f in files:
-                    if not _kinds_needed(f, keep_row_kind):  # no retraction to drop
-                        parts.append(read_data_file(store, split, f, fields, system[:-1]).select(names))
-                        continue
                     t = read_data_file(store, split, f, fields, system)
                     parts.append(t.select(names) if keep_row_kind else _drop_retract_rows(t).select(names))
                 continue
             lookup = lookup_merges_levels(store.options)
             sequence = lookup or not _sequence_by_file(files, spec, sequence_number)
-            runs = [_read_run(store, split, f, value_fields, sequence, _kinds_needed(f, keep_row_kind)) for f in files]
+            runs = [_read_run(store, split, f, value_fields, sequence) for f in files]
             if lookup:  # Paimon's LookupMergeFunction (see lsm/changelog.py)
                 runs = [r.append_column(LEVEL, pa.array(np.full(r.num_rows, f.level, dtype=np.int32)))
                         for r, f in zip(runs, files)]
@@ -445,32 +442,24 @@ def key_range_pieces(runs: Sequence[pa.Table], key_columns: Sequence[str],
 
 
 def _read_run(store: FileStore, split: DataSplit, f: DataFileMeta, value_fields: Sequence[DataField],
-              sequence: bool = True, kinds: bool = True) -> pa.Table:
+              sequence: bool = True) -> pa.Table:
     """Data file ``f`` as a run to merge: its ``_KEY_`` columns, ``_SEQUENCE_NUMBER``,
-    ``_VALUE_KIND`` and ``value_fields``, in that order. A value field that is a key field is not
-    read a second time: a key-value file's value row holds the key fields with the key's very
-    values, so the column is the ``_KEY_`` column (read as the same field, through the same casts).
+    ``_VALUE_KIND`` and ``value_fields``. A value field that is a key field is not read a second time:
+    a key-value file's value row holds the key fields with the key's very values, so the column is
+    the ``_KEY_`` column (read as the same field, through the same casts).
 
     ``sequence=False``: ``_SEQUENCE_NUMBER`` is neither read nor returned: the merge orders a key's
-    records by file alone (see ``_sequence_by_file``). ``kinds=False`` (a file without retraction
-    rows, whose kinds the read does not return): ``_VALUE_KIND`` is not read but +I in every row
-    (the merges tell additions from retractions only)."""
+    records by file alone (see ``_sequence_by_file``)."""
     key_ids = {k.id for k in store.key_fields}
     read = [v for v in value_fields if v.id not in key_ids]
-    system = ((SEQ,) if sequence else ()) + ((KIND,) if kinds else ())
+    system = (SEQ, KIND) if sequence else (KIND,)
+    if len(read) == len(value_fields):
+        return read_data_file(store, split, f, value_fields, system, store.key_fields)
     t = read_data_file(store, split, f, read, system, store.key_fields)
     key_column = {k.id: KEY_PREFIX + k.name for k in store.key_fields}
-    head = [*key_column.values(), *((SEQ,) if sequence else ())]
-    kind = t.column(KIND) if kinds else pa.array(np.zeros(t.num_rows, dtype=np.int8))
-    cols = [*(t.column(c) for c in head), kind, *(t.column(key_column.get(v.id, v.name)) for v in value_fields)]
-    return pa.Table.from_arrays(cols, names=[*head, KIND, *(v.name for v in value_fields)])
-
-
-def _kinds_needed(f: DataFileMeta, keep_row_kind: bool) -> bool:
-    """Whether a read must decode ``_VALUE_KIND`` of data file ``f``: it returns the kinds, or the
-    file may hold retraction rows (-U/-D; Paimon counts them in ``deleteRowCount``, unknown in files
-    written before it did)."""
-    return keep_row_kind or f.delete_row_count != 0
+    head = [*key_column.values(), *system]
+    cols = [t.column(c) for c in head] + [t.column(key_column.get(v.id, v.name)) for v in value_fields]
+    return pa.Table.from_arrays(cols, names=[*head, *(v.name for v in value_fields)])
 
 
 def _sequence_by_file(files: Sequence[DataFileMeta], spec: MergeSpec, sequence_number: bool) -> bool:

@@ -1,8 +1,7 @@
 """Merged reads that skip the merge where they can: key ranges of a section that one file alone
 holds are read as they are (``key_range_pieces``), and ``_SEQUENCE_NUMBER`` is not read when the
 files' sequence ranges do not overlap (``_sequence_by_file``). Every read must equal the full merge
-of the section (the shortcuts off: also the key codes shared with the merge and the kinds left
-unread in files without retractions), for every merge engine, with deletes and nulls."""
+of the section (the two shortcuts off), for every merge engine, with deletes and nulls."""
 
 from __future__ import annotations
 
@@ -48,7 +47,6 @@ def _full_merge(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reader, "key_range_pieces", lambda runs, keys, per=None: None)
     monkeypatch.setattr(reader, "_sequence_by_file", lambda files, spec, seq: False)
     monkeypatch.setattr(reader, "_run_keys", lambda runs, keys: None)  # key codes computed by the merge
-    monkeypatch.setattr(reader, "_kinds_needed", lambda f, keep: True)  # every file's kinds read
 
 
 def _count_pieces(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -75,8 +73,8 @@ def test_reads_equal_the_full_merge(catalog: Catalog, monkeypatch: pytest.Monkey
     t = catalog.create_table(f"db.t{seed}", SCHEMA, primary_keys=["k"], options=options)
     rng = random.Random(seed)
     ops = ["+I"] if "rowkind.field" not in options else ["+I", "+I", "+U", "-D"]
-    for j, (lo, hi) in enumerate(RANGES):  # commits with retractions and without (kinds then unread)
-        t.write(_batch(rng, lo, hi, ops if j % 2 else [o for o in ops if o in ("+I", "+U")]))
+    for lo, hi in RANGES:
+        t.write(_batch(rng, lo, hi, ops))
     used = _count_pieces(monkeypatch)
     projections: list[list[str] | None] = [None, ["k"], ["a", "k"], ["b"]]
     got = [t.read(columns=c) for c in projections]
