@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -92,11 +93,9 @@ def test_inserts_while_the_bridge_is_killed_are_all_or_nothing(spark: Any, sql: 
         rng = random.Random(11)
         while not stop.wait(rng.uniform(0.2, 1.0)):
             for pid in _bridges_of_this_process():
-                try:
+                with contextlib.suppress(ProcessLookupError):  # it exited since the listing
                     os.kill(pid, signal.SIGKILL)
                     kills.append(pid)
-                except ProcessLookupError:
-                    pass
 
     ok: list[int] = []
     failed: list[int] = []

@@ -120,11 +120,12 @@ public final class Warmup {
     try {
       outcome = "running";
       SparkSession session = awaitSession();
+      String invalid = session == null ? null : invalidSetting(session);
       if (session == null) {
         outcome = "no session";
-      } else if (invalidSetting(session) != null) {
-        outcome = "off: " + invalidSetting(session);
-        LOG.warn("paimon_sql: {}; the Python workers are not started in the background", invalidSetting(session));
+      } else if (invalid != null) {
+        outcome = "off: " + invalid;
+        LOG.warn("paimon_sql: {}; the Python workers are not started in the background", invalid);
       } else if (!session.sparkContext().getConf().getBoolean(ENABLED, true)) {
         outcome = "disabled";
       } else {
