@@ -13,15 +13,18 @@ and its trim threshold (up to ``TRIM_THRESHOLD`` of free heap is kept for the ne
 Only Spark's Python workers do it (processes Spark starts for tasks; never the driver's or a
 user's own Python process), once per process, where the C library has ``mallopt`` (glibc; others
 are left as they are). ``PAIMON_SQL_WORKER_MALLOC=default`` in the workers' environment
-(``spark.executorEnv.PAIMON_SQL_WORKER_MALLOC``) keeps the allocator's defaults.
+(``spark.executorEnv.PAIMON_SQL_WORKER_MALLOC``) keeps the allocator's defaults; ``tuned`` (or
+unset) tunes it; any other value keeps the defaults and logs a warning naming the variable.
 """
 
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import threading
 
+_LOG = logging.getLogger(__name__)
 ENV = "PAIMON_SQL_WORKER_MALLOC"
 MMAP_THRESHOLD = 64 << 20
 TRIM_THRESHOLD = 256 << 20
@@ -42,7 +45,11 @@ def tune_worker_allocator() -> bool:
 
 
 def _tune() -> bool:
-    if os.environ.get(ENV, "").strip().lower() == "default":
+    mode = os.environ.get(ENV, "tuned").strip().lower()
+    if mode != "tuned":
+        if mode != "default":
+            _LOG.warning("%s must be 'tuned' or 'default', got %r: the allocator keeps its defaults",
+                         ENV, os.environ.get(ENV))
         return False
     try:
         mallopt = ctypes.CDLL(None).mallopt

@@ -58,3 +58,13 @@ def test_the_environment_keeps_the_allocators_defaults() -> None:
     tuned, faults = _probe("tune", {"PAIMON_SQL_WORKER_MALLOC": "default"})
     assert not tuned
     assert faults > 5_000
+    assert _probe("tune", {"PAIMON_SQL_WORKER_MALLOC": " Tuned "})[0]
+
+
+def test_a_malformed_setting_is_named_and_keeps_the_defaults(caplog: pytest.LogCaptureFixture) -> None:
+    from paimon_sql.spark import worker_memory
+
+    with pytest.MonkeyPatch.context() as m, caplog.at_level("WARNING"):
+        m.setenv("PAIMON_SQL_WORKER_MALLOC", "defualt")
+        assert worker_memory._tune() is False  # this process's allocator is left alone
+    assert "PAIMON_SQL_WORKER_MALLOC must be 'tuned' or 'default', got 'defualt'" in caplog.text
