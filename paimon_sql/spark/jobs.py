@@ -13,7 +13,7 @@ from pyspark.sql import types as st
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
 from paimon_sql.errors import ValidationError
-from paimon_sql.spark.worker_memory import tune_worker_allocator
+from paimon_sql.spark.worker_memory import prepare_worker
 
 OPT_JOB_PROCEDURE = "paimon.job.procedure"
 OPT_JOB_STATE = "paimon.job.state"
@@ -50,5 +50,5 @@ class JobReader(DataSourceReader):
         from paimon_sql.procedures.registry import run_procedure_task
 
         assert isinstance(partition, JobPartition)
-        tune_worker_allocator()
+        prepare_worker()
         yield (run_procedure_task(self.procedure, self.state, partition.task),)

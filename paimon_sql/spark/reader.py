@@ -43,7 +43,7 @@ from paimon_sql.spark.source_options import (
 from paimon_sql.spark.source_schema import _field_by_name, arrow_target, conform_to
 from paimon_sql.spark.spark_types import LEGACY_TIMESTAMP_MAPPING, legacy_timestamp_mapping
 from paimon_sql.spark.store_ref import StoreRef
-from paimon_sql.spark.worker_memory import tune_worker_allocator
+from paimon_sql.spark.worker_memory import prepare_worker
 
 DEFAULT_BATCH_ROWS = 1 << 16
 # A trailing string column the catalog shim asks of every Python scan: the data file a batch comes
@@ -270,7 +270,7 @@ class PaimonReader(DataSourceReader):
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, SplitPartition):
             return  # an empty scan: Spark still runs one task with InputPartition(None)
-        tune_worker_allocator()
+        prepare_worker()
         store = partition.store.open()
         fields: Sequence[pt.DataField] = store.schema.fields
         meta = self.metadata_columns

@@ -59,7 +59,7 @@ from paimon_sql.spark.reader import DEFAULT_BATCH_ROWS
 from paimon_sql.spark.source_options import OPT_BATCH_ROWS, OPT_TIME_ZONE, TableRef, _bool_option, _int_option
 from paimon_sql.spark.source_schema import _field_by_name, arrow_target, conform_to
 from paimon_sql.spark.store_ref import StoreRef
-from paimon_sql.spark.worker_memory import tune_worker_allocator
+from paimon_sql.spark.worker_memory import prepare_worker
 
 OPT_READ_CHANGELOG = "read.changelog"
 AUDIT_LOG = "audit_log"
@@ -208,7 +208,7 @@ class PaimonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, StreamSplitPartition):
             return
-        tune_worker_allocator()
+        prepare_worker()
         store: FileStore = partition.store.open()
         names = self.schema.fieldNames()
         names = names[int(self.row_kind) + int(self.sequence_number):]

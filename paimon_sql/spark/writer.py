@@ -30,7 +30,7 @@ from paimon_sql.spark.source_schema import (
     spark_type,
 )
 from paimon_sql.spark.store_ref import StoreRef
-from paimon_sql.spark.worker_memory import tune_worker_allocator
+from paimon_sql.spark.worker_memory import prepare_worker
 from paimon_sql.write.file_writer import FileNamer
 from paimon_sql.write.table_write import TableWrite
 
@@ -196,7 +196,7 @@ class PaimonWriter(DataSourceArrowWriter):
 
     # -- executors -------------------------------------------------------------------------------
     def write(self, iterator: Iterator[pa.RecordBatch]) -> PaimonCommitMessage:
-        tune_worker_allocator()
+        prepare_worker()
         store = self.store.open()
         fio = store.file_io
         base = store.snapshots.snapshot(self.base_snapshot) if self.base_snapshot is not None else None
