@@ -264,6 +264,13 @@ def read_split(
                         i, start, stop = piece
                         parts.append(_drop_retract_rows(ordered[i].slice(start, stop - start)).select(names))
                         continue
+                    newest = piece[-1]  # the piece's slices are in run order: oldest first
+                    if (not sequence and store.options.merge_engine == "deduplicate" and not spec.ignore_delete
+                            and per is not None and _newest_covers(per, piece)):
+                        # every older record of the range is replaced: the newest run's slice wins whole
+                        i, start, stop = newest
+                        parts.append(_drop_retract_rows(ordered[i].slice(start, stop - start)).select(names))
+                        continue
                     codes = None
                     if per is not None and all(isinstance(k, _IntKeys) for k in per):
                         codes = np.concatenate([cast(_IntKeys, per[i]).codes[a:b] for i, a, b in piece])
@@ -313,6 +320,7 @@ class _IntKeys:
 
     def __init__(self, codes: np.ndarray) -> None:
         self.codes = codes
+        self._strictly_sorted: bool | None = None
 
     def __len__(self) -> int:
         return len(self.codes)
@@ -329,8 +337,11 @@ class _IntKeys:
         return int(np.searchsorted(self.codes, np.int64(key), "left")) if key <= _INT64_MAX else len(self.codes)
 
     def strictly_sorted(self) -> bool:
-        c = self.codes
-        return len(c) < 2 or bool((c[1:] > c[:-1]).all())
+        """Whether each key is above the one before (computed once)."""
+        if self._strictly_sorted is None:
+            c = self.codes
+            self._strictly_sorted = len(c) < 2 or bool((c[1:] > c[:-1]).all())
+        return self._strictly_sorted
 
 
 class _BytesKeys:
@@ -367,6 +378,11 @@ _INT64_MAX = int(np.iinfo(np.int64).max)
 def _run_keys(runs: Sequence[pa.Table], key_columns: Sequence[str]) -> Sequence[_IntKeys | _BytesKeys] | None:
     """Each run's keys in a form whose order is Paimon's key order, or None."""
     sizes = [r.num_rows for r in runs]
+    if len(key_columns) == 1 and not any(r.column(key_columns[0]).null_count for r in runs):
+        # a single column without nulls: its codes are its values, comparable across runs
+        per_run = [encode_keys(r.select(list(key_columns)), key_columns) for r in runs]
+        if all(c is not None for c in per_run):
+            return [_IntKeys(cast(np.ndarray, c)) for c in per_run]
     codes = encode_keys(pa.concat_tables([r.select(list(key_columns)) for r in runs]), key_columns)
     if codes is not None:
         bounds = np.cumsum([0, *sizes])
@@ -439,6 +455,33 @@ def key_range_pieces(runs: Sequence[pa.Table], key_columns: Sequence[str],
             pieces.append([(i, cut[2 * g + 1], cut[2 * g + 2]) for i, cut in enumerate(cuts)
                            if cut[2 * g + 2] > cut[2 * g + 1]])
     return pieces
+
+
+# the largest key span ``_newest_covers`` marks, per row of the piece (a bitmap of the span)
+_COVER_SPAN_PER_ROW = 8
+
+
+def _newest_covers(per: Sequence[_IntKeys | _BytesKeys], piece: Sequence[Slice]) -> bool:
+    """Whether every key of ``piece``'s older slices is also a key of its last (newest) slice:
+    int64-coded keys (``_IntKeys``) of runs strictly in key order only, whose span in the newest
+    slice is at most ``_COVER_SPAN_PER_ROW`` per row of the piece (one byte per key value of the
+    span, marked)."""
+    if len(piece) < 2 or not all(isinstance(per[i], _IntKeys) and per[i].strictly_sorted() for i, _, _ in piece):
+        return False
+    i, start, stop = piece[-1]
+    newest = cast(_IntKeys, per[i]).codes[start:stop]
+    if len(newest) == 0:
+        return False
+    lo, hi = int(newest[0]), int(newest[-1])  # strictly sorted
+    older = [cast(_IntKeys, per[j]).codes[a:b] for j, a, b in piece[:-1]]
+    rows = len(newest) + sum(len(c) for c in older)
+    if hi - lo + 1 > _COVER_SPAN_PER_ROW * rows:
+        return False
+    if any(len(c) > len(newest) or int(c[0]) < lo or int(c[-1]) > hi for c in older if len(c)):
+        return False
+    marked = np.zeros(hi - lo + 1, dtype=bool)
+    marked[newest - np.int64(lo)] = True
+    return all(bool(marked[c - np.int64(lo)].all()) for c in older)
 
 
 def _read_run(store: FileStore, split: DataSplit, f: DataFileMeta, value_fields: Sequence[DataField],

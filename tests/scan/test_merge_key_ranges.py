@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -166,3 +167,67 @@ def test_string_keys_read_as_the_full_merge(catalog: Catalog, monkeypatch: pytes
     with monkeypatch.context() as m:
         _full_merge(m)
         assert got[0].equals(t.read()) and got[1].equals(t.read(columns=["b"]))
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+@pytest.mark.parametrize("seed", range(3))
+def test_a_newer_file_that_replaces_every_older_key_reads_as_the_full_merge(
+        catalog: Catalog, monkeypatch: pytest.MonkeyPatch, engine: str, seed: int) -> None:
+    """A key range where the newest file holds every key of the older ones: a ``deduplicate`` read
+    (file order, deletes not ignored) returns the newest file's rows as they are (``_newest_covers``);
+    ranges where one older key is missing, and every other engine, merge."""
+    options = {**BASE, **ENGINES[engine]}
+    if not options["rowkind.field"]:
+        del options["rowkind.field"]
+    t = catalog.create_table(f"db.cover{seed}", SCHEMA, primary_keys=["k"], options=options)
+    rng = random.Random(100 + seed)
+    ops = ["+I"] if "rowkind.field" not in options else ["+I", "+I", "+U", "-D"]
+
+    def commit(keys: list[int]) -> None:
+        rows = [{"k": k, "op": rng.choice(ops), "a": rng.choice([None, rng.randrange(-9, 9)]),
+                 "b": rng.choice([None, "x", "y"]), "ts": rng.choice([None, rng.randrange(5)])} for k in keys]
+        t.write(pa.Table.from_pylist(rows, SCHEMA))
+
+    commit(rng.sample(range(0, 80), 50))  # older: part of [0, 80)
+    commit(list(range(-10, 90)))  # newer: every key of the older one, and more on both sides
+    commit([k for k in range(100, 140, 2)] + [121])  # older: the even keys of [100, 140) and 121
+    commit([k for k in range(95, 150) if k != 121])  # newer: more keys, but not 121: no cover
+    covered: list[bool] = []
+    real = reader._newest_covers
+
+    def spy(per: Any, piece: Any) -> bool:
+        covered.append(real(per, piece))
+        return covered[-1]
+
+    monkeypatch.setattr(reader, "_newest_covers", spy)
+    projections: list[list[str] | None] = [None, ["k"], ["a", "k"], ["b"]]
+    got = [t.read(columns=c) for c in projections]
+    fast = engine == "deduplicate"  # file order, deletes not ignored
+    assert any(covered) == fast, covered
+    if fast:
+        assert not all(covered)  # the ranges with a missing key were merged
+    with monkeypatch.context() as m:
+        _full_merge(m)
+        for c, table in zip(projections, got):
+            assert table.equals(t.read(columns=c)), (engine, c)
+
+
+def test_newest_covers_needs_runs_strictly_in_key_order_and_every_older_key() -> None:
+    from paimon_sql.scan.reader import _IntKeys, _newest_covers
+
+    def covers(*runs: list[int]) -> bool:
+        per = [_IntKeys(np.array(r, dtype=np.int64)) for r in runs]
+        return _newest_covers(per, [(i, 0, len(r)) for i, r in enumerate(runs)])
+
+    assert covers([2, 4], [1, 2, 3, 4])
+    assert covers([2], [3, 4], [2, 3, 4, 9])  # several older runs
+    assert not covers([2, 4], [1, 2, 4, 3])  # the newest run out of key order
+    assert not covers([2, 4], [2, 2, 4])  # a key twice in a run
+    assert not covers([4, 2], [1, 2, 3, 4])
+    assert not covers([2, 5], [1, 2, 3, 4])  # 5 beyond the newest keys
+    assert not covers([2, 3], [1, 2, 4])  # 3 missing
+    assert not covers([0, 10**12], [0, 10**12])  # a span too wide to mark: merged
+    low, high = -(2**63), 2**63 - 1
+    assert not covers([low, high], [low, 0, high])  # extreme codes: no overflow
+    assert covers([low + 1], [low, low + 1, low + 2])
+    assert covers([high - 1], [high - 2, high - 1, high])
