@@ -15,8 +15,9 @@ sides.
   through the catalog vs ``spark.read.parquet`` of the *same data files* (an append table's files
   are plain parquet files), on ``--rows``-row tables: each table read natively (Spark's parquet
   reader, the default where the plan allows it) and through the Python path
-  (``spark.paimon.read.native=false``), plus a primary-key table whose two commits overlap, which
-  needs a merge by key (always the Python path);
+  (``spark.paimon.read.native=false``), plus two primary-key tables whose two commits overlap, which
+  need a merge by key (always the Python path): in one the newer commit holds every key of the
+  older one (a range the newer file replaces whole), in the other it leaves a tenth of them;
 - tiny: the fixed cost of ``SELECT * FROM tiny`` (10 rows) vs the same query on a parquet table.
 
 Each phase runs once to warm up; then the phases of a comparison take turns for ``--repeat`` rounds
@@ -130,7 +131,14 @@ def main() -> int:
         sql(f"INSERT INTO db.pk2 {GEN.format(n=n)}")
         for t in ("db.app", "db.pk", "db.pk2", "pq"):
             assert sql(f"SELECT sum(id) FROM {t}").collect()[0][0] == want, t
-        res["scan paths"] = {t: scan_path(t) for t in ("db.app", "db.pk", "db.pk2")}
+        # the same, but the newer commit leaves a tenth of the older one's keys: no file replaces
+        # another's key range whole, every overlapping range is merged row by row
+        create("pk3", pk_props)()
+        sql(f"INSERT INTO db.pk3 {GEN.format(n=n // 2)}")
+        sql(f"INSERT INTO db.pk3 SELECT * FROM ({GEN.format(n=n)}) WHERE id % 10 <> 5 OR id < {n // 2}")
+        want3 = want - sum(range(n // 2 + (5 - n // 2) % 10, n, 10))
+        assert sql("SELECT sum(id) FROM db.pk3").collect()[0][0] == want3
+        res["scan paths"] = {t: scan_path(t) for t in ("db.app", "db.pk", "db.pk2", "db.pk3")}
         res.update(_compare(rep, {
             "scan * parquet (same files)": (lambda: noop("SELECT * FROM pq"), None),
             "scan * append": (lambda: noop("SELECT * FROM db.app"), None),
@@ -138,6 +146,7 @@ def main() -> int:
             "scan * pk": (lambda: noop("SELECT * FROM db.pk"), None),
             "scan * pk, python path": (python_path(lambda: noop("SELECT * FROM db.pk")), None),
             "scan * pk, 2 overlapping commits (merge)": (lambda: noop("SELECT * FROM db.pk2"), None),
+            "scan * pk, 2 partly overlapping commits (merge)": (lambda: noop("SELECT * FROM db.pk3"), None),
         }))
         res.update(_compare(rep, {
             "sum(id) parquet (same files)": (lambda: sql("SELECT sum(id) FROM pq").collect(), None),
@@ -146,6 +155,8 @@ def main() -> int:
             "sum(id) pk": (lambda: sql("SELECT sum(id) FROM db.pk").collect(), None),
             "sum(id) pk, python path": (python_path(lambda: sql("SELECT sum(id) FROM db.pk").collect()), None),
             "sum(id) pk, 2 overlapping commits (merge)": (lambda: sql("SELECT sum(id) FROM db.pk2").collect(), None),
+            "sum(id) pk, 2 partly overlapping commits (merge)": (
+                lambda: sql("SELECT sum(id) FROM db.pk3").collect(), None),
         }))
         res.update(_compare(rep, {
             "count(*) parquet (same files)": (lambda: sql("SELECT count(*) FROM pq").collect(), None),
@@ -182,6 +193,10 @@ def main() -> int:
         "sum(id) pk / parquet": ratio("sum(id) pk", "sum(id) parquet (same files)"),
         "sum(id) pk, python path / parquet": ratio("sum(id) pk, python path", "sum(id) parquet (same files)"),
         "sum(id) pk merged / parquet": ratio("sum(id) pk, 2 overlapping commits (merge)", "sum(id) parquet (same files)"),
+        "scan * pk partly merged / parquet": ratio("scan * pk, 2 partly overlapping commits (merge)",
+                                                   "scan * parquet (same files)"),
+        "sum(id) pk partly merged / parquet": ratio("sum(id) pk, 2 partly overlapping commits (merge)",
+                                                    "sum(id) parquet (same files)"),
         "count(*) append / parquet": ratio("count(*) append (from the manifests)", "count(*) parquet (same files)"),
     }
     if "tiny select paimon" in res:
