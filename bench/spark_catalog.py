@@ -135,9 +135,8 @@ def main() -> int:
         # another's key range whole, every overlapping range is merged row by row
         create("pk3", pk_props)()
         sql(f"INSERT INTO db.pk3 {GEN.format(n=n // 2)}")
-        sql(f"INSERT INTO db.pk3 SELECT * FROM ({GEN.format(n=n)}) WHERE id % 10 <> 5 OR id < {n // 2}")
-        want3 = want - sum(range(n // 2 + (5 - n // 2) % 10, n, 10))
-        assert sql("SELECT sum(id) FROM db.pk3").collect()[0][0] == want3
+        sql(f"INSERT INTO db.pk3 SELECT * FROM ({GEN.format(n=n)}) WHERE id % 10 <> 5 OR id >= {n // 2}")
+        assert sql("SELECT sum(id) FROM db.pk3").collect()[0][0] == want  # the older commit keeps those keys
         res["scan paths"] = {t: scan_path(t) for t in ("db.app", "db.pk", "db.pk2", "db.pk3")}
         res.update(_compare(rep, {
             "scan * parquet (same files)": (lambda: noop("SELECT * FROM pq"), None),

@@ -245,39 +245,16 @@ def read_split(
                 continue
             lookup = lookup_merges_levels(store.options)
             sequence = lookup or not _sequence_by_file(files, spec, sequence_number)
-            runs = [_read_run(store, split, f, value_fields, sequence) for f in files]
-            if lookup:  # Paimon's LookupMergeFunction (see lsm/changelog.py)
-                runs = [r.append_column(LEVEL, pa.array(np.full(r.num_rows, f.level, dtype=np.int32)))
-                        for r, f in zip(runs, files)]
-                table = lookup_merge_filter(pa.concat_tables(runs), spec.key_columns).drop_columns([LEVEL])
-                merged = engine_of(store.options).merge(table, spec, keep_row_kind)
-            else:
-                # oldest file first: the records of a key then arrive in sequence order and need no
-                # re-sort (``sorted_view`` checks it)
-                ordered = [r for _, r in sorted(zip(files, runs), key=_file_age)]
-                per = _run_keys(ordered, spec.key_columns)
-                # keys only one run holds have one record: read as they are, as a one-run section's
-                # (not when retractions are kept: first-row drops them in a merge)
-                pieces = None if keep_row_kind else key_range_pieces(ordered, spec.key_columns, per)
-                for piece in pieces if pieces is not None else [[(i, 0, r.num_rows) for i, r in enumerate(ordered)]]:
-                    if isinstance(piece, tuple):  # (run, start, stop) of keys no other run holds
-                        i, start, stop = piece
-                        parts.append(_drop_retract_rows(ordered[i].slice(start, stop - start)).select(names))
-                        continue
-                    newest = piece[-1]  # the piece's slices are in run order: oldest first
-                    if (not sequence and store.options.merge_engine == "deduplicate" and not spec.ignore_delete
-                            and per is not None and _newest_covers(per, piece)):
-                        # every older record of the range is replaced: the newest run's slice wins whole
-                        i, start, stop = newest
-                        parts.append(_drop_retract_rows(ordered[i].slice(start, stop - start)).select(names))
-                        continue
-                    codes = None
-                    if per is not None and all(isinstance(k, _IntKeys) for k in per):
-                        codes = np.concatenate([cast(_IntKeys, per[i]).codes[a:b] for i, a, b in piece])
-                    merged = _merge_runs(pa.concat_tables([ordered[i].slice(a, b - a) for i, a, b in piece]),
-                                         store, spec, keep_row_kind, sequence_number, codes, not sequence)
-                    parts.append(merged.select(names))
+            if not lookup:
+                parts.extend(_merge_section(store, split, files, value_fields, spec, sequence, keep_row_kind,
+                                            sequence_number, names))
                 continue
+            # Paimon's LookupMergeFunction (see lsm/changelog.py)
+            runs = [_read_run(store, split, f, value_fields, sequence) for f in files]
+            runs = [r.append_column(LEVEL, pa.array(np.full(r.num_rows, f.level, dtype=np.int32)))
+                    for r, f in zip(runs, files)]
+            table = lookup_merge_filter(pa.concat_tables(runs), spec.key_columns).drop_columns([LEVEL])
+            merged = engine_of(store.options).merge(table, spec, keep_row_kind)
             parts.append(_with_sequence(merged, store, sequence_number).select(names))
     if not parts:
         return schema.empty_table()
@@ -287,6 +264,110 @@ def read_split(
     if predicate is not None:
         result = result.filter(to_arrow_expression(predicate))
     return result.cast(schema) if not result.schema.equals(schema) else result
+
+
+def _merge_section(store: FileStore, split: DataSplit, files: Sequence[DataFileMeta],
+                   value_fields: Sequence[DataField], spec: MergeSpec, sequence: bool, keep_row_kind: bool,
+                   sequence_number: bool, names: list[str]) -> list[pa.Table]:
+    """The merged rows of a section's ``files`` (several sorted runs), in key order, as ``names``
+    (``keep_row_kind``: retractions kept, see ``read_split``).
+
+    The files are merged oldest first: the records of a key then arrive in sequence order and need
+    no re-sort (``sorted_view`` checks it unless ``sequence`` is False: ordered by file alone, see
+    ``_sequence_by_file``). Key ranges only one file holds are read as they are
+    (``key_range_pieces``); in a ``deduplicate`` merge by file order, a range whose newest file
+    holds every key of the older ones is that file's rows (``_newest_covers``), and then only the
+    key columns of the older files are read (``_read_keys``), not their values."""
+    by_age = sorted(files, key=lambda f: f.max_sequence_number)  # stable: equal ages keep their order
+    # first-row drops retractions in a merge: keys only one run holds are split off only when
+    # retractions are not kept (and a covered range is its newest slice without retractions)
+    split_ranges = not keep_row_kind
+    cover = (split_ranges and not sequence and store.options.merge_engine == "deduplicate"
+             and not spec.ignore_delete)
+    runs: list[pa.Table | None] | None = None
+    if cover:
+        keys = [_read_keys(store, split, f) for f in by_age]
+        per = _run_keys(keys, spec.key_columns)
+        plan, covered = _piece_plan(keys, spec, per, split_ranges, cover)
+        runs = _read_needed(store, split, by_age, keys, value_fields, sequence, _needed_runs(plan, covered))
+    if runs is None:  # every file read whole (or a file skipped under scan.ignore-*-files: as read whole)
+        runs = [_read_run(store, split, f, value_fields, sequence) for f in by_age]
+        full = cast(list[pa.Table], runs)
+        per = _run_keys(full, spec.key_columns)
+        plan, covered = _piece_plan(full, spec, per, split_ranges, cover)
+
+    def run(i: int) -> pa.Table:
+        r = cast(list[pa.Table | None], runs)[i]
+        if r is None:
+            raise AssertionError(f"a merge of table {store.name} needs a file it did not read")
+        return r
+
+    parts: list[pa.Table] = []
+    for piece, whole in zip(plan, covered):
+        if isinstance(piece, tuple) or whole:
+            # (run, start, stop) of keys no other run holds; or the newest slice of a covered range
+            i, start, stop = piece if isinstance(piece, tuple) else piece[-1]
+            parts.append(_drop_retract_rows(run(i).slice(start, stop - start)).select(names))
+            continue
+        codes = None
+        if per is not None and all(isinstance(k, _IntKeys) for k in per):
+            codes = np.concatenate([cast(_IntKeys, per[i]).codes[a:b] for i, a, b in piece])
+        merged = _merge_runs(pa.concat_tables([run(i).slice(a, b - a) for i, a, b in piece]),
+                             store, spec, keep_row_kind, sequence_number, codes, not sequence)
+        parts.append(merged.select(names))
+    return parts
+
+
+def _piece_plan(runs: Sequence[pa.Table], spec: MergeSpec, per: Sequence[_IntKeys | _BytesKeys] | None,
+                split_ranges: bool, cover: bool) -> tuple[list[Slice | list[Slice]], list[bool]]:
+    """The pieces of a section's runs (``key_range_pieces``, or one piece of every run) and, per
+    piece, whether its newest slice wins whole (``cover``: a deduplicate merge by file order)."""
+    pieces = key_range_pieces(runs, spec.key_columns, per) if split_ranges else None
+    plan: list[Slice | list[Slice]] = (
+        pieces if pieces is not None else [[(i, 0, r.num_rows) for i, r in enumerate(runs)]])
+    covered = [cover and isinstance(p, list) and per is not None and _newest_covers(per, p) for p in plan]
+    return plan, covered
+
+
+def _needed_runs(plan: Sequence[Slice | list[Slice]], covered: Sequence[bool]) -> set[int]:
+    """The runs whose rows a merge following ``plan`` reads."""
+    needed: set[int] = set()
+    for piece, whole in zip(plan, covered):
+        if isinstance(piece, tuple):
+            needed.add(piece[0])
+        elif whole:
+            needed.add(piece[-1][0])
+        else:
+            needed.update(i for i, _, _ in piece)
+    return needed
+
+
+def _read_keys(store: FileStore, split: DataSplit, f: DataFileMeta) -> pa.Table:
+    """The ``_KEY_`` columns of data file ``f``."""
+    return read_data_file(store, split, f, [], (), store.key_fields)
+
+
+def _read_needed(store: FileStore, split: DataSplit, files: Sequence[DataFileMeta], keys: Sequence[pa.Table],
+                 value_fields: Sequence[DataField], sequence: bool, needed: set[int]) -> list[pa.Table | None] | None:
+    """The runs (as ``_read_run`` reads them) of the ``needed`` files, from their key columns
+    ``keys`` (read before) and the rest of each file; None for the others. None in all when a file's
+    rest has other rows than its keys (a file skipped under ``scan.ignore-corrupt-files``)."""
+    key_ids = {k.id for k in store.key_fields}
+    read = [v for v in value_fields if v.id not in key_ids]
+    system = (SEQ, KIND) if sequence else (KIND,)
+    key_column = {k.id: KEY_PREFIX + k.name for k in store.key_fields}
+    out: list[pa.Table | None] = []
+    for i, (f, k) in enumerate(zip(files, keys)):
+        if i not in needed:
+            out.append(None)
+            continue
+        rest = read_data_file(store, split, f, read, system)
+        if rest.num_rows != k.num_rows:
+            return None
+        cols = ([k.column(c) for c in key_column.values()] + [rest.column(c) for c in system]
+                + [k.column(key_column[v.id]) if v.id in key_column else rest.column(v.name) for v in value_fields])
+        out.append(pa.Table.from_arrays(cols, names=[*key_column.values(), *system, *(v.name for v in value_fields)]))
+    return out
 
 
 def _merge_runs(table: pa.Table, store: FileStore, spec: MergeSpec, keep_row_kind: bool,
@@ -506,7 +587,7 @@ def _read_run(store: FileStore, split: DataSplit, f: DataFileMeta, value_fields:
 
 
 def _sequence_by_file(files: Sequence[DataFileMeta], spec: MergeSpec, sequence_number: bool) -> bool:
-    """Whether a merge of ``files`` (oldest first by ``_file_age``) orders each key's records by
+    """Whether a merge of ``files`` (oldest first: by ``max_sequence_number``) orders each key's records by
     file alone: the files' sequence-number ranges do not overlap (every record of an older file is
     older than every record of a newer one; a file holds a key once), the merge compares no
     ``sequence.field`` and neither it nor the read returns ``_SEQUENCE_NUMBER``. The column is then
@@ -528,10 +609,6 @@ def read_splits_parallel(
         return [read_split(st, sp, f, predicate) for st, sp, f in jobs]
     with ThreadPoolExecutor(max_workers=READ_THREADS) as pool:
         return list(pool.map(lambda j: read_split(j[0], j[1], j[2], predicate), jobs))
-
-
-def _file_age(file_and_rows: tuple[DataFileMeta, pa.Table]) -> int:
-    return file_and_rows[0].max_sequence_number
 
 
 def _sections(store: FileStore, split: DataSplit) -> list[tuple[Sequence[DataFileMeta], bool]]:

@@ -48,6 +48,7 @@ def _full_merge(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reader, "key_range_pieces", lambda runs, keys, per=None: None)
     monkeypatch.setattr(reader, "_sequence_by_file", lambda files, spec, seq: False)
     monkeypatch.setattr(reader, "_run_keys", lambda runs, keys: None)  # key codes computed by the merge
+    monkeypatch.setattr(reader, "_read_needed", lambda *args: None)  # every file read whole, at once
 
 
 def _count_pieces(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -200,16 +201,30 @@ def test_a_newer_file_that_replaces_every_older_key_reads_as_the_full_merge(
         return covered[-1]
 
     monkeypatch.setattr(reader, "_newest_covers", spy)
+    reads: list[tuple[str, bool]] = []  # (data file, whether more than its key columns were read)
+    real_read = reader.read_data_file
+
+    def read_spy(store: Any, split: Any, f: Any, fields: Any, system: Any = (), key_fields: Any = ()) -> Any:
+        reads.append((f.file_name, bool(fields) or bool(system)))
+        return real_read(store, split, f, fields, system, key_fields)
+
+    monkeypatch.setattr(reader, "read_data_file", read_spy)
     projections: list[list[str] | None] = [None, ["k"], ["a", "k"], ["b"]]
     got = [t.read(columns=c) for c in projections]
     fast = engine == "deduplicate"  # file order, deletes not ignored
     assert any(covered) == fast, covered
+    keys_only = {name for name, _ in reads} - {name for name, more in reads if more}
     if fast:
         assert not all(covered)  # the ranges with a missing key were merged
+        assert keys_only  # the older file of a covered range: only its keys were read
+    else:
+        assert not keys_only
+    audit = catalog.get_table(f"db.cover{seed}$audit_log").read()  # retractions kept: merged whole
     with monkeypatch.context() as m:
         _full_merge(m)
         for c, table in zip(projections, got):
             assert table.equals(t.read(columns=c)), (engine, c)
+        assert audit.equals(catalog.get_table(f"db.cover{seed}$audit_log").read())
 
 
 def test_newest_covers_needs_runs_strictly_in_key_order_and_every_older_key() -> None:
@@ -231,3 +246,28 @@ def test_newest_covers_needs_runs_strictly_in_key_order_and_every_older_key() ->
     assert not covers([low, high], [low, 0, high])  # extreme codes: no overflow
     assert covers([low + 1], [low, low + 1, low + 2])
     assert covers([high - 1], [high - 2, high - 1, high])
+
+
+def test_a_file_whose_values_read_as_skipped_falls_back_to_whole_reads(catalog: Catalog,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under ``scan.ignore-corrupt-files`` a file can read as no rows; if that happens to a file
+    whose keys were read first, the section is read again with every file whole (as the full merge
+    reads it) instead of pairing keys and values of different rows."""
+    t = catalog.create_table("db.skip", SCHEMA, primary_keys=["k"], options=dict(BASE))
+    rng = random.Random(7)
+    t.write(_batch(rng, 0, 60, ["+I"]))
+    t.write(pa.Table.from_pylist([{"k": k, "op": "+I", "a": k, "b": "n", "ts": 1} for k in range(-5, 70)], SCHEMA))
+    real_read = reader.read_data_file
+    # a file of the newer commit: the covered ranges read its values
+    newer = max((f for _, s in t.plan()[1] for f in s.files), key=lambda f: f.max_sequence_number).file_name
+
+    def lossy(store: Any, split: Any, f: Any, fields: Any, system: Any = (), key_fields: Any = ()) -> Any:
+        out = real_read(store, split, f, fields, system, key_fields)
+        return out.slice(0, 0) if f.file_name == newer and system else out  # its values "skipped"
+
+    monkeypatch.setattr(reader, "read_data_file", lossy)
+    got = t.read()
+    with monkeypatch.context() as m:
+        _full_merge(m)
+        assert got.equals(t.read())
+    assert 40 < got.num_rows < 75  # the rows of one bucket's newer file are skipped
