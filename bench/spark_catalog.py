@@ -145,7 +145,7 @@ def main() -> int:
             "scan * pk": (lambda: noop("SELECT * FROM db.pk"), None),
             "scan * pk, python path": (python_path(lambda: noop("SELECT * FROM db.pk")), None),
             "scan * pk, 2 overlapping commits (merge)": (lambda: noop("SELECT * FROM db.pk2"), None),
-            "scan * pk, 2 partly overlapping commits (merge)": (lambda: noop("SELECT * FROM db.pk3"), None),
+            "scan * pk, 2 overlapping commits, merged row by row": (lambda: noop("SELECT * FROM db.pk3"), None),
         }))
         res.update(_compare(rep, {
             "sum(id) parquet (same files)": (lambda: sql("SELECT sum(id) FROM pq").collect(), None),
@@ -154,7 +154,7 @@ def main() -> int:
             "sum(id) pk": (lambda: sql("SELECT sum(id) FROM db.pk").collect(), None),
             "sum(id) pk, python path": (python_path(lambda: sql("SELECT sum(id) FROM db.pk").collect()), None),
             "sum(id) pk, 2 overlapping commits (merge)": (lambda: sql("SELECT sum(id) FROM db.pk2").collect(), None),
-            "sum(id) pk, 2 partly overlapping commits (merge)": (
+            "sum(id) pk, 2 overlapping commits, merged row by row": (
                 lambda: sql("SELECT sum(id) FROM db.pk3").collect(), None),
         }))
         res.update(_compare(rep, {
@@ -192,10 +192,10 @@ def main() -> int:
         "sum(id) pk / parquet": ratio("sum(id) pk", "sum(id) parquet (same files)"),
         "sum(id) pk, python path / parquet": ratio("sum(id) pk, python path", "sum(id) parquet (same files)"),
         "sum(id) pk merged / parquet": ratio("sum(id) pk, 2 overlapping commits (merge)", "sum(id) parquet (same files)"),
-        "scan * pk partly merged / parquet": ratio("scan * pk, 2 partly overlapping commits (merge)",
-                                                   "scan * parquet (same files)"),
-        "sum(id) pk partly merged / parquet": ratio("sum(id) pk, 2 partly overlapping commits (merge)",
-                                                    "sum(id) parquet (same files)"),
+        "scan * pk merged row by row / parquet": ratio("scan * pk, 2 overlapping commits, merged row by row",
+                                                       "scan * parquet (same files)"),
+        "sum(id) pk merged row by row / parquet": ratio("sum(id) pk, 2 overlapping commits, merged row by row",
+                                                        "sum(id) parquet (same files)"),
         "count(*) append / parquet": ratio("count(*) append (from the manifests)", "count(*) parquet (same files)"),
     }
     if "tiny select paimon" in res:

@@ -23,5 +23,5 @@ def test_spark_catalog_benchmark_smoke(tmp_path: Path) -> None:
     assert report["scan paths"] == {"db.app": "native parquet", "db.pk": "native parquet",
                                     "db.pk2": "python", "db.pk3": "python"}
     ratios = report["ratios"]
-    assert "sum(id) pk merged / parquet" in ratios and "sum(id) pk partly merged / parquet" in ratios
+    assert "sum(id) pk merged / parquet" in ratios and "sum(id) pk merged row by row / parquet" in ratios
     assert all(isinstance(v, float) and v > 0 for v in ratios.values()), ratios

@@ -92,7 +92,7 @@ import paimon_sql.lsm.merge_runs, paimon_sql.scan.table_scan, email.mime.text  #
 out["more"] = freeze_worker_heap()  # task 3
 out["frozen_more"] = gc.get_freeze_count()
 class Node:
-    pass
+    other: object = None
 a, b = Node(), Node()
 a.other, b.other = b, a  # a cycle made after the freeze
 del a, b
