@@ -18,10 +18,19 @@ PER_KEY_NULL_PLACEMENT = int(pa.__version__.split(".")[0]) >= 25
 KIND_INSERT, KIND_UPDATE_BEFORE, KIND_UPDATE_AFTER, KIND_DELETE = (int(k) for k in RowKind)
 
 
+def one_array(col: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """``col``'s values as one array: a column of one chunk is that chunk, not a copy (Arrow's
+    ``combine_chunks`` copies even one chunk; the chunk may be a slice: an offset into its
+    buffers)."""
+    if not isinstance(col, pa.ChunkedArray):
+        return col
+    return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+
+
 def last_non_null(col: pa.ChunkedArray | pa.Array, starts: np.ndarray, ends: np.ndarray,
                   rows: np.ndarray | None = None) -> pa.Array:
     """Per group, the last non-null value among ``rows`` (all rows if None; null when none)."""
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    arr = one_array(col)
     n = len(arr)
     valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
     if rows is not None:
@@ -74,7 +83,7 @@ def java_key_order(col: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Arra
     that way (the bits of the double with the sign folded); other columns are returned as they are."""
     if not pa.types.is_floating(col.type):
         return col
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    arr = one_array(col)
     values = np.asarray(arr.cast(pa.float64()).fill_null(0.0).to_numpy(zero_copy_only=False), dtype=np.float64)
     bits = values.view(np.int64).copy()
     bits[np.isnan(values)] = _CANONICAL_NAN

@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql.format.system_fields import SEQ
-from paimon_sql.lsm.merge_arrays import PER_KEY_NULL_PLACEMENT, group_last_mask, java_key_order
+from paimon_sql.lsm.merge_arrays import PER_KEY_NULL_PLACEMENT, group_last_mask, java_key_order, one_array
 
 if TYPE_CHECKING:
     from paimon_sql.lsm.merge_spec import MergeSpec
@@ -99,9 +99,7 @@ def _int_codes(col: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray 
     if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_date(t)
             or pa.types.is_time(t) or pa.types.is_timestamp(t) or pa.types.is_duration(t)):
         return None
-    arr = java_key_order(col)  # floats: int64s ordering like Double.compare
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+    arr = one_array(java_key_order(col))  # floats: int64s ordering like Double.compare
     t = arr.type
     if pa.types.is_boolean(t):
         arr = arr.cast(pa.int8())
@@ -162,7 +160,7 @@ def _as_strings(col: pa.ChunkedArray | pa.Array) -> pa.Array | None:
     if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
             or pa.types.is_large_binary(t)):
         return None
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    arr = one_array(col)
     if pa.types.is_binary(t):
         return arr.view(pa.string())
     if pa.types.is_large_binary(t):

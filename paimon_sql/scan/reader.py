@@ -21,6 +21,7 @@ from paimon_sql.lsm.changelog import LEVEL, lookup_merge_filter, lookup_merges_l
 from paimon_sql.lsm.engines import engine_of
 from paimon_sql.lsm.levels import KeyComparator, interval_partition
 from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec
+from paimon_sql.lsm.merge_arrays import one_array
 from paimon_sql.lsm.merge_runs import encode_keys, sorted_view
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
@@ -469,7 +470,7 @@ def _run_keys(runs: Sequence[pa.Table], key_columns: Sequence[str]) -> Sequence[
         bounds = np.cumsum([0, *sizes])
         return [_IntKeys(codes[bounds[i]:bounds[i + 1]]) for i in range(len(runs))]
     if len(key_columns) == 1:
-        cols = [r.column(key_columns[0]).combine_chunks() for r in runs]
+        cols = [one_array(r.column(key_columns[0])) for r in runs]
         t = cols[0].type
         if (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
                 or pa.types.is_large_binary(t)) and not any(c.null_count for c in cols):
