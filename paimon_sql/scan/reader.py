@@ -277,8 +277,9 @@ def _merge_section(store: FileStore, split: DataSplit, files: Sequence[DataFileM
     no re-sort (``sorted_view`` checks it unless ``sequence`` is False: ordered by file alone, see
     ``_sequence_by_file``). Key ranges only one file holds are read as they are
     (``key_range_pieces``); in a ``deduplicate`` merge by file order, a range whose newest file
-    holds every key of the older ones is that file's rows (``_newest_covers``), and then only the
-    key columns of the older files are read (``_read_keys``), not their values."""
+    holds every key of the older ones is that file's rows (``_newest_covers``), and an older file
+    that newer ones may replace (they hold as many rows) is read for its key columns first
+    (``_read_keys``): its values only if a range needs them (``_read_needed``)."""
     by_age = sorted(files, key=lambda f: f.max_sequence_number)  # stable: equal ages keep their order
     # first-row drops retractions in a merge: keys only one run holds are split off only when
     # retractions are not kept (and a covered range is its newest slice without retractions)
@@ -286,11 +287,17 @@ def _merge_section(store: FileStore, split: DataSplit, files: Sequence[DataFileM
     cover = (split_ranges and not sequence and store.options.merge_engine == "deduplicate"
              and not spec.ignore_delete)
     runs: list[pa.Table | None] | None = None
-    if cover:
-        keys = [_read_keys(store, split, f) for f in by_age]
-        per = _run_keys(keys, spec.key_columns)
-        plan, covered = _piece_plan(keys, spec, per, split_ranges, cover)
-        runs = _read_needed(store, split, by_age, keys, value_fields, sequence, _needed_runs(plan, covered))
+    # a file can go unread past its keys only if the newer files hold at least as many rows (every
+    # key of it in a newer file): those are read keys first, the others whole (the newest always)
+    keys_first = [cover and sum(n.row_count for n in by_age[i + 1:]) >= f.row_count
+                  for i, f in enumerate(by_age)]
+    if any(keys_first):
+        first = [_read_keys(store, split, f) if k else _read_run(store, split, f, value_fields, sequence)
+                 for f, k in zip(by_age, keys_first)]
+        per = _run_keys(first, spec.key_columns)
+        plan, covered = _piece_plan(first, spec, per, split_ranges, cover)
+        runs = _read_needed(store, split, by_age, first, keys_first, value_fields, sequence,
+                            _needed_runs(plan, covered))
     if runs is None:  # every file read whole (or a file skipped under scan.ignore-*-files: as read whole)
         runs = [_read_run(store, split, f, value_fields, sequence) for f in by_age]
         full = cast(list[pa.Table], runs)
@@ -348,19 +355,21 @@ def _read_keys(store: FileStore, split: DataSplit, f: DataFileMeta) -> pa.Table:
     return read_data_file(store, split, f, [], (), store.key_fields)
 
 
-def _read_needed(store: FileStore, split: DataSplit, files: Sequence[DataFileMeta], keys: Sequence[pa.Table],
-                 value_fields: Sequence[DataField], sequence: bool, needed: set[int]) -> list[pa.Table | None] | None:
-    """The runs (as ``_read_run`` reads them) of the ``needed`` files, from their key columns
-    ``keys`` (read before) and the rest of each file; None for the others. None in all when a file's
-    rest has other rows than its keys (a file skipped under ``scan.ignore-corrupt-files``)."""
+def _read_needed(store: FileStore, split: DataSplit, files: Sequence[DataFileMeta], first: Sequence[pa.Table],
+                 keys_first: Sequence[bool], value_fields: Sequence[DataField], sequence: bool,
+                 needed: set[int]) -> list[pa.Table | None] | None:
+    """The runs (as ``_read_run`` reads them) of a section's ``files``: ``first`` holds what was
+    read of each, the run itself or, where ``keys_first``, its key columns, to which the rest of the
+    file is added if it is ``needed``; None for a file not needed. None in all when a file's rest
+    has other rows than its keys (a file skipped under ``scan.ignore-corrupt-files``)."""
     key_ids = {k.id for k in store.key_fields}
     read = [v for v in value_fields if v.id not in key_ids]
     system = (SEQ, KIND) if sequence else (KIND,)
     key_column = {k.id: KEY_PREFIX + k.name for k in store.key_fields}
     out: list[pa.Table | None] = []
-    for i, (f, k) in enumerate(zip(files, keys)):
-        if i not in needed:
-            out.append(None)
+    for i, (f, k) in enumerate(zip(files, first)):
+        if not keys_first[i] or i not in needed:
+            out.append(k if not keys_first[i] else None)
             continue
         rest = read_data_file(store, split, f, read, system)
         if rest.num_rows != k.num_rows:
