@@ -39,6 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql import types as pt
+from paimon_sql.arrow_arrays import one_array
 from paimon_sql.errors import UnsupportedError, ValidationError
 from paimon_sql.types import (
     MAX_LENGTH,
@@ -106,8 +107,7 @@ def cast_array(arr: pa.Array | pa.ChunkedArray, source: DataType, target: DataTy
 
     A chunked array is combined first. Raises ``UnsupportedError`` for a pair of types Paimon cannot
     cast and ``ValidationError`` for a value Paimon cannot convert."""
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
+    arr = one_array(arr)
     try:
         return _cast(normalize_array(arr, source), source, target)
     except UnsupportedError as e:

@@ -40,6 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paimon_sql import types as pt
+from paimon_sql.arrow_arrays import one_array
 from paimon_sql.errors import CorruptFileError, UnsupportedError, ValidationError
 from paimon_sql.types import DataType, DecimalType, IntType, to_arrow_type
 
@@ -159,14 +160,8 @@ def _vector_element_width(t: DataType) -> int:
 
 
 def _as_array(col: Any) -> pa.Array:
-    if isinstance(col, pa.ChunkedArray):
-        if col.num_chunks == 1:
-            return col.chunk(0)
-        if col.num_chunks == 0:
-            return pa.array([], type=col.type)
-        return pa.concat_arrays(col.chunks)
-    if isinstance(col, pa.Array):
-        return col
+    if isinstance(col, (pa.ChunkedArray, pa.Array)):
+        return one_array(col)
     return pa.array(col)
 
 

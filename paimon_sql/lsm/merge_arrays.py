@@ -10,21 +10,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paimon_sql.arrow_arrays import one_array
 from paimon_sql.format.system_fields import SEQ, RowKind
 
 # pyarrow >= 25 takes the null placement per sort key (the global option is deprecated there)
 PER_KEY_NULL_PLACEMENT = int(pa.__version__.split(".")[0]) >= 25
 # the row kinds as plain ints (numpy and Arrow compute compare them with the _VALUE_KIND column)
 KIND_INSERT, KIND_UPDATE_BEFORE, KIND_UPDATE_AFTER, KIND_DELETE = (int(k) for k in RowKind)
-
-
-def one_array(col: pa.ChunkedArray | pa.Array) -> pa.Array:
-    """``col``'s values as one array: a column of one chunk is that chunk, not a copy (Arrow's
-    ``combine_chunks`` copies even one chunk; the chunk may be a slice: an offset into its
-    buffers)."""
-    if not isinstance(col, pa.ChunkedArray):
-        return col
-    return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
 
 
 def last_non_null(col: pa.ChunkedArray | pa.Array, starts: np.ndarray, ends: np.ndarray,

@@ -37,8 +37,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paimon_sql.arrow_arrays import one_array
 from paimon_sql.format.system_fields import SEQ
-from paimon_sql.lsm.merge_arrays import PER_KEY_NULL_PLACEMENT, group_last_mask, java_key_order, one_array
+from paimon_sql.lsm.merge_arrays import PER_KEY_NULL_PLACEMENT, group_last_mask, java_key_order
 
 if TYPE_CHECKING:
     from paimon_sql.lsm.merge_spec import MergeSpec

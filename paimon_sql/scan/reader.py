@@ -12,6 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from paimon_sql.arrow_arrays import one_array
 from paimon_sql.casting import cast_array
 from paimon_sql.errors import CorruptFileError, NotFoundError, PaimonError, UnsupportedError
 from paimon_sql.format import deletion_vector
@@ -21,7 +22,6 @@ from paimon_sql.lsm.changelog import LEVEL, lookup_merge_filter, lookup_merges_l
 from paimon_sql.lsm.engines import engine_of
 from paimon_sql.lsm.levels import KeyComparator, interval_partition
 from paimon_sql.lsm.merge import KIND, SEQ, MergeSpec
-from paimon_sql.lsm.merge_arrays import one_array
 from paimon_sql.lsm.merge_runs import encode_keys, sorted_view
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
@@ -362,10 +362,7 @@ def _read_needed(store: FileStore, split: DataSplit, files: Sequence[DataFileMet
     read of each, the run itself or, where ``keys_first``, its key columns, to which the rest of the
     file is added if it is ``needed``; None for a file not needed. None in all when a file's rest
     has other rows than its keys (a file skipped under ``scan.ignore-corrupt-files``)."""
-    key_ids = {k.id for k in store.key_fields}
-    read = [v for v in value_fields if v.id not in key_ids]
-    system = (SEQ, KIND) if sequence else (KIND,)
-    key_column = {k.id: KEY_PREFIX + k.name for k in store.key_fields}
+    read, system = _run_columns(store, value_fields, sequence)
     out: list[pa.Table | None] = []
     for i, (f, k) in enumerate(zip(files, first)):
         if not keys_first[i] or i not in needed:
@@ -374,9 +371,7 @@ def _read_needed(store: FileStore, split: DataSplit, files: Sequence[DataFileMet
         rest = read_data_file(store, split, f, read, system)
         if rest.num_rows != k.num_rows:
             return None
-        cols = ([k.column(c) for c in key_column.values()] + [rest.column(c) for c in system]
-                + [k.column(key_column[v.id]) if v.id in key_column else rest.column(v.name) for v in value_fields])
-        out.append(pa.Table.from_arrays(cols, names=[*key_column.values(), *system, *(v.name for v in value_fields)]))
+        out.append(_as_run(store, k, rest, value_fields, system))
     return out
 
 
@@ -584,16 +579,29 @@ def _read_run(store: FileStore, split: DataSplit, f: DataFileMeta, value_fields:
 
     ``sequence=False``: ``_SEQUENCE_NUMBER`` is neither read nor returned: the merge orders a key's
     records by file alone (see ``_sequence_by_file``)."""
-    key_ids = {k.id for k in store.key_fields}
-    read = [v for v in value_fields if v.id not in key_ids]
-    system = (SEQ, KIND) if sequence else (KIND,)
+    read, system = _run_columns(store, value_fields, sequence)
     if len(read) == len(value_fields):
         return read_data_file(store, split, f, value_fields, system, store.key_fields)
     t = read_data_file(store, split, f, read, system, store.key_fields)
+    return _as_run(store, t, t, value_fields, system)
+
+
+def _run_columns(store: FileStore, value_fields: Sequence[DataField],
+                 sequence: bool) -> tuple[list[DataField], tuple[str, ...]]:
+    """What a run reads besides its ``_KEY_`` columns: the value fields that are not key fields
+    (those are the ``_KEY_`` columns), and the system columns."""
+    key_ids = {k.id for k in store.key_fields}
+    return [v for v in value_fields if v.id not in key_ids], ((SEQ, KIND) if sequence else (KIND,))
+
+
+def _as_run(store: FileStore, keys: pa.Table, rest: pa.Table, value_fields: Sequence[DataField],
+            system: Sequence[str]) -> pa.Table:
+    """A run's table (``_read_run``'s layout) from a file's ``_KEY_`` columns (``keys``) and its
+    other columns (``rest``; the same table when read at once)."""
     key_column = {k.id: KEY_PREFIX + k.name for k in store.key_fields}
-    head = [*key_column.values(), *system]
-    cols = [t.column(c) for c in head] + [t.column(key_column.get(v.id, v.name)) for v in value_fields]
-    return pa.Table.from_arrays(cols, names=[*head, *(v.name for v in value_fields)])
+    cols = ([keys.column(c) for c in key_column.values()] + [rest.column(c) for c in system]
+            + [keys.column(key_column[v.id]) if v.id in key_column else rest.column(v.name) for v in value_fields])
+    return pa.Table.from_arrays(cols, names=[*key_column.values(), *system, *(v.name for v in value_fields)])
 
 
 def _sequence_by_file(files: Sequence[DataFileMeta], spec: MergeSpec, sequence_number: bool) -> bool:
