@@ -27,6 +27,9 @@ from paimon_sql.fs.snapshot_commit import (
     SnapshotCommit,
 )
 
+# a listing raced by a concurrent mkdir/rmdir is repeated this many times in all (see FileIO._select)
+_LIST_ATTEMPTS = 3
+
 
 @dataclass(frozen=True)
 class FileStatus:
@@ -155,11 +158,23 @@ class FileIO:
         mtime = info.mtime_ns // 1_000_000 if info.mtime_ns is not None else 0
         return FileStatus(path, info.size or 0, info.type == pafs.FileType.Directory, mtime)
 
+    def _select(self, path: str, recursive: bool) -> list[pafs.FileInfo]:
+        """The entries under ``path``; none when it does not exist. pyarrow's local listing tells
+        "missing" from "failed" by a second look after the listing fails, so a directory another
+        process creates between the two (a table's first commit makes ``snapshot/``) comes back as
+        FileNotFoundError: look again; a directory that is really gone is then reported empty."""
+        sel = pafs.FileSelector(path, allow_not_found=True, recursive=recursive)
+        for _ in range(_LIST_ATTEMPTS - 1):
+            try:
+                return self.fs.get_file_info(sel)
+            except FileNotFoundError:
+                continue
+        return self.fs.get_file_info(sel)
+
     def list_status(self, path: str) -> list[FileStatus]:
         """Direct children of ``path``; empty when it does not exist."""
-        sel = pafs.FileSelector(path, allow_not_found=True, recursive=False)
         out = []
-        for info in self.fs.get_file_info(sel):
+        for info in self._select(path, recursive=False):
             mtime = info.mtime_ns // 1_000_000 if info.mtime_ns is not None else 0
             out.append(FileStatus(info.path, info.size or 0, info.type == pafs.FileType.Directory, mtime))
         return out
@@ -168,8 +183,7 @@ class FileIO:
         return sorted(basename(s.path) for s in self.list_status(path))
 
     def walk_files(self, path: str) -> Iterator[FileStatus]:
-        sel = pafs.FileSelector(path, allow_not_found=True, recursive=True)
-        for info in self.fs.get_file_info(sel):
+        for info in self._select(path, recursive=True):
             if info.type == pafs.FileType.File:
                 mtime = info.mtime_ns // 1_000_000 if info.mtime_ns is not None else 0
                 yield FileStatus(info.path, info.size or 0, False, mtime)
