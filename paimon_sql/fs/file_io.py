@@ -27,8 +27,9 @@ from paimon_sql.fs.snapshot_commit import (
     SnapshotCommit,
 )
 
-# a listing raced by a concurrent mkdir/rmdir is repeated this many times in all (see FileIO._select)
-_LIST_ATTEMPTS = 3
+# a listing or a file creation raced by another process's mkdir/rmdir is tried this many times in
+# all (see FileIO._select and FileIO._create)
+_RACE_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,7 @@ class FileIO:
         process creates between the two (a table's first commit makes ``snapshot/``) comes back as
         FileNotFoundError: look again; a directory that is really gone is then reported empty."""
         sel = pafs.FileSelector(path, allow_not_found=True, recursive=recursive)
-        for _ in range(_LIST_ATTEMPTS - 1):
+        for _ in range(_RACE_ATTEMPTS - 1):
             try:
                 return self.fs.get_file_info(sel)
             except FileNotFoundError:
@@ -224,16 +225,24 @@ class FileIO:
         if self.object_client is not None:
             self.object_client.put(path, data)
             return
-        self._ensure_parent(path)
-        with self.fs.open_output_stream(path) as f:
+        with self.open_output_stream(path) as f:
             f.write(data)
 
-    def _ensure_parent(self, path: str) -> None:
-        if not self.capabilities.whole_object_put:  # object stores: a key's folders are implicit
-            self.fs.create_dir(parent(path), recursive=True)
-
     def open_output_stream(self, path: str) -> pa.NativeFile:
-        self._ensure_parent(path)
+        """A new file at ``path``, its folders made as needed. On a store with real folders another
+        process may remove the folder between its creation and the file's (snapshot expiry and
+        orphan removal delete the empty bucket and partition folders they leave): it is made again."""
+        if self.capabilities.whole_object_put:  # object stores: a key's folders are implicit
+            return self.fs.open_output_stream(path)
+        for _ in range(_RACE_ATTEMPTS - 1):
+            try:
+                self.fs.create_dir(parent(path), recursive=True)
+                return self.fs.open_output_stream(path)
+            except (FileNotFoundError, FileExistsError):
+                # removed after it was made, or while create_dir looked whether the folder it
+                # found is one (pyarrow then reports "non-directory entry exists")
+                continue
+        self.fs.create_dir(parent(path), recursive=True)
         return self.fs.open_output_stream(path)
 
     def try_create_exclusive(self, path: str, data: bytes) -> bool:
@@ -246,9 +255,8 @@ class FileIO:
         if self.capabilities.whole_object_put:  # one PUT replaces the object whole
             self.write_bytes(path, data)
             return
-        self.fs.create_dir(parent(path), recursive=True)
         tmp = join(parent(path), f".{basename(path)}.{uuid.uuid4()}.tmp")
-        with self.fs.open_output_stream(tmp) as f:
+        with self.open_output_stream(tmp) as f:
             f.write(data)
         self.fs.move(tmp, path)
 

@@ -1,4 +1,5 @@
-"""Listing a directory that another process creates at the same moment.
+"""Listing a folder that another process creates at the same moment, and writing into one that
+another process removes.
 
 pyarrow's local listing, asked to allow a missing directory, lists first and, when that fails,
 looks whether the directory exists: a directory created between the two looks (a table's first
@@ -68,3 +69,36 @@ def test_a_missing_directory_is_empty_and_a_listing_that_keeps_failing_raises(tm
     with pytest.raises(FileNotFoundError):
         _io(fs).list_names(str(tmp_path))
     assert fs.listings == 3  # looked again twice, then gave up
+
+
+class _EmptiedFs:
+    """A local file system on which another process removes a new file's (empty) folder right
+    after it is made, ``times`` times: snapshot expiry with ``snapshot.clean-empty-directories``
+    removing a bucket folder a writer is about to write into."""
+
+    def __init__(self, times: int) -> None:
+        self.inner = pafs.LocalFileSystem()
+        self.times = times
+
+    def create_dir(self, path: str, recursive: bool = True) -> None:
+        self.inner.create_dir(path, recursive=recursive)
+        if self.times > 0:
+            self.times -= 1
+            os.rmdir(path)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_a_folder_removed_before_the_file_in_it_is_made_is_made_again(tmp_path: Path) -> None:
+    fio = FileIO(pafs.LocalFileSystem())
+    fio.fs = _EmptiedFs(times=2)
+    target = tmp_path / "p=1" / "bucket-0" / "data-1.parquet"
+    fio.write_bytes(str(target), b"rows")
+    assert target.read_bytes() == b"rows"
+    fio.fs = _EmptiedFs(times=1)
+    fio.overwrite_atomic(str(tmp_path / "snapshot" / "LATEST"), b"7")
+    assert (tmp_path / "snapshot" / "LATEST").read_bytes() == b"7"
+    fio.fs = _EmptiedFs(times=3)
+    with pytest.raises(FileNotFoundError):  # a folder that keeps going away is an error, not a loop
+        fio.write_bytes(str(tmp_path / "q" / "f"), b"x")
