@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from paimon_sql.errors import AlreadyCommittedError, CommitConflictError, ValidationError, WriteConflictError
+from paimon_sql.errors import (
+    AlreadyCommittedError,
+    CommitConflictError,
+    NotFoundError,
+    ValidationError,
+    WriteConflictError,
+)
 from paimon_sql.lazy import lazy_module
 from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
@@ -34,6 +40,9 @@ else:
     merge_schema_ops = lazy_module("paimon_sql.ops.merge_schema")
     partition_ops = lazy_module("paimon_sql.ops.partitions")
 
+# reading the latest snapshot's files while newer commits and snapshot expiry go on: tries in all
+_EXPIRY_RACE_ATTEMPTS = 3
+
 
 def write(table: TableHandle, data: WriteInput, overwrite: Overwrite) -> int:
     """``Table.write``: one commit of ``data`` (see there), redone on the latest snapshot and schema
@@ -48,6 +57,16 @@ def write(table: TableHandle, data: WriteInput, overwrite: Overwrite) -> int:
         try:
             writer.write(data)
             changes = writer.prepare_commit()
+        except NotFoundError as e:
+            writer.abort()
+            if table.store.snapshots.latest_id() == writer.write_base.snapshot_id:
+                raise
+            # the files of the writer's base that it read (to compact them) were replaced by a
+            # concurrent compaction and deleted by snapshot expiry: written again on the latest
+            raise WriteConflictError(
+                f"Write to table {table.identifier}: a file of its base snapshot "
+                f"{writer.write_base.snapshot_id} was compacted away and expired meanwhile ({e})"
+            ) from e
         except BaseException:
             writer.abort()
             raise
@@ -220,17 +239,40 @@ def committed_since_base(table: TableHandle, changes: Sequence[CommitChanges | N
     if latest is None:
         return False
     bases = [c.base.snapshot_id or 0 if c.base is not None else 0 for c in ok]
-    first = max(min(bases) + 1, snapshots.earliest_id() or 1)
-    for sid in range(first, latest + 1):
-        if not snapshots.exists(sid):
-            continue
-        snap = snapshots.snapshot(sid)
-        lists = [snap.delta_manifest_list, snap.changelog_manifest_list]
-        for name in (n for n in lists if n):
-            for meta in manifests.read_manifest_list(name):
-                if any(e.file.file_name in names for e in manifests.read_manifest(meta.file_name)):
-                    return True
-    return False
+    first = min(bases) + 1
+    earliest = snapshots.earliest_id() or 1
+    # snapshots of the range expired before they could be read: had one of them committed the
+    # files, they are live in the first snapshot after it that still exists (unless a compaction
+    # dropped them there; then no snapshot that exists refers to them)
+    unread = first < earliest
+    for sid in range(max(first, earliest), latest + 1):
+        try:
+            snap = snapshots.snapshot(sid)
+            if unread and any(e.file.file_name in names for e in manifests.live_entries(snap)):
+                return True
+            unread = False
+            lists = [snap.delta_manifest_list, snap.changelog_manifest_list]
+            for name in (n for n in lists if n):
+                for meta in manifests.read_manifest_list(name):
+                    if any(e.file.file_name in names for e in manifests.read_manifest(meta.file_name)):
+                        return True
+        except NotFoundError:
+            unread = True  # expired while it was read (its snapshot file goes last)
+    return unread and _live_in_latest(table, names)
+
+
+def _live_in_latest(table: TableHandle, names: set[str]) -> bool:
+    snapshots, manifests = table.store.snapshots, table.store.manifests
+    for _ in range(_EXPIRY_RACE_ATTEMPTS - 1):
+        latest = snapshots.latest()
+        if latest is None:
+            return False
+        try:
+            return any(e.file.file_name in names for e in manifests.live_entries(latest))
+        except NotFoundError:
+            continue  # the latest snapshot expired under newer ones meanwhile
+    latest = snapshots.latest()
+    return latest is not None and any(e.file.file_name in names for e in manifests.live_entries(latest))
 
 
 def check_rows_in_spec(table: TableHandle, entries: list[ManifestEntry], spec: dict[str, str]) -> None:

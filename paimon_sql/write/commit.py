@@ -19,11 +19,11 @@ import logging
 import random
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from paimon_sql.errors import AlreadyCommittedError, CommitConflictError, WriteConflictError
+from paimon_sql.errors import AlreadyCommittedError, CommitConflictError, NotFoundError, WriteConflictError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.meta.index_file_meta import INDEX_TYPE_DELETION_VECTORS, IndexManifestEntry
 from paimon_sql.meta.kinds import CommitKind, FileKind
@@ -227,6 +227,71 @@ def retry_wait_ms(attempt: int, min_wait_ms: int, max_wait_ms: int, rng: random.
     return wait + (rng or random).uniform(0, max(1.0, wait * 0.2))
 
 
+def _checked(store: FileStore, req: CommitRequest, base: Snapshot | None) -> list[ManifestEntry]:
+    """The entries ``req`` commits on ``base``, once every check against ``base`` and what changed
+    since the writers' base passed."""
+    entries = list(req.entries)
+    deletes: list[ManifestEntry] = []
+    if req.deletes_for is not None:
+        deletes = req.deletes_for(store, base)
+    explicit_deletes = [e for e in entries if e.kind == FileKind.DELETE]
+    live: list[ManifestEntry] | None = None
+    if explicit_deletes:
+        live = store.manifests.live_entries(base) if base is not None else []
+        check_deleted_files_exist(live, explicit_deletes, store.name)
+    if not store.has_primary_key and (req.index_entries or explicit_deletes):
+        if live is None:
+            live = store.manifests.live_entries(base) if base is not None else []
+        check_append_deletion_vectors(store, base, live, explicit_deletes, req.index_entries)
+    entries = deletes + entries
+    check_against_base(store, req, base, entries)
+    return entries
+
+
+def _revived(store: FileStore, base: Snapshot | None, snap: Snapshot, entries: Sequence[ManifestEntry]) -> bool:
+    """Whether ``snap``, just created, revived an expired id (see ``_in_lineage``); a check that
+    fails takes it as landed: nothing of a snapshot that may be the table's is deleted."""
+    try:
+        return not _in_lineage(store, base, snap, entries)
+    except Exception as e:  # noqa: BLE001 - undecided: the commit stands
+        _LOG.warning("Table %s: could not check that snapshot %s extends the history: %s", store.name, snap.id, e)
+        return False
+
+
+def _in_lineage(store: FileStore, base: Snapshot | None, snap: Snapshot, entries: Sequence[ManifestEntry]) -> bool:
+    """Whether ``snap``, just created after ``base``, extends the table's history rather than
+    reviving an id that snapshot expiry deleted (this commit read ``base`` as the latest; another
+    commit took the next id, later ones followed, expiry deleted ``base`` and that id; then this
+    commit created the id again: a snapshot below the latest, holding what no later one has).
+
+    Expiry deletes snapshot files oldest first and never the latest, from a list made when it
+    starts. So: ``base`` still there means the id was free; the id being the latest means nothing
+    was built on another snapshot of that id. Otherwise expiry took ``base`` after this commit
+    and another commit followed; the next snapshot extends this one only if it holds (or deletes)
+    a file this commit added; the next one gone while this one is not means expiry passed this id
+    while it was not there."""
+    sm = store.snapshots
+    if base is None or sm.exists(base.id):
+        return True
+    ids = sm.snapshot_ids()  # listed: the LATEST hint is this commit's own by now
+    if not ids or ids[-1] <= snap.id:
+        return True
+    added = {e.file.file_name for e in entries if e.kind == FileKind.ADD}
+    if not added:
+        return True  # nothing to tell it by: a commit that only deletes files is taken as landed
+    try:
+        after = sm.snapshot(snap.id + 1)
+        if any(e.file.file_name in added for e in store.manifests.live_entries(after)):
+            return True
+        return any(
+            e.file.file_name in added and e.kind == FileKind.DELETE
+            for meta in store.manifests.read_manifest_list(after.delta_manifest_list)
+            for e in store.manifests.read_manifest(meta.file_name)
+        )
+    except NotFoundError:
+        return not sm.exists(snap.id)  # expired with the ones after it: it was in the history
+
+
 def commit(store: FileStore, req: CommitRequest) -> Snapshot:
     """Commits ``req`` as one new snapshot; retries when another writer took the snapshot id."""
     if not req.commit_user:
@@ -242,33 +307,32 @@ def commit(store: FileStore, req: CommitRequest) -> Snapshot:
                 f"Commit to table {store.name}: a {req.kind.value} commit must land after snapshot "
                 f"{req.after_snapshot}, but the latest snapshot is {base.id if base else None}"
             )
-        entries = list(req.entries)
-        deletes: list[ManifestEntry] = []
-        if req.deletes_for is not None:
-            deletes = req.deletes_for(store, base)
-        explicit_deletes = [e for e in entries if e.kind == FileKind.DELETE]
-        live: list[ManifestEntry] | None = None
-        if explicit_deletes:
-            live = store.manifests.live_entries(base) if base is not None else []
-            check_deleted_files_exist(live, explicit_deletes, store.name)
-        if not store.has_primary_key and (req.index_entries or explicit_deletes):
-            if live is None:
-                live = store.manifests.live_entries(base) if base is not None else []
-            check_append_deletion_vectors(store, base, live, explicit_deletes, req.index_entries)
-        entries = deletes + entries
-        try:
-            check_against_base(store, req, base, entries)
-        except SequenceConflictError:
-            if req.rebase is None:
-                raise
-            # lost only the sequence-number race: renumbered on this snapshot, checked again
-            req = req.rebase(base)
-            entries = deletes + list(req.entries)
-            check_against_base(store, req, base, entries)
         written: list[str] = []
         try:
+            try:
+                entries = _checked(store, req, base)
+            except SequenceConflictError:
+                if req.rebase is None:
+                    raise
+                # lost only the sequence-number race: renumbered on this snapshot (its old files
+                # deleted: from here on only the renumbered request exists), checked again
+                req = req.rebase(base)
+                entries = _checked(store, req, base)
             snap = build_snapshot(store, base, req, entries, written)
-            committed = store.snapshots.try_commit(snap)
+            # the id after ``base`` is free only while ``base`` exists: once expiry deleted it (the
+            # oldest first), that id may be one it deleted too, below newer snapshots
+            committed = (base is None or store.snapshots.exists(base.id)) and store.snapshots.try_commit(snap)
+            if committed and _revived(store, base, snap, entries):
+                store.file_io.delete_quietly(store.snapshots.path(snap.id))
+                committed = False
+        except NotFoundError:
+            for p in written:
+                store.file_io.delete_quietly(p)
+            if base is None or store.snapshots.latest_id() in (None, base.id):
+                raise
+            # ``base`` (or a snapshot after the writers' base) was expired by the newer snapshots
+            # while this attempt read it: the attempt lost the race, as below
+            committed = False
         except BaseException:
             for p in written:
                 store.file_io.delete_quietly(p)

@@ -76,40 +76,51 @@ def changes_since(store: FileStore, base_id: int | None, latest: Snapshot | None
     if latest is None or latest_id == base_id:
         return ChangesSince(base_id, latest_id)
     sm, ms = store.snapshots, store.manifests
-    first = (base_id or 0) + 1
-    ids = range(first, latest.id + 1)
+    ids = range((base_id or 0) + 1, latest.id + 1)
     if all(sm.exists(i) for i in ids):
-        added: list[ManifestEntry] = []
-        for i in ids:
-            snap = latest if i == latest.id else sm.snapshot(i)
-            for meta in ms.read_manifest_list(snap.delta_manifest_list):
-                added.extend(e for e in ms.read_manifest(meta.file_name) if e.kind == FileKind.ADD)
-        base = sm.snapshot(base_id) if base_id is not None else None
-    else:
-        if base_id is not None and not sm.exists(base_id):
-            raise WriteConflictError(
-                f"Commit to table {store.name}: its base snapshot {base_id} expired while it was "
-                "being written, so concurrent changes cannot be checked"
-            )
+        try:
+            added: list[ManifestEntry] = []
+            for i in ids:
+                snap = latest if i == latest.id else sm.snapshot(i)
+                for meta in ms.read_manifest_list(snap.delta_manifest_list):
+                    added.extend(e for e in ms.read_manifest(meta.file_name) if e.kind == FileKind.ADD)
+            base = sm.snapshot(base_id) if base_id is not None else None
+            return ChangesSince(base_id, latest_id, tuple(added), _index_partitions_changed(store, base, latest))
+        except NotFoundError:
+            pass  # a snapshot of the range expired while it was read: compare the live files instead
+    try:
         base = sm.snapshot(base_id) if base_id is not None else None
         before = {e.identifier for e in ms.live_entries(base)} if base is not None else set()
-        added = [e for e in ms.live_entries(latest) if e.identifier not in before]
-    return ChangesSince(base_id, latest_id, tuple(added), _index_partitions_changed(store, base, latest))
+        base_index = _index_files(store, base)
+    except NotFoundError as e:  # the snapshot file goes last: its manifests may be gone already
+        raise WriteConflictError(
+            f"Commit to table {store.name}: its base snapshot {base_id} expired while it was "
+            "being written, so concurrent changes cannot be checked"
+        ) from e
+    # a NotFoundError from here on: ``latest`` expired meanwhile, the commit loop starts again
+    added = [e for e in ms.live_entries(latest) if e.identifier not in before]
+    return ChangesSince(base_id, latest_id, tuple(added), _index_partitions_changed(store, base, latest, base_index))
 
 
-def _index_partitions_changed(store: FileStore, base: Snapshot | None, latest: Snapshot) -> frozenset[bytes]:
-    def hash_files(snap: Snapshot | None) -> set[tuple[bytes, int, str]]:
-        if snap is None or snap.index_manifest is None:
-            return set()
-        return {
-            (e.partition, e.bucket, e.index_file.file_name)
-            for e in store.manifests.index_entries(snap)
-            if e.index_file.index_type == INDEX_TYPE_HASH
-        }
+def _index_files(store: FileStore, snap: Snapshot | None) -> set[tuple[bytes, int, str]]:
+    """The dynamic-bucket HASH index files of ``snap``: (partition, bucket, file name)."""
+    if snap is None or snap.index_manifest is None:
+        return set()
+    return {
+        (e.partition, e.bucket, e.index_file.file_name)
+        for e in store.manifests.index_entries(snap)
+        if e.index_file.index_type == INDEX_TYPE_HASH
+    }
 
+
+def _index_partitions_changed(
+    store: FileStore, base: Snapshot | None, latest: Snapshot,
+    base_index: set[tuple[bytes, int, str]] | None = None,
+) -> frozenset[bytes]:
     if (base.index_manifest if base is not None else None) == latest.index_manifest:
         return frozenset()
-    return frozenset(p for p, _, _ in hash_files(base) ^ hash_files(latest))
+    before = base_index if base_index is not None else _index_files(store, base)
+    return frozenset(p for p, _, _ in before ^ _index_files(store, latest))
 
 
 def describe_partition(store: FileStore, partition: bytes) -> str:

@@ -5,6 +5,7 @@ their commit in."""
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import multiprocessing as mp
 import random
@@ -51,10 +52,37 @@ def _worker(warehouse: str, table: str, wid: int, calls: int, keys: list[int], r
     Path(out).write_text(json.dumps({"done": done, "failures": failures, "slowest": slowest}))
 
 
+def _maintainer(warehouse: str, table: str, retain: int, out: str, barrier: Any, stop: Any) -> None:
+    """A maintenance process: full compactions and snapshot expiry (keeping ``retain``) one after
+    the other until ``stop``; records how many of each landed and the errors' types."""
+    t = Catalog(warehouse).get_table(table)
+    assert isinstance(t, Table)
+    landed = {"compact": 0, "expire": 0}
+    errors: list[str] = []
+    barrier.wait()
+    while not stop.is_set():
+        try:
+            t.maintenance.compact(full=True)
+            landed["compact"] += 1
+        except CommitConflictError as e:
+            errors.append(type(e).__name__)
+        t.snapshots.expire(retain_max=retain, retain_min=1)
+        landed["expire"] += 1
+    Path(out).write_text(json.dumps({"landed": landed, "errors": errors}))
+
+
 def _run_writers(tmp_path: Path, table: str, n: int, calls: int, keys: Callable[[int], list[int]],
-                 rows_per_call: int) -> tuple[list[dict[str, Any]], list[str]]:
+                 rows_per_call: int, maintain: int | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """``n`` writer processes; with ``maintain``, one more that compacts and expires (keeping
+    ``maintain`` snapshots) while they write (its report in ``maintainer.json``)."""
     ctx = mp.get_context("spawn")  # no fork of a process that may hold a JVM
-    barrier = ctx.Barrier(n)
+    barrier = ctx.Barrier(n + (maintain is not None))
+    stop = ctx.Event()
+    maintainer = None
+    if maintain is not None:
+        maintainer = ctx.Process(target=_maintainer, args=(str(tmp_path / "wh"), table, maintain,
+                                                           str(tmp_path / "maintainer.json"), barrier, stop))
+        maintainer.start()
     procs = []
     for w in range(n):
         out = tmp_path / f"writer-{w}.json"
@@ -63,13 +91,22 @@ def _run_writers(tmp_path: Path, table: str, n: int, calls: int, keys: Callable[
         p.start()
         procs.append((p, out))
     done, failures = [], []
-    for p, out in procs:
-        p.join(timeout=240)
-        assert p.exitcode == 0, f"writer process failed with exit code {p.exitcode}"
-        result = json.loads(out.read_text())
-        done += result["done"]
-        failures += result["failures"]
-        SLOWEST.append(result["slowest"])
+    try:
+        for p, out in procs:
+            p.join(timeout=240)
+            assert p.exitcode == 0, f"writer process failed with exit code {p.exitcode}"
+            result = json.loads(out.read_text())
+            done += result["done"]
+            failures += result["failures"]
+            SLOWEST.append(result["slowest"])
+    finally:  # the maintainer runs until told to stop, whatever became of the writers
+        stop.set()
+        if maintainer is not None:
+            maintainer.join(timeout=240)
+            if maintainer.exitcode is None:
+                maintainer.kill()
+    if maintainer is not None:
+        assert maintainer.exitcode == 0, f"maintenance process failed with exit code {maintainer.exitcode}"
     done.sort(key=lambda d: d["sid"])
     return done, failures
 
@@ -240,3 +277,33 @@ def test_six_writers_on_overlapping_keys_never_give_up(tmp_path: Path) -> None:
     assert isinstance(t, Table)
     assert _check_every_snapshot(t, done, _dedup_model, _dedup_rows, every=9) == 180
     print(f"slowest write: {max(SLOWEST[-6:]):.2f} s")
+
+
+@pytest.mark.parametrize("bucket", ["2", "-1"])
+def test_writers_racing_compaction_and_snapshot_expiry_lose_nothing(tmp_path: Path, bucket: str) -> None:
+    """Three writers upsert while a fourth process compacts the table fully and expires every
+    snapshot but the newest, over and over (with ``snapshot.clean-empty-directories``): the
+    snapshots, manifests and files a writer based its write on vanish under it. Every write lands
+    (a write whose base expired, or whose files to compact were compacted away and deleted, is
+    redone on the latest snapshot; a commit that read a snapshot being expired starts again), the
+    snapshots that are left are the replay of the writes before them, and no file is orphaned."""
+    cat = Catalog(str(tmp_path / "wh"))
+    cat.create_database("db")
+    cat.create_table("db.t", SCHEMA, primary_keys=["k"], options={
+        "bucket": bucket, "dynamic-bucket.target-row-num": "16", "snapshot.clean-empty-directories": "true"})
+    done, failures = _run_writers(tmp_path, "db.t", 3, 15, lambda w: list(range(40)), 12, maintain=1)
+    assert failures == [], failures[:3]
+    sids = [d["sid"] for d in done]
+    assert len(done) == 45 and len(set(sids)) == 45, f"two writes report one snapshot: {sorted(sids)}"
+    report = json.loads((tmp_path / "maintainer.json").read_text())
+    assert report["landed"]["compact"] > 0 and report["landed"]["expire"] > 0, report
+    assert set(report["errors"]) <= {"WriteConflictError", "CommitConflictError"}, report
+    t = cat.get_table("db.t")
+    assert isinstance(t, Table)
+    for sid in t.snapshot_ids():
+        before = [d for d in done if d["sid"] <= sid]
+        assert _dedup_rows(t.read(snapshot_id=sid)) == _dedup_model(before), f"snapshot {sid}"
+    assert _dedup_rows(t.read()) == _dedup_model(done)
+    orphans = t.maintenance.remove_orphan_files(
+        older_than=_dt.datetime.now() + _dt.timedelta(minutes=1), dry_run=True)
+    assert orphans.deleted == (), orphans.deleted[:5]
