@@ -145,19 +145,21 @@ def commit_compaction(
     compacted = len({(e.partition, e.bucket) for e in entries})
     before = [e.file for e in entries if e.kind == FileKind.DELETE]
     after = [e.file for e in entries if e.kind == FileKind.ADD]
+    committer = committer or FileStoreCommit(store)
     try:
         if len({e.identifier for e in entries if e.kind == FileKind.DELETE}) != len(before):
             raise WriteConflictError(f"Compaction of table {store.name}: a bucket was compacted twice")
         if not entries:
             return CompactTableResult(None, len(plan.buckets), 0, 0, 0, 0, 0)
-        snap = (committer or FileStoreCommit(store)).commit(CommitRequest(
+        snap = committer.commit(CommitRequest(
             CommitKind.COMPACT, tuple(entries), tuple(index), base=WriteBase(plan.base_id, plan.schema_id),
             changelog_entries=tuple(changelog),
         ))
     except BaseException:
-        for c in changes:
-            for p in c.written_paths:
-                store.file_io.delete_quietly(p)
+        if committer.last_snapshot is None:  # landed: what failed came after it; the files are the table's
+            for c in changes:
+                for p in c.written_paths:
+                    store.file_io.delete_quietly(p)
         raise
     after_names = {f.file_name for f in after}
     before_names = {f.file_name for f in before}
@@ -258,12 +260,14 @@ def _commit_rewrite(
         for p in written:
             store.file_io.delete_quietly(p)
         return CompactTableResult(None, looked_at, 0, 0, 0, 0, 0)
+    committer = committer or FileStoreCommit(store)
     try:
-        snap = (committer or FileStoreCommit(store)).commit(CommitRequest(
+        snap = committer.commit(CommitRequest(
             kind, tuple(entries), tuple(index_entries), base=WriteBase(base.id, store.schema.id)))
     except BaseException:
-        for p in written:
-            store.file_io.delete_quietly(p)
+        if committer.last_snapshot is None:  # landed: what failed came after it; the files are the table's
+            for p in written:
+                store.file_io.delete_quietly(p)
         raise
     before = [e.file for e in entries if e.kind == FileKind.DELETE]
     after = [e.file for e in entries if e.kind == FileKind.ADD]

@@ -108,7 +108,8 @@ def _delete_once(store: FileStore, pred: Predicate, committer: FileStoreCommit) 
                 changelog_entries=tuple(changes.changelog_entries),
             ), WriteCompaction.of([changes]))
         except BaseException:
-            writer.abort()
+            if committer.last_snapshot is None:  # landed: what failed came after it; the files are the table's
+                writer.abort()
             raise
         return snap.id
     if store.options.deletion_vectors_enabled:
@@ -142,8 +143,9 @@ def _delete_once(store: FileStore, pred: Predicate, committer: FileStoreCommit) 
         ))
         return snap.id
     except BaseException:
-        for p in written:
-            store.file_io.delete_quietly(p)
+        if committer.last_snapshot is None:  # landed: what failed came after it; the files are the table's
+            for p in written:
+                store.file_io.delete_quietly(p)
         raise
 
 
@@ -186,8 +188,9 @@ def _delete_with_vectors(
         ))
         return snap.id
     except BaseException:
-        for p in written:
-            store.file_io.delete_quietly(p)
+        if committer.last_snapshot is None:  # landed: what failed came after it; the files are the table's
+            for p in written:
+                store.file_io.delete_quietly(p)
         raise
 
 

@@ -49,6 +49,7 @@ def rescale(
     rescaled = store.with_schema(schema)
     fields = list(store.schema.fields)
     writer = TableWrite(rescaled, base, ignore_previous_files=True)
+    committer = committer.on(rescaled) if committer is not None else FileStoreCommit(rescaled)
     try:
         for split in plan(store, base, partition_filter):
             if split.partition in selected:
@@ -56,13 +57,13 @@ def rescale(
                 if rows.num_rows:
                     writer.write(rows if isinstance(rows, pa.Table) else pa.table(rows))
         changes = writer.prepare_commit()
-        committer = committer.on(rescaled) if committer is not None else FileStoreCommit(rescaled)
         snap = committer.commit(CommitRequest(
             CommitKind.OVERWRITE, tuple(changes.entries), tuple(changes.index_entries),
             deletes_for=_partitions_of(base.id, selected), base=changes.base,
         ), WriteCompaction.of([changes]))
     except BaseException:
-        writer.abort()
+        if committer.last_snapshot is None:  # landed: what failed came after it; the files are the table's
+            writer.abort()
         raise
     return snap.id
 
