@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 from paimon_sql.errors import CorruptFileError, NotFoundError
 from paimon_sql.fs.file_io import FileIO, join
@@ -12,6 +14,9 @@ from paimon_sql.meta.snapshot import Snapshot
 
 SNAPSHOT_PREFIX = "snapshot-"
 _SNAPSHOT_RE = re.compile(r"^snapshot-(\d+)$")
+# reading the latest snapshot while newer commits and snapshot expiry go on: tries in all
+_LATEST_ATTEMPTS = 3
+T = TypeVar("T")
 
 
 # the watermark Paimon treats as absent (Long.MIN_VALUE, what Flink commits before the first one)
@@ -85,6 +90,22 @@ class SnapshotManager:
     def latest(self) -> Snapshot | None:
         sid = self.latest_id()
         return self.snapshot(sid) if sid is not None else None
+
+    def read_latest(self, read: Callable[[Snapshot], T]) -> tuple[Snapshot, T] | None:
+        """``read`` of the latest snapshot (None: the table has none). Expiry may delete the
+        snapshot, its manifests or its files while ``read`` reads them, once newer commits landed:
+        then ``read`` runs again on the new latest (a NotFoundError while the snapshot is still the
+        latest is a missing file, and raised)."""
+        attempt = 0
+        while True:
+            snap: Snapshot | None = None
+            try:
+                snap = self.latest()
+                return None if snap is None else (snap, read(snap))
+            except NotFoundError:
+                attempt += 1
+                if attempt == _LATEST_ATTEMPTS or (snap is not None and self.latest_id() == snap.id):
+                    raise
 
     def snapshot_at_or_before(self, timestamp_ms: int) -> Snapshot | None:
         """The latest snapshot committed at or before ``timestamp_ms`` (Paimon's time travel rule,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from paimon_sql.errors import UnsupportedError, ValidationError, WriteConflictError
+from paimon_sql.errors import NotFoundError, UnsupportedError, ValidationError, WriteConflictError
 from paimon_sql.format.binary_row import decode_row
 from paimon_sql.meta.data_file_meta import DataFileMeta
 from paimon_sql.meta.file_store import FileStore
@@ -105,11 +105,12 @@ def plan_compaction(
     partition's BinaryRow) and whose number is in ``buckets`` (all when None); or, for an empty
     table and for append tables (compacted here at once: small files, committed by ``committer``),
     the result."""
-    base = store.snapshots.latest()
-    if base is None:
+    latest = store.snapshots.read_latest(lambda snap: live_entries(store, snap, partition_filter))
+    if latest is None:
         return CompactTableResult(None, 0, 0, 0, 0, 0, 0)
+    base, entries = latest
     live = [
-        e for e in live_entries(store, base, partition_filter)
+        e for e in entries
         if (partition_match is None or partition_match(e.partition)) and (buckets is None or e.bucket in buckets)
     ]
     picked = tuple(sorted({(e.partition, e.bucket) for e in live}))
@@ -126,12 +127,27 @@ def compact_buckets(store: FileStore, plan: CompactPlan, buckets: Collection[tup
             f"Compaction of table {store.name}: planned with schema {plan.schema_id}, the store has "
             f"schema {store.schema.id}"
         )
-    tw = TableWrite(store, store.snapshots.snapshot(plan.base_id))
+    try:
+        tw = TableWrite(store, store.snapshots.snapshot(plan.base_id))
+    except NotFoundError as e:
+        raise _expired_meanwhile(store, plan) from e
     try:
         return tw.compact(sorted(buckets), full=plan.full)
+    except NotFoundError as e:
+        tw.abort()
+        if store.snapshots.latest_id() == plan.base_id:
+            raise  # the snapshot it planned on is the latest still: a file is missing
+        raise _expired_meanwhile(store, plan) from e
     except BaseException:
         tw.abort()
         raise
+
+
+def _expired_meanwhile(store: FileStore, plan: CompactPlan) -> WriteConflictError:
+    return WriteConflictError(
+        f"Compaction of table {store.name} conflicts with concurrent commits: snapshot {plan.base_id}, "
+        "which it planned on, or files of it were replaced and expired meanwhile"
+    )
 
 
 def commit_compaction(

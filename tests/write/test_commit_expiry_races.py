@@ -17,7 +17,9 @@ import pyarrow as pa
 import pytest
 
 from paimon_sql import Catalog
+from paimon_sql.errors import NotFoundError, WriteConflictError
 from paimon_sql.meta.snapshot_manager import SnapshotManager
+from paimon_sql.ops import compact as compact_ops
 from paimon_sql.table.table import Table
 from paimon_sql.write import commit as commit_mod
 
@@ -104,3 +106,38 @@ def test_the_lineage_check(tmp_path: Path) -> None:
     assert not commit_mod._in_lineage(store, one, two, ours), "expiry passed the id while it was not there"
     Path(sm.path(2)).unlink()
     assert commit_mod._in_lineage(store, one, two, ours), "expired with the ones after it"
+
+
+def test_reading_the_latest_snapshot_starts_again_when_it_expired_meanwhile(tmp_path: Path) -> None:
+    """``SnapshotManager.read_latest`` (compaction planning): a read that finds files gone after
+    newer commits landed runs again on the new latest; while the snapshot is still the latest, a
+    missing file is an error."""
+    mine, other = _table(tmp_path)
+    sm = mine.store.snapshots
+    seen: list[int] = []
+
+    def read(snap: Any) -> int:
+        seen.append(snap.id)
+        if len(seen) == 1:
+            other.write(_rows(5, "e"))  # a newer snapshot lands, and expiry took this one's files
+            raise NotFoundError("a manifest of the snapshot was deleted")
+        return int(snap.id)
+
+    assert sm.read_latest(read) is not None and seen == [1, 2]
+
+    def missing(snap: Any) -> int:
+        raise NotFoundError("a file is missing")
+
+    with pytest.raises(NotFoundError, match="missing"):
+        sm.read_latest(missing)
+
+
+def test_a_compaction_whose_planned_snapshot_expired_is_a_conflict(tmp_path: Path) -> None:
+    mine, other = _table(tmp_path)
+    mine.write(_rows(1, "x"))
+    table, plan = mine.maintenance.plan_compaction()
+    assert isinstance(plan, compact_ops.CompactPlan)
+    _meanwhile(other)  # the planned snapshot (2) expires
+    with pytest.raises(WriteConflictError, match="planned on"):
+        compact_ops.compact_buckets(table.store, plan, plan.buckets)
+    assert mine.read().num_rows == 4  # keys 0-3: the compaction changed nothing
