@@ -40,6 +40,8 @@ from paimon_sql.scan.split import DataSplit
 from paimon_sql.types import DataField
 
 FALLBACK_BRANCH = "scan.fallback-branch"
+# a read of the latest snapshot racing snapshot expiry: tries in all (see TableScan.to_arrow)
+_LATEST_ATTEMPTS = 3
 
 
 class ScanMode(str, Enum):
@@ -243,8 +245,28 @@ class TableScan:
             yield from part.to_batches()
 
     def to_arrow(self, plan: ScanPlan | None = None) -> pa.Table:
-        """The rows as one table (splits read on a few threads; order kept)."""
-        p = plan or self.plan()
+        """The rows as one table (splits read on a few threads; order kept). A read of the latest
+        snapshot whose files expiry deleted meanwhile (after newer commits landed) is planned and
+        read again on the new latest, up to 3 times in all."""
+        if plan is not None or not self._reads_latest():
+            return self._to_arrow(plan or self.plan())
+        attempt = 0
+        while True:
+            p: ScanPlan | None = None
+            try:
+                p = self.plan()
+                return self._to_arrow(p)
+            except NotFoundError:
+                attempt += 1
+                seen = p.snapshot_id if p is not None else None
+                if attempt == _LATEST_ATTEMPTS or (seen is not None and self.store.snapshots.latest_id() == seen):
+                    raise
+
+    def _reads_latest(self) -> bool:
+        return (self.effective_mode() == ScanMode.ALL and not self.travel.given()
+                and self.latest_snapshot_id is None)
+
+    def _to_arrow(self, p: ScanPlan) -> pa.Table:
         out_fields, jobs = self._jobs(p)
         if self.limit is not None:
             return pa.Table.from_batches(list(self.to_batches(p)), schema=self.output_schema(p.store))

@@ -377,6 +377,31 @@ def test_failed_expiry_surfaces_on_next_commit(catalog: Catalog, mode: str) -> N
     assert t.snapshot_ids() == [4, 5] and _rows(t) == [3, 10, 11]
 
 
+def test_reading_the_latest_snapshot_while_it_expires_reads_the_new_latest(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read of the latest snapshot (no time travel) that planned snapshot 6, whose files a newer
+    overwrite and expiry deleted before they were read: planned and read again on the new latest,
+    never partial rows."""
+    import paimon_sql.scan.table_scan as scan_mod
+
+    t = _table(catalog)
+    _history(t, 6)
+    real = scan_mod.read_planned_split
+    planned: list[int] = []
+
+    def overwrite_expire_then_read(store: object, split: object, *args: object, **kw: object) -> object:
+        planned.append(split.snapshot_id)  # type: ignore[attr-defined]
+        if len(planned) == 1:
+            _write(t, [7], overwrite=True)
+            expire_snapshots(t.store, retain_max=1, retain_min=1)
+        return real(store, split, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scan_mod, "read_planned_split", overwrite_expire_then_read)
+    assert _rows(t) == [7]
+    assert planned == [6, 7]
+
+
 def test_reading_a_snapshot_while_it_expires(catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
     """A read that planned snapshot 2 before expiry deleted its files: a clear error naming the
     snapshot, never partial rows; time travel after expiry says it has expired."""
@@ -387,7 +412,7 @@ def test_reading_a_snapshot_while_it_expires(catalog: Catalog, monkeypatch: pyte
     t = _table(catalog)
     _history(t, 6)
     real = scan_mod.read_planned_split
-    lock, done = threading.Lock(), []
+    lock, done = threading.Lock(), list[bool]()
 
     def expire_then_read(*args: object, **kw: object) -> object:
         with lock:  # between planning and reading (once; splits are read on a few threads)
