@@ -71,18 +71,33 @@ def _maintainer(warehouse: str, table: str, retain: int, out: str, barrier: Any,
     Path(out).write_text(json.dumps({"landed": landed, "errors": errors}))
 
 
+def _reader(warehouse: str, table: str, retain: int, out: str, barrier: Any, stop: Any) -> None:
+    """A reader process: reads the latest snapshot over and over until ``stop`` (every read whole:
+    no key twice); records how many reads it made."""
+    t = Catalog(warehouse).get_table(table)
+    assert isinstance(t, Table)
+    reads = 0
+    barrier.wait()
+    while not stop.is_set():
+        _dedup_rows(t.read())
+        reads += 1
+    Path(out).write_text(json.dumps({"reads": reads}))
+
+
 def _run_writers(tmp_path: Path, table: str, n: int, calls: int, keys: Callable[[int], list[int]],
                  rows_per_call: int, maintain: int | None = None,
                  maintainers: int = 1) -> tuple[list[dict[str, Any]], list[str]]:
     """``n`` writer processes; with ``maintain``, ``maintainers`` more that compact and expire
-    (keeping ``maintain`` snapshots) while they write (their reports in ``maintainer-<i>.json``)."""
+    (keeping ``maintain`` snapshots) and one that reads while they write (their reports in
+    ``maintainer-<i>.json`` and ``reader.json``)."""
     ctx = mp.get_context("spawn")  # no fork of a process that may hold a JVM
-    extra = [] if maintain is None else list(range(maintainers))
+    extra = [] if maintain is None else [(_maintainer, f"maintainer-{i}") for i in range(maintainers)] + [
+        (_reader, "reader")]
     barrier = ctx.Barrier(n + len(extra))
     stop = ctx.Event()
-    running = [ctx.Process(target=_maintainer, args=(str(tmp_path / "wh"), table, maintain,
-                                                     str(tmp_path / f"maintainer-{i}.json"), barrier, stop))
-               for i in extra]
+    running = [ctx.Process(target=target, args=(str(tmp_path / "wh"), table, maintain or 0,
+                                                str(tmp_path / f"{name}.json"), barrier, stop))
+               for target, name in extra]
     for m in running:
         m.start()
     procs = []
@@ -108,7 +123,7 @@ def _run_writers(tmp_path: Path, table: str, n: int, calls: int, keys: Callable[
             if m.exitcode is None:
                 m.kill()
     for m in running:
-        assert m.exitcode == 0, f"maintenance process failed with exit code {m.exitcode}"
+        assert m.exitcode == 0, f"maintenance or reader process failed with exit code {m.exitcode}"
     done.sort(key=lambda d: d["sid"])
     return done, failures
 
@@ -286,10 +301,11 @@ def test_writers_racing_compaction_and_snapshot_expiry_lose_nothing(
     tmp_path: Path, bucket: str, maintainers: int
 ) -> None:
     """Three writers upsert while other processes compact the table fully and expire every
-    snapshot but the newest, over and over (with ``snapshot.clean-empty-directories``): the
-    snapshots, manifests and files a writer based its write on vanish under it. Every write lands
-    (a write whose base expired, or whose files to compact were compacted away and deleted, is
-    redone on the latest snapshot; a commit that read a snapshot being expired starts again), the
+    snapshot but the newest, over and over (with ``snapshot.clean-empty-directories``), and one
+    reads the latest snapshot over and over: the snapshots, manifests and files a writer or reader
+    based its work on vanish under it. Every write lands (a write whose base expired, or whose
+    files to compact were compacted away and deleted, is redone on the latest snapshot; a commit
+    that read a snapshot being expired starts again), every read returns a whole snapshot, the
     snapshots that are left are the replay of the writes before them, and no file is orphaned."""
     cat = Catalog(str(tmp_path / "wh"))
     cat.create_database("db")
@@ -304,6 +320,7 @@ def test_writers_racing_compaction_and_snapshot_expiry_lose_nothing(
         report = json.loads((tmp_path / f"maintainer-{i}.json").read_text())
         assert report["landed"]["compact"] > 0 and report["landed"]["expire"] > 0, report
         assert set(report["errors"]) <= {"WriteConflictError", "CommitConflictError"}, report
+    assert json.loads((tmp_path / "reader.json").read_text())["reads"] > 0  # none failed: it would have exited
     t = cat.get_table("db.t")
     assert isinstance(t, Table)
     for sid in t.snapshot_ids():
