@@ -28,7 +28,7 @@ from paimon_sql.fs.snapshot_commit import (
 )
 
 # a listing or a file creation raced by another process's mkdir/rmdir is tried this many times in
-# all (see FileIO._select and FileIO._create)
+# all (see FileIO._select and FileIO.open_output_stream)
 _RACE_ATTEMPTS = 3
 
 
