@@ -284,11 +284,18 @@ class TableScan:
         try:
             return read_planned_split(store, split, fields, p.predicate, self.keep_row_kind, self.sequence_number)
         except NotFoundError as e:
-            if not store.snapshots.exists(split.snapshot_id):  # expired while read: say so
-                raise NotFoundError(
-                    f"Snapshot {split.snapshot_id} of table {self.store.name} was expired while it was read ({e})"
-                ) from e
-            raise
+            raise expired_while_read(store, split, e) from e
+
+
+def expired_while_read(store: FileStore, split: DataSplit, e: NotFoundError) -> NotFoundError:
+    """The error of a split read that found a file missing: when the split's snapshot is gone,
+    one that says it expired while it was read, and what keeps snapshots longer; else ``e``."""
+    if store.snapshots.exists(split.snapshot_id):
+        return e
+    return NotFoundError(
+        f"Snapshot {split.snapshot_id} of table {store.name} was expired while it was read ({e}); "
+        "to keep snapshots longer, raise 'snapshot.num-retained.min' or 'snapshot.time-retained'"
+    )
 
 
 def read_planned_split(

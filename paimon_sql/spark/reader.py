@@ -17,7 +17,7 @@ from pyspark.sql import types as st
 from pyspark.sql.datasource import DataSourceReader, Filter, InputPartition
 
 from paimon_sql import types as pt
-from paimon_sql.errors import PaimonError, ValidationError
+from paimon_sql.errors import NotFoundError, PaimonError, ValidationError
 from paimon_sql.meta.file_store import FileStore
 from paimon_sql.predicate import Predicate, and_, referenced_columns
 from paimon_sql.scan.metadata_columns import is_metadata_column, read_split_with_metadata
@@ -309,13 +309,16 @@ class PaimonReader(DataSourceReader):
                       target: pa.Schema) -> Iterator[tuple[DataSplit, pa.Table]]:
         """Each split of the task with rows, read (with the metadata columns ``meta``), named as
         Spark's schema and conformed to ``target``."""
-        from paimon_sql.scan.table_scan import read_planned_split
+        from paimon_sql.scan.table_scan import expired_while_read, read_planned_split
 
         for split in partition.splits:
-            if meta:
-                tbl = read_split_with_metadata(store, split, read_fields, pred, meta)
-            else:
-                tbl = read_planned_split(store, split, read_fields, pred)
+            try:
+                if meta:
+                    tbl = read_split_with_metadata(store, split, read_fields, pred, meta)
+                else:
+                    tbl = read_planned_split(store, split, read_fields, pred)
+            except NotFoundError as e:  # planned on the driver; expiry deleted files since
+                raise expired_while_read(store, split, e) from e
             if tbl.num_rows == 0:
                 continue
             tbl = tbl.select(list(names)).rename_columns(list(names.values()))

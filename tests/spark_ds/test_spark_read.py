@@ -374,6 +374,28 @@ def test_reader_in_process_reads_filter_columns_it_does_not_return(warehouse: st
     assert TableRef.of({"path": f"{warehouse}/db.db/ip"}) == TableRef(warehouse, "db.ip")
 
 
+def test_a_task_whose_snapshot_expired_after_planning_says_so(warehouse: str) -> None:
+    """The driver planned the latest snapshot; newer overwrites and expiry deleted its files before
+    the task read them: the task's error names the snapshot and what keeps snapshots longer."""
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    from paimon_sql.errors import NotFoundError
+    from paimon_sql.ops.expire import expire_snapshots
+    from paimon_sql.spark.datasource import PaimonDataSource
+
+    cat = Catalog(warehouse)
+    t = cat.create_table("db.gone", pa.schema([("id", pa.int64())]))
+    t.write(pa.table({"id": [1, 2]}))
+    reader = PaimonDataSource({"warehouse": warehouse, "table": "db.gone"}).reader(
+        StructType([StructField("id", LongType(), True)]))
+    parts = reader.partitions()
+    t.write(pa.table({"id": [3]}), overwrite=True)
+    expire_snapshots(t.store, retain_max=1, retain_min=1)
+    with pytest.raises(NotFoundError, match=r"Snapshot 1 of table db.gone was expired while it was read.*"
+                                            r"snapshot.num-retained.min"):
+        [b for p in parts for b in reader.read(p)]
+
+
 @pytest.mark.parametrize("engine", [
     {"merge-engine": "deduplicate"},
     {"merge-engine": "partial-update"},
