@@ -11,7 +11,7 @@ import contextlib
 import dataclasses
 import os
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -274,6 +274,10 @@ class FileIO:
     def delete_quietly(self, path: str) -> None:
         with contextlib.suppress(OSError):
             self.delete(path)
+
+    def delete_all_quietly(self, paths: Iterable[str]) -> None:
+        for path in paths:
+            self.delete_quietly(path)
 
     def delete_dir(self, path: str) -> None:
         if self.exists(path):

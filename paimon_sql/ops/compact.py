@@ -162,7 +162,7 @@ def commit_compaction(
     before = [e.file for e in entries if e.kind == FileKind.DELETE]
     after = [e.file for e in entries if e.kind == FileKind.ADD]
     committer = committer or FileStoreCommit(store)
-    try:
+    with committer.undo_on_failure(lambda: store.file_io.delete_all_quietly(p for c in changes for p in c.written_paths)):
         if len({e.identifier for e in entries if e.kind == FileKind.DELETE}) != len(before):
             raise WriteConflictError(f"Compaction of table {store.name}: a bucket was compacted twice")
         if not entries:
@@ -171,12 +171,6 @@ def commit_compaction(
             CommitKind.COMPACT, tuple(entries), tuple(index), base=WriteBase(plan.base_id, plan.schema_id),
             changelog_entries=tuple(changelog),
         ))
-    except BaseException:
-        if committer.last_snapshot is None:  # landed: what failed came after it; the files are the table's
-            for c in changes:
-                for p in c.written_paths:
-                    store.file_io.delete_quietly(p)
-        raise
     after_names = {f.file_name for f in after}
     before_names = {f.file_name for f in before}
     return CompactTableResult(
@@ -277,14 +271,9 @@ def _commit_rewrite(
             store.file_io.delete_quietly(p)
         return CompactTableResult(None, looked_at, 0, 0, 0, 0, 0)
     committer = committer or FileStoreCommit(store)
-    try:
+    with committer.undo_on_failure(lambda: store.file_io.delete_all_quietly(written)):
         snap = committer.commit(CommitRequest(
             kind, tuple(entries), tuple(index_entries), base=WriteBase(base.id, store.schema.id)))
-    except BaseException:
-        if committer.last_snapshot is None:  # landed: what failed came after it; the files are the table's
-            for p in written:
-                store.file_io.delete_quietly(p)
-        raise
     before = [e.file for e in entries if e.kind == FileKind.DELETE]
     after = [e.file for e in entries if e.kind == FileKind.ADD]
     return CompactTableResult(snap.id, looked_at, compacted, len(before), len(after),

@@ -78,7 +78,7 @@ def copy_files(
         return CopyResult(0, 0, None)
     written: list[str] = []
     committer = committer or FileStoreCommit(target)
-    try:
+    with committer.undo_on_failure(lambda: target.file_io.delete_all_quietly(written)):
         new_entries, renamed = _copy_data_files(source, target, entries, written)
         index_entries = _copy_index_files(source, target, snap, {(e.partition, e.bucket) for e in entries},
                                           renamed, written)
@@ -86,11 +86,6 @@ def copy_files(
         snapshot = committer.commit(CommitRequest(
             CommitKind.OVERWRITE, tuple(new_entries), tuple(index_entries), deletes_for=deletes_matching(partitions.__contains__),
         ))
-    except BaseException:
-        if committer.last_snapshot is None:  # landed: what failed came after it; the files are the table's
-            for p in written:
-                target.file_io.delete_quietly(p)
-        raise
     return CopyResult(len(new_entries), len(index_entries), snapshot.id)
 
 

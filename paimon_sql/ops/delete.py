@@ -98,7 +98,7 @@ def _delete_once(store: FileStore, pred: Predicate, committer: FileStoreCommit) 
         if not rows:
             return None
         writer = TableWrite(store, base)
-        try:
+        with committer.undo_on_failure(writer.abort):
             writer.write(pa.concat_tables(rows), kind=DELETE_KIND)
             changes = writer.prepare_commit()
             # the deleting write's compaction: a COMPACT snapshot after the APPEND one
@@ -107,10 +107,6 @@ def _delete_once(store: FileStore, pred: Predicate, committer: FileStoreCommit) 
                 CommitKind.APPEND, tuple(changes.entries), tuple(changes.index_entries), base=changes.base,
                 changelog_entries=tuple(changes.changelog_entries),
             ), WriteCompaction.of([changes]))
-        except BaseException:
-            if committer.last_snapshot is None:  # landed: what failed came after it; the files are the table's
-                writer.abort()
-            raise
         return snap.id
     if store.options.deletion_vectors_enabled:
         return _delete_with_vectors(store, base, splits, pred, committer)
@@ -118,7 +114,7 @@ def _delete_once(store: FileStore, pred: Predicate, committer: FileStoreCommit) 
     expr = to_arrow_expression(pred)
     entries: list[ManifestEntry] = []
     written: list[str] = []
-    try:
+    with committer.undo_on_failure(lambda: store.file_io.delete_all_quietly(written)):
         for s in splits:
             namer = FileNamer(store.options.data_file_prefix, store.options.file_format)
             for f in s.files:
@@ -142,11 +138,6 @@ def _delete_once(store: FileStore, pred: Predicate, committer: FileStoreCommit) 
             CommitKind.OVERWRITE, tuple(entries), base=WriteBase(base.id, store.schema.id)
         ))
         return snap.id
-    except BaseException:
-        if committer.last_snapshot is None:  # landed: what failed came after it; the files are the table's
-            for p in written:
-                store.file_io.delete_quietly(p)
-        raise
 
 
 def _delete_with_vectors(
@@ -161,7 +152,7 @@ def _delete_with_vectors(
     vectors: dict[tuple[bytes, int], AppendDeletionVectors] = {}
     index_entries: list[IndexManifestEntry] = []
     written: list[str] = []
-    try:
+    with committer.undo_on_failure(lambda: store.file_io.delete_all_quietly(written)):
         for s in splits:
             raw = dataclasses.replace(s, deletion_files={})  # positions count every row of a file
             for f in s.files:
@@ -187,11 +178,6 @@ def _delete_with_vectors(
             CommitKind.OVERWRITE, (), tuple(index_entries), base=WriteBase(base.id, store.schema.id)
         ))
         return snap.id
-    except BaseException:
-        if committer.last_snapshot is None:  # landed: what failed came after it; the files are the table's
-            for p in written:
-                store.file_io.delete_quietly(p)
-        raise
 
 
 def _eval(table: pa.Table, expr: pc.Expression) -> pa.ChunkedArray:

@@ -50,7 +50,7 @@ def rescale(
     fields = list(store.schema.fields)
     writer = TableWrite(rescaled, base, ignore_previous_files=True)
     committer = committer.on(rescaled) if committer is not None else FileStoreCommit(rescaled)
-    try:
+    with committer.undo_on_failure(writer.abort):
         for split in plan(store, base, partition_filter):
             if split.partition in selected:
                 rows = read_split(store, split, fields, defaults=False)
@@ -61,10 +61,6 @@ def rescale(
             CommitKind.OVERWRITE, tuple(changes.entries), tuple(changes.index_entries),
             deletes_for=_partitions_of(base.id, selected), base=changes.base,
         ), WriteCompaction.of([changes]))
-    except BaseException:
-        if committer.last_snapshot is None:  # landed: what failed came after it; the files are the table's
-            writer.abort()
-        raise
     return snap.id
 
 

@@ -76,7 +76,7 @@ def commit_row_level(
     index_entries: list[IndexManifestEntry] = []
     written_index: list[str] = []
     adds = [e for c in changes for e in c.entries]
-    try:
+    with committer.undo_on_failure(lambda: store.file_io.delete_all_quietly([*written_index, *(p for c in changes for p in c.written_paths)])):
         if deletions:
             stored = dv_entries_by_bucket(store, base)
             vectors: dict[tuple[bytes, int], AppendDeletionVectors] = {}
@@ -104,11 +104,3 @@ def commit_row_level(
                             base=WriteBase(base_id, schema_id))
         snap = committer.commit(req, WriteCompaction.of(changes))
         return snap.id
-    except BaseException:
-        if committer.last_snapshot is None:
-            for p in written_index:
-                store.file_io.delete_quietly(p)
-            for c in changes:
-                for p in c.written_paths:
-                    store.file_io.delete_quietly(p)
-        raise

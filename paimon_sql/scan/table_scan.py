@@ -40,8 +40,6 @@ from paimon_sql.scan.split import DataSplit
 from paimon_sql.types import DataField
 
 FALLBACK_BRANCH = "scan.fallback-branch"
-# a read of the latest snapshot racing snapshot expiry: tries in all (see TableScan.to_arrow)
-_LATEST_ATTEMPTS = 3
 
 
 class ScanMode(str, Enum):
@@ -250,21 +248,16 @@ class TableScan:
         read again on the new latest, up to 3 times in all."""
         if plan is not None or not self._reads_latest():
             return self._to_arrow(plan or self.plan())
-        attempt = 0
-        while True:
-            p: ScanPlan | None = None
-            try:
-                p = self.plan()
-                return self._to_arrow(p)
-            except NotFoundError:
-                attempt += 1
-                seen = p.snapshot_id if p is not None else None
-                if attempt == _LATEST_ATTEMPTS or (seen is not None and self.store.snapshots.latest_id() == seen):
-                    raise
+        read = self.store.snapshots.read_latest(
+            lambda snap: self._to_arrow(dataclasses.replace(self, latest_snapshot_id=snap.id).plan()))
+        return read[1] if read is not None else self._to_arrow(self.plan())  # an empty table
 
     def _reads_latest(self) -> bool:
+        """Whether the scan reads the latest snapshot: no time travel, by argument or by the
+        table's options, and not incremental."""
         return (self.effective_mode() == ScanMode.ALL and not self.travel.given()
-                and self.latest_snapshot_id is None)
+                and self.latest_snapshot_id is None
+                and not TimeTravel.of_options(self.store.schema.options, self.store).given())
 
     def _to_arrow(self, p: ScanPlan) -> pa.Table:
         out_fields, jobs = self._jobs(p)

@@ -40,9 +40,6 @@ else:
     merge_schema_ops = lazy_module("paimon_sql.ops.merge_schema")
     partition_ops = lazy_module("paimon_sql.ops.partitions")
 
-# reading the latest snapshot's files while newer commits and snapshot expiry go on: tries in all
-_EXPIRY_RACE_ATTEMPTS = 3
-
 
 def write(table: TableHandle, data: WriteInput, overwrite: Overwrite) -> int:
     """``Table.write``: one commit of ``data`` (see there), redone on the latest snapshot and schema
@@ -262,17 +259,9 @@ def committed_since_base(table: TableHandle, changes: Sequence[CommitChanges | N
 
 
 def _live_in_latest(table: TableHandle, names: set[str]) -> bool:
-    snapshots, manifests = table.store.snapshots, table.store.manifests
-    for _ in range(_EXPIRY_RACE_ATTEMPTS - 1):
-        latest = snapshots.latest()
-        if latest is None:
-            return False
-        try:
-            return any(e.file.file_name in names for e in manifests.live_entries(latest))
-        except NotFoundError:
-            continue  # the latest snapshot expired under newer ones meanwhile
-    latest = snapshots.latest()
-    return latest is not None and any(e.file.file_name in names for e in manifests.live_entries(latest))
+    found = table.store.snapshots.read_latest(
+        lambda snap: any(e.file.file_name in names for e in table.store.manifests.live_entries(snap)))
+    return found is not None and found[1]
 
 
 def check_rows_in_spec(table: TableHandle, entries: list[ManifestEntry], spec: dict[str, str]) -> None:

@@ -14,12 +14,13 @@ commit of the same write (a compaction conflict drops the compaction, never the 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import random
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -409,6 +410,19 @@ class FileStoreCommit:
         # the data snapshot of the last ``commit`` call, set as soon as it is visible (None until
         # then): a caller that sees an error after it must not delete the committed files
         self.last_snapshot: Snapshot | None = None
+
+    @contextlib.contextmanager
+    def undo_on_failure(self, undo: Callable[[], None]) -> Iterator[None]:
+        """Runs the block (which commits through this committer); when it fails, ``undo`` (deleting
+        the files written for the commit) runs unless the commit landed: what failed came after it
+        (an interrupt in the post-commit maintenance), and the files are the table's."""
+        self.last_snapshot = None
+        try:
+            yield
+        except BaseException:
+            if self.last_snapshot is None:
+                undo()
+            raise
 
     def on(self, store: FileStore) -> FileStoreCommit:
         """This committer (same user) committing to ``store``: the same table with other options
