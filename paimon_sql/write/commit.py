@@ -31,6 +31,7 @@ from paimon_sql.meta.kinds import CommitKind, FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry, merge_entries
 from paimon_sql.meta.manifest_file_meta import ManifestFileMeta
 from paimon_sql.meta.snapshot import BATCH_COMMIT_IDENTIFIER, Snapshot
+from paimon_sql.scan.changes import delta_entries
 from paimon_sql.write.changes import CommitChanges, WriteBase  # noqa: F401 (WriteBase re-exported)
 from paimon_sql.write.conflicts import (
     SequenceConflictError,
@@ -284,11 +285,7 @@ def _in_lineage(store: FileStore, base: Snapshot | None, snap: Snapshot, entries
         after = sm.snapshot(snap.id + 1)
         if any(e.file.file_name in added for e in store.manifests.live_entries(after)):
             return True
-        return any(
-            e.file.file_name in added and e.kind == FileKind.DELETE
-            for meta in store.manifests.read_manifest_list(after.delta_manifest_list)
-            for e in store.manifests.read_manifest(meta.file_name)
-        )
+        return any(e.file.file_name in added and e.kind == FileKind.DELETE for e in delta_entries(store, after))
     except NotFoundError:
         return not sm.exists(snap.id)  # expired with the ones after it: it was in the history
 

@@ -43,6 +43,7 @@ from paimon_sql.meta.index_file_meta import INDEX_TYPE_DELETION_VECTORS, INDEX_T
 from paimon_sql.meta.kinds import FileKind
 from paimon_sql.meta.manifest_entry import ManifestEntry
 from paimon_sql.meta.snapshot import Snapshot
+from paimon_sql.scan.changes import delta_entries
 from paimon_sql.write.file_writer import KEY_PREFIX
 
 BucketKey = tuple[bytes, int]  # (partition BinaryRow, bucket)
@@ -82,8 +83,7 @@ def changes_since(store: FileStore, base_id: int | None, latest: Snapshot | None
             added: list[ManifestEntry] = []
             for i in ids:
                 snap = latest if i == latest.id else sm.snapshot(i)
-                for meta in ms.read_manifest_list(snap.delta_manifest_list):
-                    added.extend(e for e in ms.read_manifest(meta.file_name) if e.kind == FileKind.ADD)
+                added.extend(e for e in delta_entries(store, snap) if e.kind == FileKind.ADD)
             base = sm.snapshot(base_id) if base_id is not None else None
             return ChangesSince(base_id, latest_id, tuple(added), _index_partitions_changed(store, base, latest))
         except NotFoundError:
